@@ -1,0 +1,170 @@
+"""Debug events, redaction of secrets, and a bounded in-session sink (spec 00 移植手順 5)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import time
+from collections.abc import Iterable, MutableSequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+MAX_EVENTS = 2000
+REDACTED = "[REDACTED]"
+
+_SECRET_KEYS = re.compile(r"(api[_-]?key|authorization|x-api-key|secret|password|token(?!s)|bearer)", re.I)
+_SECRET_VALUES = [
+    re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"sk-(?:proj-)?[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-~+/=]{8,}"),
+    re.compile(r"(?i)(api[_-]?key|x-api-key|authorization)(\s*[:=]\s*)(\"?)[^\s\",}]{6,}"),
+]
+
+
+@dataclass
+class DebugEvent:
+    """One step of an LLM call. kind: call | repair | error | result | note."""
+
+    flow: str
+    step: str
+    kind: str
+    ts: float = field(default_factory=time.time)
+    call_id: str = ""
+    attempt: int = 0
+    provider: str = ""
+    model: str = ""
+    messages: list[dict[str, str]] = field(default_factory=list)
+    schema_name: str | None = None
+    raw: str | None = None
+    parsed: Any = None
+    ok: bool | None = None
+    error_type: str | None = None
+    errors: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class DebugSink(Protocol):
+    def emit(self, event: DebugEvent) -> None: ...
+
+
+class ListSink:
+    """Appends redacted events to a list (the session's `debug_logs`), keeping the last MAX_EVENTS."""
+
+    def __init__(
+        self,
+        events: MutableSequence[DebugEvent] | None = None,
+        *,
+        secrets: Iterable[str] = (),
+        limit: int = MAX_EVENTS,
+    ):
+        self.events: MutableSequence[DebugEvent] = events if events is not None else []
+        self.secrets = [s for s in secrets if s and len(s) >= 4]
+        self.limit = limit
+
+    def emit(self, event: DebugEvent) -> None:
+        self.events.append(redact_event(event, self.secrets))
+        overflow = len(self.events) - self.limit
+        if overflow > 0:
+            del self.events[:overflow]
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """Mask API keys, bearer tokens and the given secret values inside free text."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    for pattern in _SECRET_VALUES:
+        if pattern.groups >= 3:
+            text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{REDACTED}", text)
+        else:
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+def redact(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """Redact anywhere in a JSON-like value: secret-looking keys lose their values, strings are masked."""
+    secrets = list(secrets)
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str) and _SECRET_KEYS.search(key) and isinstance(item, str | bytes) and item:
+                out[key] = REDACTED
+            else:
+                out[key] = redact(item, secrets)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact(v, secrets) for v in value]
+    return value
+
+
+def redact_event(event: DebugEvent, secrets: Iterable[str] = ()) -> DebugEvent:
+    """A copy of the event with every field redacted."""
+    return DebugEvent(**redact(event.to_dict(), secrets))
+
+
+def events_to_jsonl(events: Iterable[DebugEvent], secrets: Iterable[str] = ()) -> str:
+    """JSON Lines export (redacted again, so an export never carries a secret)."""
+    return "".join(
+        json.dumps(redact(e.to_dict(), secrets), ensure_ascii=False, default=str) + "\n" for e in events
+    )
+
+
+def events_from_jsonl(text: str) -> list[DebugEvent]:
+    """Read a JSON Lines export back (for the Replay client)."""
+    names = DebugEvent.__dataclass_fields__.keys()
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            data = json.loads(line)
+            out.append(DebugEvent(**{k: v for k, v in data.items() if k in names}))
+    return out
+
+
+CSV_COLUMNS = [
+    "ts",
+    "flow",
+    "step",
+    "kind",
+    "call_id",
+    "attempt",
+    "provider",
+    "model",
+    "schema_name",
+    "ok",
+    "error_type",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "fixes",
+    "errors",
+    "raw",
+]
+
+
+def events_to_csv(events: Iterable[DebugEvent], secrets: Iterable[str] = ()) -> str:
+    """A flat CSV export: one row per event, messages left out (they are in the JSONL export)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    for e in events:
+        d = redact(e.to_dict(), secrets)
+        writer.writerow(
+            {
+                **{k: d.get(k) for k in CSV_COLUMNS if k in d},
+                "input_tokens": d["usage"].get("input_tokens"),
+                "output_tokens": d["usage"].get("output_tokens"),
+                "fixes": "; ".join(d["fixes"]),
+                "errors": "; ".join(d["errors"]),
+            }
+        )
+    return buf.getvalue()

@@ -1,0 +1,165 @@
+"""Anthropic Messages API client."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+
+from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
+from core.llm.strict import is_strict_compatible, openai_strict_schema
+
+CONVERSATION_START = "（会話の開始）"
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}
+
+
+def _sanitize(text: str, secret: str | None) -> str:
+    """Remove the API key from an error text (the SDK does not put it there; this is a belt)."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+def map_anthropic_error(exc: Exception, api_key: str | None = None) -> ProviderError:
+    """Translate an `anthropic` SDK exception into a `ProviderError` (kind, sanitized detail, status)."""
+    status = getattr(exc, "status_code", None)
+    detail = _sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
+    if isinstance(exc, anthropic.APITimeoutError):
+        kind = "timeout"
+    elif isinstance(exc, anthropic.APIConnectionError):
+        kind = "connection"
+    elif isinstance(exc, anthropic.RateLimitError) or status == 429:
+        kind = "rate_limit"
+    elif isinstance(exc, anthropic.InternalServerError) or (isinstance(status, int) and status >= 500):
+        kind = "server_error"  # includes 529 overloaded
+    elif isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError) or status in (401, 403):
+        kind = "auth"
+    elif status == 408:
+        kind = "timeout"
+    else:
+        kind = "bad_request"
+    return ProviderError(kind, detail, status if isinstance(status, int) else None)
+
+
+def split_messages(messages: list[Message]) -> tuple[str, list[dict[str, str]]]:
+    """Adapt OpenAI-style messages to the Messages API: (system text, alternating turns).
+
+    System messages are taken out and joined by blank lines. Adjacent messages of one role are
+    merged (contents joined by a blank line) because the API expects user/assistant turns to
+    alternate. The API also wants the first turn to be the user's, so when the conversation opens
+    with an assistant message a short user turn "（会話の開始）" is put in front of it.
+    """
+    system_parts: list[str] = []
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        role, content = message.get("role", "user"), message.get("content", "")
+        if role == "system":
+            system_parts.append(content)
+            continue
+        role = "assistant" if role == "assistant" else "user"
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] += "\n\n" + content
+        else:
+            turns.append({"role": role, "content": content})
+    if turns and turns[0]["role"] == "assistant":
+        turns.insert(0, {"role": "user", "content": CONVERSATION_START})
+    return "\n\n".join(system_parts), turns
+
+
+def anthropic_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema for `output_config.format`: the strict copy when possible, else the original."""
+    return openai_strict_schema(schema) if is_strict_compatible(schema) else schema
+
+
+class AnthropicClient:
+    """`LLMClient` for the Anthropic Messages API (structured output through `output_config`).
+
+    `max_retries=0` by default: retrying is the guard's job. The installed SDK's `messages.create`
+    has no `temperature` argument, so a temperature travels in `extra_body` and only when set.
+    """
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 0,
+    ):
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        try:
+            self._client = anthropic.Anthropic(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            )
+        except anthropic.AnthropicError as exc:
+            raise ProviderError("auth", _sanitize(str(exc), api_key)) from exc
+
+    def _params(self, request: LLMRequest) -> dict[str, Any]:
+        system, turns = split_messages(request.messages)
+        params: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": turns}
+        if system:
+            params["system"] = system
+        if request.json_schema is not None:
+            schema = anthropic_output_schema(request.json_schema.schema)
+            params["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+        if request.temperature is not None:
+            params["extra_body"] = {"temperature": request.temperature}
+        return params
+
+    def _reply(self, message: Any, started: float) -> LLMReply:
+        text = "".join(block.text for block in message.content or [] if getattr(block, "type", "") == "text")
+        stop = message.stop_reason or "other"
+        usage = message.usage
+        return LLMReply(
+            text=text,
+            finish_reason=_FINISH.get(stop, stop),
+            usage=Usage(
+                input_tokens=(usage.input_tokens or 0) if usage else 0,
+                output_tokens=(usage.output_tokens or 0) if usage else 0,
+            ),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            provider=self.provider,
+            model=self.model,
+        )
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        """Send one request with `messages.create` and map the Message into an `LLMReply`."""
+        started = time.perf_counter()
+        try:
+            message = self._client.messages.create(**self._params(request))
+        except anthropic.AnthropicError as exc:
+            raise map_anthropic_error(exc, self._api_key) from exc
+        return self._reply(message, started)
+
+    def stream(self, request: LLMRequest) -> TextStream:
+        """Stream text deltas with `messages.stream`; `TextStream.reply` is set once exhausted.
+
+        The request is sent here, so HTTP errors raise `ProviderError` from this call; a failure
+        mid-stream raises it from iteration. The final message gives the usage and stop reason.
+        """
+        started = time.perf_counter()
+        manager = self._client.messages.stream(**self._params(request))
+        try:
+            message_stream = manager.__enter__()
+        except anthropic.AnthropicError as exc:
+            raise map_anthropic_error(exc, self._api_key) from exc
+
+        def gen() -> Iterator[str]:
+            try:
+                try:
+                    yield from message_stream.text_stream
+                    final = message_stream.get_final_message()
+                except anthropic.AnthropicError as exc:
+                    raise map_anthropic_error(exc, self._api_key) from exc
+            finally:
+                manager.__exit__(None, None, None)
+            stream.reply = self._reply(final, started)
+
+        stream = TextStream(gen())
+        return stream

@@ -1,0 +1,110 @@
+"""The LLM boundary: one small protocol every provider client implements (ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class JSONSchemaSpec:
+    """A named JSON Schema a request asks the model to follow."""
+
+    name: str
+    schema: dict[str, Any]
+
+
+@dataclass
+class LLMRequest:
+    """Everything a client needs for one call; `tags` (flow, step, ...) only feed the debug log."""
+
+    messages: list[Message]
+    json_schema: JSONSchemaSpec | None = None
+    max_tokens: int = 2048
+    temperature: float | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass
+class LLMReply:
+    """One reply. finish_reason: stop | length | refusal | content_filter | other."""
+
+    text: str
+    finish_reason: str = "stop"
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: float = 0.0
+    provider: str = ""
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class TextStream:
+    """Iterator of text deltas; `reply` holds the whole reply once the stream is exhausted."""
+
+    def __init__(self, chunks: Iterator[str]):
+        self._chunks = chunks
+        self.reply: LLMReply | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        return next(self._chunks)
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    provider: str  # "demo" | "openai" | "anthropic" | "replay" | "faulty"
+    model: str
+
+    def complete(self, request: LLMRequest) -> LLMReply: ...
+
+    def stream(self, request: LLMRequest) -> TextStream: ...
+
+
+class ProviderError(Exception):
+    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request."""
+
+    MESSAGES = {
+        "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
+        "rate_limit": "LLMの利用上限（429: レート制限）に達しました。少し時間をおいて再試行してください。",
+        "server_error": "LLMのサーバーでエラーが発生しました（5xx）。時間をおいて再試行してください。",
+        "auth": "APIキーが無効か、権限がありません。サイドバーのプロバイダー設定を確認してください。",
+        "connection": "LLMのサーバーに接続できませんでした。ベースURLとネットワークを確認してください。",
+        "bad_request": "LLMがリクエストを受け付けませんでした（400）。モデル名や設定を確認してください。",
+    }
+
+    def __init__(self, kind: str, detail: str = "", status: int | None = None):
+        self.kind = kind
+        self.detail = detail
+        self.status = status
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+
+    @property
+    def user_message(self) -> str:
+        return self.MESSAGES.get(self.kind, "LLMの呼び出しに失敗しました。")
+
+
+def stream_from_reply(reply: LLMReply, chunk_chars: int = 12) -> TextStream:
+    """Turn a finished reply into a TextStream of small deltas (demo / replay streaming)."""
+
+    def gen() -> Iterator[str]:
+        for i in range(0, len(reply.text), chunk_chars):
+            yield reply.text[i : i + chunk_chars]
+        stream.reply = reply
+
+    stream = TextStream(gen())
+    return stream

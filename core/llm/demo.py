@@ -1,0 +1,126 @@
+"""The offline demo model: deterministic, no network, labelled as the demo model everywhere.
+
+Flows register a persona by flow tag (`register_demo_persona("knowledge", fn)`); a persona gets the
+request and returns the raw reply text. Without one, JSON requests get a valid instance built from
+the schema itself (Japanese placeholders) and text requests a short Japanese reply.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.llm.base import LLMReply, LLMRequest, TextStream, Usage, stream_from_reply
+
+DEMO_LABEL = "デモモデル（オフライン）"
+Persona = Callable[[LLMRequest], str]
+_PERSONAS: dict[str, Persona] = {}
+# Modules that register personas for the flows; imported lazily so core.llm never depends on flows.
+PERSONA_MODULES = (
+    "core.flows.knowledge_demo",
+    "core.flows.review_chat.demo",
+    "core.flows.memory.demo",
+    "core.flows.diagnosis.demo",
+)
+_loaded = False
+
+
+def register_demo_persona(flow: str, persona: Persona) -> None:
+    """Make the demo model play `persona` for requests tagged with this flow."""
+    _PERSONAS[flow] = persona
+
+
+def _load_personas() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for name in PERSONA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+
+
+def instance_from_schema(schema: dict[str, Any], root: dict[str, Any] | None = None, key: str = "値") -> Any:
+    """A deterministic instance that validates against `schema` (Japanese placeholder text)."""
+    root = root or schema
+    if "$ref" in schema and schema["$ref"].startswith("#/"):
+        target: Any = root
+        for part in schema["$ref"][2:].split("/"):
+            target = target[part]
+        return instance_from_schema(target, root, key)
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
+    for combo in ("anyOf", "oneOf"):
+        if combo in schema:
+            options = [s for s in schema[combo] if s.get("type") != "null"] or schema[combo]
+            return instance_from_schema(options[0], root, key)
+    if "allOf" in schema:
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            merged.update(part)
+        return instance_from_schema(merged, root, key)
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: instance_from_schema(sub, root, name) for name, sub in props.items()}
+    if kind == "array":
+        count = max(1, schema.get("minItems", 1))
+        items = schema.get("items", {"type": "string"})
+        if schema.get("uniqueItems") and items.get("type") in ("string", None):
+            return [f"（デモ）{key}{i + 1}" for i in range(count)]
+        return [instance_from_schema(items, root, key) for _ in range(count)]
+    if kind in ("number", "integer"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        high = schema.get("maximum", schema.get("exclusiveMaximum", max(low, 1)))
+        mid = (low + high) / 2
+        return int(mid) if kind == "integer" else round(mid, 2)
+    if kind == "boolean":
+        return False
+    if kind == "null":
+        return None
+    text = f"（デモ）{schema.get('description', key)}"
+    text = text.ljust(schema.get("minLength", 0), "。")
+    return text[: schema["maxLength"]] if "maxLength" in schema else text
+
+
+def last_user_text(request: LLMRequest) -> str:
+    """The content of the last user message (what the demo persona answers)."""
+    return next((m["content"] for m in reversed(request.messages) if m["role"] == "user"), "")
+
+
+class DemoClient:
+    """The offline demo model. Deterministic: the same request always gets the same reply."""
+
+    provider = "demo"
+
+    def __init__(self, model: str = "katachi-demo"):
+        self.model = model
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        start = time.perf_counter()
+        _load_personas()
+        persona = _PERSONAS.get(request.tags.get("flow", ""))
+        if persona is not None:
+            text = persona(request)
+        elif request.json_schema is not None:
+            text = json.dumps(instance_from_schema(request.json_schema.schema), ensure_ascii=False)
+        else:
+            asked = last_user_text(request).strip().splitlines()
+            topic = asked[-1][:40] if asked else "ご質問"
+            text = f"（デモモデルの応答）「{topic}」について承りました。実際のモデルを使うには、サイドバーでプロバイダーを設定してください。"
+        prompt_chars = sum(len(m["content"]) for m in request.messages)
+        return LLMReply(text=text, finish_reason="stop", usage=Usage(prompt_chars // 2, len(text) // 2),
+                        latency_ms=(time.perf_counter() - start) * 1000, provider=self.provider, model=self.model)
+
+    def stream(self, request: LLMRequest) -> TextStream:
+        return stream_from_reply(self.complete(request))

@@ -1,0 +1,40 @@
+"""Pick a client by provider name. Adding a provider touches one new module and one line here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.llm.base import LLMClient
+from core.settings import Settings
+
+
+def _demo(s: Settings) -> LLMClient:
+    from core.llm.demo import DemoClient
+
+    return DemoClient(s.model)
+
+
+def _openai(s: Settings) -> LLMClient:
+    from core.llm.openai_client import OpenAIClient
+
+    return OpenAIClient(s.model, api_key=s.openai_api_key or "not-needed", base_url=s.base_url, timeout=s.timeout_s)
+
+
+def _anthropic(s: Settings) -> LLMClient:
+    from core.llm.anthropic_client import AnthropicClient
+
+    return AnthropicClient(s.model, api_key=s.anthropic_api_key, timeout=s.timeout_s)
+
+
+FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {"demo": _demo, "openai": _openai, "anthropic": _anthropic}
+
+
+def build_client(settings: Settings, fault_rate: float = 0.0, seed: int = 0) -> LLMClient:
+    """The client for these settings; `fault_rate` > 0 wraps it in FaultyClient (the demo toggle)."""
+    client = FACTORIES[settings.provider](settings)
+    if fault_rate > 0:
+        from core.llm.faulty import CORRUPTIONS, FaultyClient
+
+        share = fault_rate / len(CORRUPTIONS)
+        client = FaultyClient(client, seed=seed, rates={kind: share for kind in CORRUPTIONS})
+    return client

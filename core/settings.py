@@ -1,0 +1,72 @@
+"""Provider, model, keys and data dir, from the environment or values the shell passes in (st.secrets).
+
+The demo model is the default whenever no API key is configured.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+PROVIDERS = ("demo", "openai", "anthropic")
+DEFAULT_MODELS = {"demo": "katachi-demo", "openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5"}
+PROVIDER_LABELS = {"demo": "デモモデル（オフライン）", "openai": "OpenAI / 互換サーバー", "anthropic": "Anthropic"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    provider: str = "demo"
+    model: str = DEFAULT_MODELS["demo"]
+    base_url: str | None = None
+    openai_api_key: str | None = field(default=None, repr=False)
+    anthropic_api_key: str | None = field(default=None, repr=False)
+    data_dir: Path = Path(".data")
+    timeout_s: float = 60.0
+
+    @property
+    def api_key(self) -> str | None:
+        return {"openai": self.openai_api_key, "anthropic": self.anthropic_api_key}.get(self.provider)
+
+    @property
+    def has_key(self) -> bool:
+        """Whether the active provider can be called (a key, or an OpenAI-compatible base URL)."""
+        if self.provider == "demo":
+            return True
+        return bool(self.api_key) or (self.provider == "openai" and bool(self.base_url))
+
+    @property
+    def secrets(self) -> list[str]:
+        """Values that must never be shown or logged."""
+        return [s for s in (self.openai_api_key, self.anthropic_api_key) if s]
+
+    def with_provider(self, provider: str, model: str | None = None, base_url: str | None = None) -> Settings:
+        if provider not in PROVIDERS:
+            raise ValueError(f"unknown provider: {provider}")
+        return replace(self, provider=provider, model=model or DEFAULT_MODELS[provider], base_url=base_url or None)
+
+
+def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str | None:
+    value = secrets.get(name) or env.get(name)
+    return str(value).strip() or None if value else None
+
+
+def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
+    """Read KATACHI_PROVIDER / KATACHI_MODEL / OPENAI_* / ANTHROPIC_* / APP_DATA_DIR; secrets win over env."""
+    env = os.environ if env is None else env
+    secrets = secrets or {}
+    openai_key = _pick("OPENAI_API_KEY", env, secrets)
+    anthropic_key = _pick("ANTHROPIC_API_KEY", env, secrets)
+    base_url = _pick("OPENAI_BASE_URL", env, secrets)
+    provider = (_pick("KATACHI_PROVIDER", env, secrets) or "").lower()
+    if provider not in PROVIDERS:
+        provider = "openai" if openai_key else "anthropic" if anthropic_key else "demo"
+    model = _pick("KATACHI_MODEL", env, secrets) or DEFAULT_MODELS[provider]
+    data_dir = Path(_pick("APP_DATA_DIR", env, secrets) or ".data")
+    settings = Settings(provider, model, base_url if provider == "openai" else None, openai_key, anthropic_key,
+                        data_dir)
+    if not settings.has_key:
+        return replace(settings, provider="demo", model=DEFAULT_MODELS["demo"], base_url=None)
+    return settings

@@ -1,0 +1,100 @@
+"""Session-state access for pages: the LLM client, the debug sink, the store engine, the Chroma client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.debuglog import ListSink
+from core.llm.base import LLMClient
+from core.settings import Settings, load_settings
+
+CHAT_FLOWS = ("knowledge", "review", "memory", "diagnosis")
+
+
+def read_secrets() -> dict[str, Any]:
+    """st.secrets as a dict; empty when there is no secrets.toml."""
+    try:
+        return {k: v for k, v in st.secrets.items() if isinstance(v, str | int | float)}
+    except Exception:  # noqa: BLE001 - Streamlit raises several types when no secrets file exists
+        return {}
+
+
+@st.cache_resource(show_spinner=False)
+def base_settings() -> Settings:
+    return load_settings(secrets=read_secrets())
+
+
+def init_session() -> None:
+    """Spec 00 session keys, set once (ARCHITECTURE.md "Session state")."""
+    ss = st.session_state
+    ss.setdefault("chat", {flow: [] for flow in CHAT_FLOWS})
+    for flow in CHAT_FLOWS:
+        ss.chat.setdefault(flow, [])
+    ss.setdefault("knowledge_outputs", [])
+    ss.setdefault("debug_logs", [])
+    ss.setdefault("app_settings", base_settings())
+    ss.setdefault("app_debug", True)
+    ss.setdefault("app_fault_rate", 0.0)
+    ss.setdefault("llm_client", None)
+    ss.setdefault("llm_client_key", None)
+    ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
+
+
+def settings() -> Settings:
+    return st.session_state["app_settings"]
+
+
+def client() -> LLMClient:
+    """The active client, rebuilt when provider settings or the fault rate change (unless pinned)."""
+    from core.llm.registry import build_client
+
+    ss = st.session_state
+    s: Settings = ss["app_settings"]
+    key = (s.provider, s.model, s.base_url, ss["app_fault_rate"])
+    if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
+        ss["llm_client"] = build_client(s, fault_rate=ss["app_fault_rate"])
+        ss["llm_client_key"] = key
+    return ss["llm_client"]
+
+
+def sink() -> ListSink | None:
+    """The debug sink over `debug_logs` while DEBUG is on; None otherwise (nothing is logged)."""
+    if not st.session_state.get("app_debug"):
+        return None
+    return ListSink(st.session_state["debug_logs"], secrets=settings().secrets)
+
+
+@st.cache_resource(show_spinner=False)
+def _engine(data_dir: str):  # type: ignore[no-untyped-def]
+    from core.store import open_store
+
+    return open_store(data_dir)
+
+
+def engine():  # type: ignore[no-untyped-def]
+    """The shared SQLAlchemy engine (created once per data dir)."""
+    return _engine(str(settings().data_dir))
+
+
+@st.cache_resource(show_spinner=False)
+def _chroma(data_dir: str):  # type: ignore[no-untyped-def]
+    from core.vectors import open_chroma
+
+    return open_chroma(data_dir)
+
+
+def chroma():  # type: ignore[no-untyped-def]
+    """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
+    return _chroma(str(settings().data_dir))
+
+
+def is_demo() -> bool:
+    return client().provider == "demo"
+
+
+def demo_badge() -> None:
+    """Label the demo model wherever its output appears."""
+    if is_demo():
+        st.caption(":material/science: デモモデル（オフライン）で動作中です。応答は実際のLLMではなく、決まった台本に沿って生成されます。")

@@ -1,0 +1,317 @@
+"""A tiny local HTTP server speaking the OpenAI Chat Completions and Anthropic Messages wire formats.
+
+Tests (and the benchmark) point the real SDK clients at it with `base_url`. It records every request
+(path, headers, parsed JSON body) and answers from a queue of scripted responses; when the queue is
+empty it answers with `default` (a short text reply). Usage::
+
+    with WireServer() as server:
+        server.enqueue(Scripted.text("hello"), Scripted.error(429, "slow down", retry_after=1))
+        client = OpenAIClient("gpt-test", api_key="sk-test", base_url=server.openai_base_url)
+
+`record=False` skips keeping requests (benchmark fast path).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "refusal": "refusal"}
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+@dataclass
+class Scripted:
+    """One scripted answer. kind: text | refusal | error. `finish` uses neutral names (stop/length/...)."""
+
+    kind: str = "text"
+    text: str = "ok"
+    finish: str = "stop"
+    input_tokens: int = 11
+    output_tokens: int = 7
+    status: int = 200
+    message: str = ""
+    error_type: str | None = None
+    param: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    chunk_chars: int = 4
+
+    @classmethod
+    def text_reply(cls, text: str, **kw: Any) -> Scripted:
+        """A normal text reply (JSON or SSE, depending on the request's `stream` flag)."""
+        return cls(kind="text", text=text, **kw)
+
+    @classmethod
+    def refusal(cls, text: str = "I can't help with that.", **kw: Any) -> Scripted:
+        """A refusal: OpenAI `message.refusal`, Anthropic `stop_reason: refusal`."""
+        return cls(kind="refusal", text=text, finish="refusal", **kw)
+
+    @classmethod
+    def error(cls, status: int, message: str = "error", *, retry_after: float | None = None, **kw: Any) -> Scripted:
+        """An HTTP error with a provider-style error body."""
+        headers = dict(kw.pop("headers", {}))
+        if retry_after is not None:
+            headers["retry-after"] = str(retry_after)
+        return cls(kind="error", status=status, message=message, headers=headers, **kw)
+
+    @classmethod
+    def response_format_rejected(cls) -> Scripted:
+        """The 400 an OpenAI-compatible server gives when it does not support json_schema."""
+        return cls.error(
+            400,
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+            error_type="invalid_request_error",
+            param="response_format",
+        )
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default logging
+        return
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        owner = self.server.owner
+        script = owner._next(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        try:
+            if script.delay:
+                time.sleep(script.delay)
+            wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+            if not self.path.rstrip("/").endswith(("/messages", "/chat/completions")):
+                self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            elif script.kind == "error":
+                self._send_error(wire, script)
+            elif isinstance(body, dict) and body.get("stream"):
+                events = _openai_events(body, script) if wire == "openai" else _anthropic_events(body, script)
+                self._send_sse(events)
+            else:
+                payload = _openai_json(body, script) if wire == "openai" else _anthropic_json(body, script)
+                self._send_json(200, payload, script.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, wire: str, script: Scripted) -> None:
+        if wire == "openai":
+            err = {"message": script.message, "type": script.error_type or "api_error", "param": script.param, "code": None}
+            payload: dict[str, Any] = {"error": err}
+        else:
+            err_type = script.error_type or _ANTHROPIC_ERROR_TYPES.get(script.status, "api_error")
+            payload = {"type": "error", "error": {"type": err_type, "message": script.message}}
+        self._send_json(script.status, payload, script.headers)
+
+    def _send_sse(self, events: list[tuple[str | None, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        parts = []
+        for name, data in events:
+            text = data if isinstance(data, str) else json.dumps(data)
+            parts.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
+        self.wfile.write("".join(parts).encode())
+        self.wfile.flush()
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), max(size, 1))] or [""]
+
+
+def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
+    refusal = s.kind == "refusal"
+    message = {"role": "assistant", "content": None if refusal else s.text, "refusal": s.text if refusal else None}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": (body or {}).get("model", "unknown"),
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop" if refusal else s.finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": s.input_tokens,
+            "completion_tokens": s.output_tokens,
+            "total_tokens": s.input_tokens + s.output_tokens,
+        },
+    }
+
+
+def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
+    base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": body.get("model")}
+    field_name = "refusal" if s.kind == "refusal" else "content"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    events: list[tuple[str | None, Any]] = [(None, chunk({"role": "assistant", "content": ""}))]
+    events += [(None, chunk({field_name: piece})) for piece in _pieces(s.text, s.chunk_chars)]
+    events.append((None, chunk({}, "stop" if s.kind == "refusal" else s.finish)))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        usage = {
+            "prompt_tokens": s.input_tokens,
+            "completion_tokens": s.output_tokens,
+            "total_tokens": s.input_tokens + s.output_tokens,
+        }
+        events.append((None, {**base, "choices": [], "usage": usage}))
+    events.append((None, "[DONE]"))
+    return events
+
+
+def _anthropic_json(body: Any, s: Scripted) -> dict[str, Any]:
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": (body or {}).get("model", "unknown"),
+        "content": [{"type": "text", "text": s.text}] if s.text else [],
+        "stop_reason": _ANTHROPIC_STOP.get(s.finish, s.finish),
+        "stop_sequence": None,
+        "usage": {"input_tokens": s.input_tokens, "output_tokens": s.output_tokens},
+    }
+
+
+def _anthropic_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
+    start = _anthropic_json(body, s)
+    start.update(content=[], stop_reason=None, usage={"input_tokens": s.input_tokens, "output_tokens": 1})
+    events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": start})]
+    block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+    events.append(("content_block_start", block))
+    for piece in _pieces(s.text, s.chunk_chars):
+        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
+        events.append(("content_block_delta", delta))
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    stop = {"stop_reason": _ANTHROPIC_STOP.get(s.finish, s.finish), "stop_sequence": None}
+    events.append(("message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": s.output_tokens}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    owner: WireServer
+
+
+class WireServer:
+    """A scripted OpenAI/Anthropic wire-format server on 127.0.0.1 and a free port."""
+
+    def __init__(self, *, record: bool = True, default: Scripted | None = None):
+        self.record = record
+        self.default = default or Scripted.text_reply("ok")
+        self.requests: list[Recorded] = []
+        self._queue: collections.deque[Scripted] = collections.deque()
+        self._lock = threading.Lock()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (the server must be started)."""
+        assert self._httpd is not None, "server not started"
+        return int(self._httpd.server_address[1])
+
+    @property
+    def openai_base_url(self) -> str:
+        """Base URL for the OpenAI SDK (`.../v1`)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """Base URL for the Anthropic SDK (it appends `/v1/messages` itself)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def enqueue(self, *scripts: Scripted) -> None:
+        """Queue answers; each request takes the next one (or `default` when none is left)."""
+        with self._lock:
+            self._queue.extend(scripts)
+
+    def reset(self) -> None:
+        """Forget recorded requests and queued answers."""
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+
+    @property
+    def last(self) -> Recorded:
+        """The most recent recorded request."""
+        with self._lock:
+            return self.requests[-1]
+
+    def _next(self, request: Recorded) -> Scripted:
+        with self._lock:
+            if self.record:
+                self.requests.append(request)
+            return self._queue.popleft() if self._queue else self.default
+
+    def start(self) -> WireServer:
+        """Bind a free port and serve in a background thread."""
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (in-flight delayed handlers are daemon threads)."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+
+    def __enter__(self) -> WireServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def closed_port() -> int:
+    """A local port with nothing listening on it (for connection-refused tests)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
