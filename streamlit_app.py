@@ -13,12 +13,12 @@ state.init_session()
 def sidebar_settings() -> None:
     ss = st.session_state
     current = state.settings()
+    ss.setdefault("sidebar_provider", current.provider)
     with st.sidebar:
         st.subheader("LLMの設定")
         provider = st.selectbox(
             "プロバイダー",
             PROVIDERS,
-            index=PROVIDERS.index(current.provider),
             format_func=lambda p: f"{p} — {PROVIDER_LABELS[p]}",
             key="sidebar_provider",
         )
@@ -47,5 +47,6 @@ def sidebar_settings() -> None:
 
 
 sidebar_settings()
+state.client()  # build (or rebuild) the session's client before any page runs
 pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
 st.navigation(pages).run()

@@ -28,6 +28,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 __all__ = [
     "DEFAULT_DIM",
     "EF_NAME",
+    "HNSW_EF_SEARCH",
     "NgramHashEmbedding",
     "cosine_score",
     "embed_text",
@@ -38,6 +39,11 @@ __all__ = [
 
 EF_NAME = "katachi_ngram_hash"
 DEFAULT_DIM = 512
+# HNSW search breadth. Short queries often share no n-gram with most documents: every distance is
+# then exactly 1.0 and HNSW's greedy walk has no gradient, so with Chroma's default (100) it missed
+# the one relevant document among 1,000 unrelated ones in ~1 of 3 runs. Searching at least as wide
+# as the collection makes the walk exhaustive for our sizes; it costs ~1-3 ms per query.
+HNSW_EF_SEARCH = 2000
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -192,14 +198,15 @@ def get_collection(
 ) -> Collection:
     """Get or create collection ``name`` with :class:`NgramHashEmbedding` in cosine space.
 
-    The space is set through ``configuration={"hnsw": {"space": "cosine"}}`` (the Chroma 1.x way;
-    ``metadata["hnsw:space"]`` is the legacy form). ``metadata`` must not be empty (Chroma rejects
+    The space is set through ``configuration={"hnsw": {"space": "cosine", ...}}`` (the Chroma 1.x
+    way; ``metadata["hnsw:space"]`` is the legacy form), with a wide ``ef_search`` (see
+    :data:`HNSW_EF_SEARCH`). ``metadata`` must not be empty (Chroma rejects
     ``{}``); it is only applied when the collection is created. Raises ``ValueError`` if an
     existing collection was built with another embedding function or another ``dim``.
     """
     collection = client.get_or_create_collection(
         name,
-        configuration={"hnsw": {"space": "cosine"}},
+        configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
         metadata=metadata or None,
         embedding_function=NgramHashEmbedding(dim),  # type: ignore[arg-type]
     )

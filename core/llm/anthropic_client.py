@@ -23,7 +23,10 @@ def _sanitize(text: str, secret: str | None) -> str:
 
 
 def map_anthropic_error(exc: Exception, api_key: str | None = None) -> ProviderError:
-    """Translate an `anthropic` SDK exception into a `ProviderError` (kind, sanitized detail, status)."""
+    """Translate an `anthropic` SDK exception into a `ProviderError` (kind, sanitized detail, status).
+
+    Callers raise the result `from None` so the SDK exception (request, headers, body) is not chained.
+    """
     status = getattr(exc, "status_code", None)
     detail = _sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
     if isinstance(exc, anthropic.APITimeoutError):
@@ -34,7 +37,10 @@ def map_anthropic_error(exc: Exception, api_key: str | None = None) -> ProviderE
         kind = "rate_limit"
     elif isinstance(exc, anthropic.InternalServerError) or (isinstance(status, int) and status >= 500):
         kind = "server_error"  # includes 529 overloaded
-    elif isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError) or status in (401, 403):
+    elif isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError) or status in (
+        401,
+        403,
+    ):
         kind = "auth"
     elif status == 408:
         kind = "timeout"
@@ -98,7 +104,7 @@ class AnthropicClient:
                 api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
             )
         except anthropic.AnthropicError as exc:
-            raise ProviderError("auth", _sanitize(str(exc), api_key)) from exc
+            raise ProviderError("auth", _sanitize(str(exc), api_key)) from None
 
     def _params(self, request: LLMRequest) -> dict[str, Any]:
         system, turns = split_messages(request.messages)
@@ -134,7 +140,7 @@ class AnthropicClient:
         try:
             message = self._client.messages.create(**self._params(request))
         except anthropic.AnthropicError as exc:
-            raise map_anthropic_error(exc, self._api_key) from exc
+            raise map_anthropic_error(exc, self._api_key) from None
         return self._reply(message, started)
 
     def stream(self, request: LLMRequest) -> TextStream:
@@ -148,7 +154,7 @@ class AnthropicClient:
         try:
             message_stream = manager.__enter__()
         except anthropic.AnthropicError as exc:
-            raise map_anthropic_error(exc, self._api_key) from exc
+            raise map_anthropic_error(exc, self._api_key) from None
 
         def gen() -> Iterator[str]:
             try:
@@ -156,7 +162,7 @@ class AnthropicClient:
                     yield from message_stream.text_stream
                     final = message_stream.get_final_message()
                 except anthropic.AnthropicError as exc:
-                    raise map_anthropic_error(exc, self._api_key) from exc
+                    raise map_anthropic_error(exc, self._api_key) from None
             finally:
                 manager.__exit__(None, None, None)
             stream.reply = self._reply(final, started)

@@ -22,7 +22,11 @@ def _sanitize(text: str, secret: str | None) -> str:
 
 
 def map_openai_error(exc: Exception, api_key: str | None = None) -> ProviderError:
-    """Translate an `openai` SDK exception into a `ProviderError` (kind, sanitized detail, status)."""
+    """Translate an `openai` SDK exception into a `ProviderError` (kind, sanitized detail, status).
+
+    Callers raise the result `from None`: the SDK exception (its request, headers and body) is not
+    chained, so a printed traceback cannot carry a key the server echoed back.
+    """
     status = getattr(exc, "status_code", None)
     detail = _sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
     if isinstance(exc, openai.APITimeoutError):
@@ -82,7 +86,7 @@ class OpenAIClient:
                 http_client=http_client,
             )
         except openai.OpenAIError as exc:  # e.g. no key anywhere
-            raise ProviderError("auth", _sanitize(str(exc), api_key)) from exc
+            raise ProviderError("auth", _sanitize(str(exc), api_key)) from None
 
     # -- request building -------------------------------------------------------------------
     def _response_format(self, request: LLMRequest) -> dict[str, Any] | None:
@@ -120,7 +124,9 @@ class OpenAIClient:
             notes.append(DOWNGRADE_NOTE)
         try:
             try:
-                return self._client.chat.completions.create(**self._params(request, response_format), **extra), notes
+                return self._client.chat.completions.create(
+                    **self._params(request, response_format), **extra
+                ), notes
             except openai.APIStatusError as exc:
                 if not (response_format and response_format["type"] == "json_schema"):
                     raise
@@ -131,7 +137,7 @@ class OpenAIClient:
             params = self._params(request, {"type": "json_object"})
             return self._client.chat.completions.create(**params, **extra), notes
         except openai.OpenAIError as exc:
-            raise map_openai_error(exc, self._api_key) from exc
+            raise map_openai_error(exc, self._api_key) from None
 
     # -- LLMClient ----------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMReply:
@@ -195,7 +201,7 @@ class OpenAIClient:
                                 parts.append(piece)
                                 yield piece
             except openai.OpenAIError as exc:
-                raise map_openai_error(exc, self._api_key) from exc
+                raise map_openai_error(exc, self._api_key) from None
             stream.reply = LLMReply(
                 text="".join(parts),
                 finish_reason="refusal" if refusal else finish,

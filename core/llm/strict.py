@@ -123,9 +123,7 @@ def _convert(node: Any, *, nullable: bool) -> Any:
         if key == "properties" and isinstance(value, dict):
             required = node.get("required")
             required_set = set(required) if isinstance(required, list) else set()
-            out[key] = {
-                name: _convert(sub, nullable=name not in required_set) for name, sub in value.items()
-            }
+            out[key] = {name: _convert(sub, nullable=name not in required_set) for name, sub in value.items()}
         elif key == "items" and isinstance(value, dict):
             out[key] = _convert(value, nullable=False)
         elif key in ("items", *_SCHEMA_LIST_KEYS) and isinstance(value, list):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from wire_server import WireServer
+
+from tests.core.wire_server import WireServer
 
 
 @pytest.fixture

@@ -62,7 +62,9 @@ class Scripted:
         return cls(kind="refusal", text=text, finish="refusal", **kw)
 
     @classmethod
-    def error(cls, status: int, message: str = "error", *, retry_after: float | None = None, **kw: Any) -> Scripted:
+    def error(
+        cls, status: int, message: str = "error", *, retry_after: float | None = None, **kw: Any
+    ) -> Scripted:
         """An HTTP error with a provider-style error body."""
         headers = dict(kw.pop("headers", {}))
         if retry_after is not None:
@@ -105,7 +107,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         owner = self.server.owner
-        script = owner._next(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        script = owner._next(
+            Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        )
         try:
             if script.delay:
                 time.sleep(script.delay)
@@ -135,7 +139,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_error(self, wire: str, script: Scripted) -> None:
         if wire == "openai":
-            err = {"message": script.message, "type": script.error_type or "api_error", "param": script.param, "code": None}
+            err = {
+                "message": script.message,
+                "type": script.error_type or "api_error",
+                "param": script.param,
+                "code": None,
+            }
             payload: dict[str, Any] = {"error": err}
         else:
             err_type = script.error_type or _ANTHROPIC_ERROR_TYPES.get(script.status, "api_error")
@@ -163,13 +172,24 @@ def _pieces(text: str, size: int) -> list[str]:
 
 def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
     refusal = s.kind == "refusal"
-    message = {"role": "assistant", "content": None if refusal else s.text, "refusal": s.text if refusal else None}
+    message = {
+        "role": "assistant",
+        "content": None if refusal else s.text,
+        "refusal": s.text if refusal else None,
+    }
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 1700000000,
         "model": (body or {}).get("model", "unknown"),
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop" if refusal else s.finish, "logprobs": None}],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "stop" if refusal else s.finish,
+                "logprobs": None,
+            }
+        ],
         "usage": {
             "prompt_tokens": s.input_tokens,
             "completion_tokens": s.output_tokens,
@@ -179,7 +199,12 @@ def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
 
 
 def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
-    base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": body.get("model")}
+    base = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": body.get("model"),
+    }
     field_name = "refusal" if s.kind == "refusal" else "content"
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -223,7 +248,12 @@ def _anthropic_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | Non
         events.append(("content_block_delta", delta))
     events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
     stop = {"stop_reason": _ANTHROPIC_STOP.get(s.finish, s.finish), "stop_sequence": None}
-    events.append(("message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": s.output_tokens}}))
+    events.append(
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": stop, "usage": {"output_tokens": s.output_tokens}},
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -289,7 +319,9 @@ class WireServer:
         """Bind a free port and serve in a background thread."""
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

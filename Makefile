@@ -1,0 +1,36 @@
+# Two commands do everything: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint types unit bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)  ## start the app on the offline demo model (unless a key is configured)
+	$(BIN)/streamlit run streamlit_app.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+types: $(STAMP)
+	$(BIN)/mypy core
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: lint types unit  ## lint, types, and every test (browser tests skip, with the reason, without chromium)
+
+bench: $(STAMP)  ## print benchmark tables
+	@for f in tests/bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache artifacts

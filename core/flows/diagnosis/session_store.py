@@ -1,0 +1,63 @@
+"""In-memory session store with a TTL (spec 04 §1 services/session_store.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+from core.flows.diagnosis.constants import SESSION_TTL_SECONDS
+from core.flows.diagnosis.models import SessionState
+
+
+class SessionStore:
+    """Thread-safe dict of sessions; a session untouched for `ttl_seconds` is gone (spec 04 §1)."""
+
+    def __init__(self, ttl_seconds: float = SESSION_TTL_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self.ttl_seconds = ttl_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._items: dict[str, tuple[float, SessionState]] = {}
+
+    def _purge(self, now: float) -> None:
+        expired = [sid for sid, (touched, _) in self._items.items() if now - touched > self.ttl_seconds]
+        for sid in expired:
+            del self._items[sid]
+
+    def create(self) -> SessionState:
+        """A new session at VEHICLE_ID with a fresh id."""
+        session = SessionState(session_id=uuid.uuid4().hex)
+        with self._lock:
+            now = self._clock()
+            self._purge(now)
+            self._items[session.session_id] = (now, session)
+        return session
+
+    def get(self, session_id: str | None) -> SessionState | None:
+        """The live session, or None when unknown or expired; a hit refreshes its TTL."""
+        if not session_id:
+            return None
+        with self._lock:
+            now = self._clock()
+            self._purge(now)
+            hit = self._items.get(session_id)
+            if hit is None:
+                return None
+            self._items[session_id] = (now, hit[1])
+            return hit[1]
+
+    def update(self, session: SessionState) -> None:
+        """Store (or re-store) the session and refresh its TTL."""
+        with self._lock:
+            self._items[session.session_id] = (self._clock(), session)
+
+    def delete(self, session_id: str) -> bool:
+        """Forget a session; True when it existed."""
+        with self._lock:
+            return self._items.pop(session_id, None) is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._purge(self._clock())
+            return len(self._items)

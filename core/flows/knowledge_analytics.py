@@ -1,0 +1,44 @@
+"""Interview analytics (spec 01 §7.2): turns needed to reach draft_knowledge / finalize, and where interviews stopped."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from core.flows.knowledge import PHASES
+
+STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase yet)
+
+
+def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per interview: user turns, the turn that first reached draft_knowledge and finalize, the last phase.
+
+    `turns` are rows with interview_id, turn_no, ok, phase, mode (store.turn_phases), in order.
+    Turn numbers count user inputs, so a retried input is not counted twice.
+    """
+    by_interview: dict[str, dict[str, Any]] = {}
+    for row in turns:
+        item = by_interview.setdefault(
+            row["interview_id"],
+            {"interview_id": row["interview_id"], "turns": 0, "to_draft": None, "to_finalize": None,
+             "last_phase": None, "last_mode": None},
+        )
+        item["turns"] = max(item["turns"], int(row["turn_no"]))
+        if not row["ok"]:
+            continue
+        if item["to_draft"] is None and row["phase"] in ("draft_knowledge", "review_knowledge"):
+            item["to_draft"] = int(row["turn_no"])
+        if item["to_finalize"] is None and row["mode"] == "finalize":
+            item["to_finalize"] = int(row["turn_no"])
+        item["last_phase"], item["last_mode"] = row["phase"], row["mode"]
+    return list(by_interview.values())
+
+
+def stop_phase_counts(progress: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many interviews stopped in each phase (all four phases present, in order)."""
+    counts = Counter(p["last_phase"] or STOPPED_NOWHERE for p in progress)
+    out = {phase: counts.get(phase, 0) for phase in PHASES}
+    if counts.get(STOPPED_NOWHERE):
+        out[STOPPED_NOWHERE] = counts[STOPPED_NOWHERE]
+    return out

@@ -1,0 +1,63 @@
+"""Numbers the spec and the memory issue fix, in one place (spec 03; issue 5 "Why")."""
+
+from __future__ import annotations
+
+FLOW = "memory"
+
+# Trailer (spec 03: chat SSE).
+TRAILER_MARKER = "<<<COCORO_GHOST_PERSONA_AFFECT_JSON_v1>>>"
+
+# Unit kinds and states.
+KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY = "EPISODE", "FACT", "LOOP", "SUMMARY"
+KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
+STATE_ACTIVE, STATE_DELETED = "active", "deleted"
+AFFECT_LABELS = ("joy", "sadness", "anger", "fear", "neutral")
+
+# Retrieval (issue 5: two fixed queries, RRF, heuristic rerank).
+HISTORY_MESSAGES_FOR_Q2 = 6
+Q2_SEPARATOR = "\n---\n"
+LANE_K = 20
+RRF_K = 60
+RRF_TOP = 60
+W_RRF, W_LEX, W_REC = 0.55, 0.35, 0.10
+LEX_CHARS = 1200
+LEX_FULL_GRAMS = 30
+RECENCY_TAU_DAYS = 45.0
+DROP_BELOW = 0.28
+DEDUPE_OVERLAP = 0.90
+MAX_INJECTED = 5
+INJECT_MIN_BEST = 0.35
+
+# Facts (issue 5).
+FACT_W_CONFIDENCE, FACT_W_SALIENCE, FACT_W_RECENCY, FACT_W_PIN = 0.45, 0.25, 0.20, 0.10
+FACT_TOP = 12
+FACT_POOL = 200
+EXCLUSIVE_PREDICATES = frozenset({"name_is", "is_addressed_as", "goal_is", "located_in"})
+
+# Loops (spec 03: OpenLoops).
+DAY = 86_400
+HOUR = 3_600
+LOOP_DEFAULT_TTL = 7 * DAY
+LOOP_MAX_TTL = 30 * DAY
+LOOPS_INJECTED = 5
+
+# Mood (issue 5).
+MOOD_TAU_MIN = 120.0
+MOOD_TAU_MAX = 6 * HOUR
+MOOD_EPISODES = 500
+MOOD_NEUTRAL_BELOW = 0.15
+REFUSAL_ANGER = 0.75
+
+# Summaries (issue 5).
+BOND_EVERY = 6 * HOUR
+BOND_WINDOW = 7 * DAY
+BOND_MAX_EPISODES = 200
+ENTITY_SUMMARY_WINDOW = 14 * DAY
+ENTITY_SUMMARY_EVERY = 12 * HOUR
+ENTITY_SUMMARY_MAX = 3
+ENTITY_SUMMARY_EPISODES = 40
+
+# Chat.
+CHAT_HISTORY_MESSAGES = 12
+EXTRACT_MAX_ATTEMPTS = 3
+VECTOR_COLLECTION = "memory_units"

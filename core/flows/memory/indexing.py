@@ -1,0 +1,99 @@
+"""Keep the keyword indexes (FTS5) and the vector lane (Chroma) in step with the units (issue 5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Connection, select
+
+from core.flows.memory.constants import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, VECTOR_COLLECTION
+from core.flows.memory.text import bigram_document, normalize
+from core.store.memory import entities, payload_episode, payload_fact, payload_loop, payload_summary, units
+from core.store.memory_fts import fts_delete, fts_upsert
+from core.vectors import get_collection
+
+PREDICATE_LABELS = {
+    "name_is": "の名前は",
+    "is_addressed_as": "の呼び名は",
+    "likes": "が好きなもの:",
+    "dislikes": "が苦手なもの:",
+    "prefers": "が好むもの:",
+    "uses": "が使うもの:",
+    "owns": "が持つもの:",
+    "affiliated_with": "の所属:",
+    "located_in": "の居場所:",
+    "operates_on": "が取り組むもの:",
+    "goal_is": "の目標:",
+    "first_met_at": "と初めて会った場所:",
+    "related_to": "に関係:",
+}
+
+
+def memory_collection(client: ClientAPI) -> Collection:
+    """The Chroma collection of memory units (offline n-gram embedding, cosine space)."""
+    return get_collection(client, VECTOR_COLLECTION)
+
+
+def display_name(name: str) -> str:
+    """SPEAKER is shown as ユーザー."""
+    return "ユーザー" if name == "SPEAKER" else name
+
+
+def unit_texts(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
+    """The search text of each unit: episode input + reply, fact as a sentence, loop text, summary text."""
+    if not unit_ids:
+        return {}
+    out: dict[int, str] = {}
+    kinds = dict(conn.execute(select(units.c.id, units.c.kind).where(units.c.id.in_(unit_ids))).all())
+    ids = {k: [i for i, kind in kinds.items() if kind == k] for k in (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)}
+    for row in conn.execute(select(payload_episode).where(payload_episode.c.unit_id.in_(ids[KIND_EPISODE]))):
+        out[row.unit_id] = f"{row.input_text}\n{row.reply_text}"
+    names = {}
+    fact_rows = conn.execute(select(payload_fact).where(payload_fact.c.unit_id.in_(ids[KIND_FACT]))).all()
+    entity_ids = {r.subject_entity_id for r in fact_rows if r.subject_entity_id}
+    if entity_ids:
+        names = dict(conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(entity_ids))).all())
+    for row in fact_rows:
+        subject = display_name(names.get(row.subject_entity_id, "SPEAKER"))
+        out[row.unit_id] = f"{subject}{PREDICATE_LABELS.get(row.predicate, ' ')}{row.object_text}"
+    for row in conn.execute(select(payload_loop).where(payload_loop.c.unit_id.in_(ids[KIND_LOOP]))):
+        out[row.unit_id] = row.loop_text
+    for row in conn.execute(select(payload_summary).where(payload_summary.c.unit_id.in_(ids[KIND_SUMMARY]))):
+        out[row.unit_id] = row.summary_text
+    return out
+
+
+def index_units(conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500) -> None:
+    """(Re)index units in FTS5 and, when a collection is given, in Chroma."""
+    texts = unit_texts(conn, unit_ids)
+    meta = {
+        r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at)}
+        for r in conn.execute(select(units.c.id, units.c.kind, units.c.occurred_at).where(units.c.id.in_(list(texts))))
+    }
+    for unit_id, body in texts.items():
+        fts_upsert(conn, unit_id, normalize(body), bigram_document(body))
+    if collection is None or not texts:
+        return
+    ids = list(texts)
+    for start in range(0, len(ids), batch):
+        part = ids[start : start + batch]
+        collection.upsert(
+            ids=[str(i) for i in part],
+            documents=[texts[i] for i in part],
+            metadatas=[meta[i] for i in part],  # type: ignore[misc]
+        )
+
+
+def unindex_unit(conn: Connection, collection: Collection | None, unit_id: int) -> None:
+    """Remove a unit from FTS5 and Chroma."""
+    fts_delete(conn, unit_id)
+    if collection is not None:
+        collection.delete(ids=[str(unit_id)])
+
+
+def dumps(value: Any) -> str:
+    """JSON text for JSON columns (Japanese kept readable)."""
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,92 @@
+"""The candidate lanes of retrieval, no LLM (issue 5): vector (Chroma), keyword (FTS5 trigram + 2-character
+index), entity (longest match of the input against entity names and aliases), and the unicode61 baseline."""
+
+from __future__ import annotations
+
+import re
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Connection, select, text
+
+from core.flows.memory.normalize import SPEAKER
+from core.flows.memory.text import normalize, query_terms
+from core.store.memory import entities, entity_aliases, unit_entities, units
+from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, FTS_UNICODE61, fts_search
+from core.vectors import cosine_score
+
+Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
+
+
+def vector_lane(collection: Collection | None, queries: list[str], k: int) -> list[Hits]:
+    """Cosine similarity hits per query (one Chroma call for all queries)."""
+    if collection is None or not queries or collection.count() == 0:
+        return [[] for _ in queries]
+    result = collection.query(query_texts=queries, n_results=k, include=["distances"])
+    out: list[Hits] = []
+    for ids, distances in zip(result["ids"], result["distances"] or [], strict=False):
+        out.append([(int(i), round(cosine_score(d), 4)) for i, d in zip(ids, distances, strict=False)])
+    return out
+
+
+def keyword_lanes(conn: Connection, query: str, k: int) -> dict[str, Hits]:
+    """FTS5 hits for one query: `trigram` (terms of 3+ characters) and `bigram` (2-character terms)."""
+    long_terms, short_terms = query_terms(query)
+    return {
+        "trigram": fts_search(conn, FTS_TRIGRAM, long_terms, k),
+        "bigram": fts_search(conn, FTS_BIGRAM, short_terms, k),
+    }
+
+
+def entity_names(conn: Connection) -> list[tuple[str, int]]:
+    """(normalized name or alias, entity id), longest first; the speaker and 1-character names left out."""
+    rows = list(conn.execute(select(entities.c.name, entities.c.id).where(entities.c.name != SPEAKER)).all())
+    rows += list(conn.execute(select(entity_aliases.c.alias, entity_aliases.c.entity_id)).all())
+    names = [(normalize(n), int(i)) for n, i in rows if len(n.strip()) >= 2]
+    return sorted(set(names), key=lambda x: (-len(x[0]), x[0]))
+
+
+def match_entities(query: str, names: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Longest non-overlapping matches of names in the query: (matched text, entity id)."""
+    q = normalize(query)
+    covered = [False] * len(q)
+    found: list[tuple[str, int]] = []
+    for name, entity_id in names:
+        start = q.find(name)
+        while start >= 0:
+            span = range(start, start + len(name))
+            if not any(covered[i] for i in span):
+                for i in span:
+                    covered[i] = True
+                if all(entity_id != e for _, e in found):
+                    found.append((name, entity_id))
+                break
+            start = q.find(name, start + 1)
+    return found
+
+
+def entity_lane(conn: Connection, query: str, k: int, names: list[tuple[str, int]]) -> tuple[list[tuple[str, int]], Hits]:
+    """Units linked to the entities the query names, newest first (raw score = entities matched)."""
+    matched = match_entities(query, names)
+    if not matched:
+        return [], []
+    ids = [e for _, e in matched]
+    count = text("count(*)")
+    rows = conn.execute(
+        select(unit_entities.c.unit_id, count.label("n"))
+        .join(units, units.c.id == unit_entities.c.unit_id)
+        .where(unit_entities.c.entity_id.in_(ids))
+        .group_by(unit_entities.c.unit_id)
+        .order_by(text("n DESC"), units.c.occurred_at.desc())
+        .limit(k)
+    ).all()
+    return matched, [(int(r[0]), float(r[1])) for r in rows]
+
+
+def unicode61_terms(query: str) -> list[str]:
+    """Tokens as FTS5 unicode61 sees them: runs of letters/digits split at spaces and punctuation."""
+    return list(dict.fromkeys(re.findall(r"\w+", normalize(query))))
+
+
+def unicode61_lane(conn: Connection, query: str, k: int) -> Hits:
+    """The baseline keyword lane (FTS5 unicode61 over the raw text), for comparison only."""
+    return fts_search(conn, FTS_UNICODE61, unicode61_terms(query), k)

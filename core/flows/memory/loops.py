@@ -1,0 +1,23 @@
+"""Open loops as a short-lived memo: expiry from due_at, capped (spec 03: OpenLoops)."""
+
+from __future__ import annotations
+
+from core.flows.memory.constants import LOOP_DEFAULT_TTL, LOOP_MAX_TTL
+
+
+def compute_loop_expires_at(due_at: int | None, now: int) -> int:
+    """Spec 03: due_at in the future -> expires_at = due_at, else now + 7 days; never beyond now + 30 days."""
+    expires = due_at if due_at is not None and due_at > now else now + LOOP_DEFAULT_TTL
+    return min(expires, now + LOOP_MAX_TTL)
+
+
+def cap_due_at(due_at: int | None, now: int) -> int | None:
+    """Spec 03: due_at is rounded down to at most 30 days from now (None stays None)."""
+    if due_at is None:
+        return None
+    return min(due_at, now + LOOP_MAX_TTL)
+
+
+def is_expired(expires_at: int, now: int) -> bool:
+    """A loop whose expiry time has passed is deleted."""
+    return expires_at <= now

@@ -1,0 +1,129 @@
+"""Analyst edits: every change versioned and revertible; soft delete, restore, cascading hard delete (issue 5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Connection, Engine, select, update
+
+from core.flows.memory.constants import STATE_ACTIVE, STATE_DELETED
+from core.flows.memory.indexing import dumps, index_units, unindex_unit
+from core.flows.memory.repository import (
+    PAYLOAD_FIELDS,
+    PAYLOAD_TABLES,
+    UNIT_FIELDS,
+    delete_rows_of_unit,
+    record_version,
+    snapshot,
+)
+from core.store.memory import payload_fact, payload_loop, payload_summary, unit_versions, units
+
+EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied (unknown unit, unknown field or version)."""
+
+
+def _apply(conn: Connection, unit_id: int, changes: dict[str, Any], now: int) -> str:
+    kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+    if kind is None:
+        raise EditError(f"unit {unit_id} not found")
+    unit_values = {k: v for k, v in changes.items() if k in EDITABLE_UNIT_FIELDS}
+    payload_values = {k: v for k, v in changes.items() if k in PAYLOAD_FIELDS[kind]}
+    unknown = set(changes) - set(unit_values) - set(payload_values)
+    if unknown:
+        raise EditError(f"fields not editable: {sorted(unknown)}")
+    if isinstance(unit_values.get("topic_tags"), list):
+        unit_values["topic_tags"] = dumps(unit_values["topic_tags"])
+    conn.execute(update(units).where(units.c.id == unit_id).values(updated_at=now, **unit_values))
+    if payload_values:
+        table = PAYLOAD_TABLES[kind]
+        conn.execute(update(table).where(table.c.unit_id == unit_id).values(**payload_values))
+    return str(kind)
+
+
+def edit_unit(engine: Engine, collection: Collection | None, unit_id: int, changes: dict[str, Any], now: int,
+              note: str = "") -> int:
+    """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
+    with engine.begin() as conn:
+        before = snapshot(conn, unit_id)
+        real = {k: v for k, v in changes.items() if before.get(k) != v}
+        if not real:
+            return _latest_version(conn, unit_id)
+        _apply(conn, unit_id, real, now)
+        version = record_version(conn, unit_id, "edit", now, note)
+        _reindex(conn, collection, unit_id)
+    return version
+
+
+def revert_unit(engine: Engine, collection: Collection | None, unit_id: int, version: int, now: int) -> int:
+    """Restore the unit to the state of `version`, recorded as a new version (history is never rewritten)."""
+    with engine.begin() as conn:
+        row = conn.execute(
+            select(unit_versions.c.snapshot_json).where(
+                (unit_versions.c.unit_id == unit_id) & (unit_versions.c.version == version)
+            )
+        ).first()
+        if row is None:
+            raise EditError(f"unit {unit_id} has no version {version}")
+        target = json.loads(row.snapshot_json)
+        target.pop("kind", None)
+        _apply(conn, unit_id, target, now)
+        new_version = record_version(conn, unit_id, "revert", now, f"v{version} に戻す")
+        _reindex(conn, collection, unit_id)
+    return new_version
+
+
+def soft_delete(engine: Engine, collection: Collection | None, unit_id: int, now: int) -> int:
+    """Mark a unit deleted (kept, revertible): retrieval skips it."""
+    with engine.begin() as conn:
+        _apply(conn, unit_id, {"state": STATE_DELETED}, now)
+        return record_version(conn, unit_id, "soft_delete", now)
+
+
+def restore(engine: Engine, collection: Collection | None, unit_id: int, now: int) -> int:
+    """Undo a soft delete."""
+    with engine.begin() as conn:
+        _apply(conn, unit_id, {"state": STATE_ACTIVE}, now)
+        return record_version(conn, unit_id, "restore", now)
+
+
+def hard_delete(engine: Engine, collection: Collection | None, unit_id: int) -> None:
+    """Delete a unit for good: FTS rows, Chroma vector, unit_entities, edges it evidences, versions,
+    payload, and its id in other units' evidence lists."""
+    with engine.begin() as conn:
+        unindex_unit(conn, collection, unit_id)
+        delete_rows_of_unit(conn, unit_id)
+        conn.execute(update(payload_loop).where(payload_loop.c.source_unit_id == unit_id).values(source_unit_id=None))
+        for table in (payload_fact, payload_summary):
+            rows = conn.execute(
+                select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
+                    table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
+                )
+            ).all()
+            for owner, evidence_json in rows:
+                evidence = [i for i in json.loads(evidence_json) if i != unit_id]
+                if len(evidence) != len(json.loads(evidence_json)):
+                    conn.execute(update(table).where(table.c.unit_id == owner)
+                                 .values(evidence_unit_ids_json=dumps(evidence)))
+
+
+def versions_of(engine: Engine, unit_id: int) -> list[dict[str, Any]]:
+    """Every version of a unit, oldest first, with its snapshot."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(unit_versions).where(unit_versions.c.unit_id == unit_id).order_by(unit_versions.c.version)
+        ).mappings().all()
+    return [{**dict(r), "snapshot": json.loads(r["snapshot_json"])} for r in rows]
+
+
+def _latest_version(conn: Connection, unit_id: int) -> int:
+    rows = conn.execute(select(unit_versions.c.version).where(unit_versions.c.unit_id == unit_id)).scalars().all()
+    return max(rows, default=0)
+
+
+def _reindex(conn: Connection, collection: Collection | None, unit_id: int) -> None:
+    index_units(conn, collection, [unit_id])

@@ -1,0 +1,50 @@
+"""Constants spec 02 fixes, in one place (window, persistence, summary period, block headers)."""
+
+from __future__ import annotations
+
+FLOW = "review"  # flow tag: chat key, demo persona, debug-log grouping
+STEP_REPLY = "reply"
+STEP_SUMMARIZE = "summarize"
+
+# spec 02 Specified: §(N-5)～§(N+5)
+SPECIFIED_WINDOW = 5
+# spec 02 §N の持続: the turn T that names paragraphs, then T+1 and T+2
+PARAGRAPH_PERSIST_TURNS = 2
+# spec 02 要約: a summary every 5 completed turns (5, 10, 15, ...)
+SUMMARY_EVERY_TURNS = 5
+
+# Numbers longer than this are not paragraph numbers (and int() of huge digit strings is refused).
+MAX_PARAGRAPH_DIGITS = 6
+
+HEADER_QUESTION = "【問題文】"
+HEADER_OVERALL = "【講評（全体）】"
+HEADER_PURPOSE = "【出題趣旨／参考文章】"
+HEADER_GRADING = "【採点実感】"
+HEADER_SPECIFIED = "【指定段落付き答案（Specified）】"
+HEADER_RELATED = "【指定段落に関連する講評（Related）】"
+HEADER_SUMMARY = "【これまでの会話の要約】"
+
+KEYWORD_PURPOSE = "出題趣旨"
+KEYWORD_GRADING = "採点実感"
+
+# The line between non-contiguous Specified ranges.
+GAP_LINE = "……"
+
+# spec 02 Related: the review JSON lists searched, in review order.
+REVIEW_ITEM_CATEGORIES = ("strengths", "weaknesses", "important_points", "future_considerations")
+CATEGORY_LABELS = {
+    "strengths": "良い点",
+    "weaknesses": "改善点",
+    "important_points": "重要ポイント",
+    "future_considerations": "今後の課題",
+}
+
+# spec 02 システムプロンプト: the exact closing sentence when the place asked about is not given.
+NOT_FOUND_SENTENCE = (
+    "すみませんが、該当箇所を確認できません。"
+    "該当箇所をコピペするか、答案左の§記号または講評の該当箇所をクリックすることで、入力に含めてください。"
+)
+
+PROMPT_SYSTEM = "review_chat_system"
+PROMPT_USER = "review_chat_user"
+PROMPT_SUMMARIZE = "review_chat_summarize"

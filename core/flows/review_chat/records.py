@@ -1,0 +1,96 @@
+"""Review records: the bundled sample and imported review JSON files (schemas/review_record.schema.json)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES
+from core.flows.review_chat.models import ReviewRecord
+from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
+from core.schemas import load_schema, validation_errors
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "review"
+SAMPLE_KEY = "sample:civil-law-2026"
+SCHEMA_NAME = "review_record"
+MAX_IMPORT_BYTES = 2_000_000
+
+
+def load_sample_review() -> ReviewRecord:
+    """The bundled fictional exam: question, 出題趣旨, 採点実感, a marked answer and its review JSON."""
+
+    def read(name: str) -> str:
+        return (SAMPLE_DIR / name).read_text(encoding="utf-8").strip()
+
+    return ReviewRecord(
+        title=read("title.txt"),
+        question_text=read("question.md"),
+        purpose_text=read("purpose.md"),
+        grading_impression_text=read("grading_impression.md"),
+        answer_text=read("answer.txt"),
+        review_json=json.loads(read("review.json")),
+    )
+
+
+@dataclass
+class ImportCheck:
+    """The outcome of reading a review file: the record when usable, problems and warnings in Japanese."""
+
+    record: ReviewRecord | None = None
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def cited_paragraph_numbers(review_json: Any) -> list[int]:
+    """Every paragraph number any review item cites."""
+    numbers: set[int] = set()
+    if isinstance(review_json, dict):
+        for category in REVIEW_ITEM_CATEGORIES:
+            items = review_json.get(category)
+            for item in items if isinstance(items, list) else []:
+                numbers.update(item_paragraph_numbers(item))
+    return sorted(numbers)
+
+
+def check_review_record(data: Any) -> ImportCheck:
+    """Validate against the schema, then check the answer has `$$[N]` paragraphs; cited paragraphs missing from
+    the answer are warnings (the chat still works, Specified just shows nothing for them).
+    """
+    errors = validation_errors(load_schema(SCHEMA_NAME), data)
+    if errors:
+        return ImportCheck(errors=errors)
+    paragraphs = parse_marked_answer_paragraphs(data["answer_text"])
+    if not paragraphs:
+        return ImportCheck(errors=["$.answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）"])
+    existing = {n for n, _ in paragraphs}
+    warnings = []
+    missing = [n for n in cited_paragraph_numbers(data["review_json"]) if n not in existing]
+    if missing:
+        labels = "、".join(f"§{n}" for n in missing)
+        warnings.append(f"講評が答案にない段落 {labels} を参照しています。")
+    record = ReviewRecord(
+        title=data["title"],
+        question_text=data["question_text"],
+        purpose_text=data.get("purpose_text", ""),
+        grading_impression_text=data.get("grading_impression_text", ""),
+        answer_text=data["answer_text"],
+        review_json=data["review_json"],
+    )
+    return ImportCheck(record, [], warnings)
+
+
+def read_review_file(raw: bytes) -> ImportCheck:
+    """An uploaded review file (UTF-8 JSON) -> record or a clear list of problems. Never raises."""
+    if len(raw) > MAX_IMPORT_BYTES:
+        return ImportCheck(errors=[f"ファイルが大きすぎます（上限 {MAX_IMPORT_BYTES // 1_000_000} MB）。"])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return ImportCheck(errors=["ファイルを UTF-8 のテキストとして読めませんでした。"])
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ImportCheck(errors=[f"JSONとして読み取れませんでした（{exc.lineno}行目 {exc.colno}文字目: {exc.msg}）。"])
+    return check_review_record(data)

@@ -1,0 +1,132 @@
+"""One review-chat turn: plan (paragraphs, context, messages) -> reply -> summary (spec 02 エントリポイント)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.debuglog import DebugSink
+from core.flows.review_chat.constants import FLOW, STEP_REPLY
+from core.flows.review_chat.context import ReviewContext, assemble_review_context
+from core.flows.review_chat.messages import build_review_chat_messages, plain_history
+from core.flows.review_chat.models import ReviewRecord, ThreadState
+from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
+from core.flows.review_chat.summary import SummaryOutcome, maybe_summarize
+from core.guard import GuardedStream, GuardResult, guarded_text
+from core.llm.base import LLMClient, Message
+
+
+@dataclass
+class TurnPlan:
+    """Everything decided before the call: the turn number, the paragraph rule, the context and messages."""
+
+    turn: int
+    user_input: str
+    decision: ParagraphDecision
+    context: ReviewContext
+    messages: list[Message]
+    summary_in_force: str
+    summary_up_to_turn: int
+
+    @property
+    def state_after(self) -> ThreadState:
+        """The thread state once this turn succeeds (paragraph columns updated; summary not yet)."""
+        return self.decision.state
+
+    def info(self) -> dict[str, Any]:
+        """A JSON-able account for the page's 「このターンでLLMに渡した情報」 (no block bodies, no secrets)."""
+        return {
+            "turn": self.turn,
+            "blocks": [{"header": b.header, "reason": b.reason, "chars": len(b.body)} for b in self.context.blocks],
+            "paragraph_numbers": self.decision.numbers,
+            "paragraph_source": self.decision.source,
+            "paragraph_from_turn": self.decision.from_turn,
+            "paragraph_rule": self.decision.describe(),
+            "summary_in_force": self.summary_in_force,
+            "summary_up_to_turn": self.summary_up_to_turn,
+            "message_count": len(self.messages),
+            "prompt_chars": sum(len(m["content"]) for m in self.messages),
+        }
+
+
+def prepare_review_turn(
+    review: ReviewRecord, state: ThreadState, chat_history: Sequence[Mapping[str, Any]], user_input: str
+) -> TurnPlan:
+    """spec 02 create_message: detect §N / 第N段落, decide the override, rebuild the context, build messages.
+
+    `chat_history` holds the completed rallies before this turn. Nothing is stored here.
+    """
+    history = plain_history(chat_history)
+    turn = current_turn(history)
+    decision = resolve_paragraph_numbers(user_input, state, turn)
+    context = assemble_review_context(
+        review.question_text,
+        review.review_json,
+        user_input,
+        review.purpose_text,
+        review.grading_impression_text,
+        review.answer_text,
+        paragraph_numbers_override=decision.override,
+    )
+    messages = build_review_chat_messages(
+        context.text,
+        history,
+        user_input,
+        conversation_summary=state.conversation_summary,
+        summary_up_to_turn=state.summary_up_to_turn,
+    )
+    return TurnPlan(turn, user_input, decision, context, messages, state.conversation_summary, state.summary_up_to_turn)
+
+
+def request_review_reply(
+    client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None, stream: bool = False
+) -> GuardResult | GuardedStream:
+    """The reply call: free text through the guard (a GuardedStream with `stream=True`)."""
+    return guarded_text(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY}, stream=stream)
+
+
+def finish_review_turn(
+    plan: TurnPlan,
+    chat_history: Sequence[Mapping[str, Any]],
+    client: LLMClient,
+    *,
+    sink: DebugSink | None = None,
+) -> SummaryOutcome:
+    """After a successful reply: the new thread state, summarized when turn 5, 10, … has completed.
+
+    `chat_history` must include this turn's user message and reply.
+    """
+    return maybe_summarize(plan.state_after, chat_history, client, sink=sink)
+
+
+@dataclass
+class TurnOutcome:
+    plan: TurnPlan
+    reply: GuardResult
+    state: ThreadState
+    summary: SummaryOutcome | None = None
+
+
+def run_review_turn(
+    client: LLMClient,
+    review: ReviewRecord,
+    state: ThreadState,
+    chat_history: Sequence[Mapping[str, Any]],
+    user_input: str,
+    *,
+    sink: DebugSink | None = None,
+) -> TurnOutcome:
+    """A whole turn without streaming (tests, benchmarks, scripts). On a failed reply the state is unchanged."""
+    plan = prepare_review_turn(review, state, chat_history, user_input)
+    reply = request_review_reply(client, plan, sink=sink)
+    assert isinstance(reply, GuardResult)
+    if not reply.ok:
+        return TurnOutcome(plan, reply, state)
+    history = [
+        *plain_history(chat_history),
+        {"role": "user", "content": user_input},
+        {"role": "assistant", "content": reply.text},
+    ]
+    summary = finish_review_turn(plan, history, client, sink=sink)
+    return TurnOutcome(plan, reply, summary.state, summary)

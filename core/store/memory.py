@@ -1,0 +1,177 @@
+"""Companion memory tables (issue 5 "Store"), SQLAlchemy Core on the shared metadata.
+
+Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
+UNIX seconds. JSON columns hold text (json.dumps, ensure_ascii=False). FTS5 tables live in
+core/store/memory_fts.py.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from core.store.db import metadata
+
+_CASCADE = {"ondelete": "CASCADE"}
+
+units = Table(
+    "memory_units",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),  # EPISODE | FACT | LOOP | SUMMARY
+    Column("occurred_at", Integer, nullable=False),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
+    Column("state", String(16), nullable=False, default="active"),  # active | deleted (soft)
+    Column("confidence", Float, nullable=False, default=0.5),
+    Column("salience", Float, nullable=False, default=0.5),
+    Column("sensitivity", Integer, nullable=False, default=0),  # 0 normal, 1 private, 2 secret
+    Column("pin", Integer, nullable=False, default=0),
+    Column("topic_tags", Text, nullable=False, default="[]"),
+    Column("persona_affect_label", String(16), nullable=True),
+    Column("persona_affect_intensity", Float, nullable=True),
+    Column("extract_state", String(16), nullable=False, default="none"),  # none | pending | done | failed
+    Column("extract_attempts", Integer, nullable=False, default=0),
+    Index("ix_memory_units_kind_time", "kind", "occurred_at"),
+)
+
+payload_episode = Table(
+    "memory_payload_episode",
+    metadata,
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("input_text", Text, nullable=False),
+    Column("reply_text", Text, nullable=False),
+    Column("reflection_json", Text, nullable=False, default="{}"),
+    Column("reflection_source", String(16), nullable=False, default="trailer"),  # trailer|reflection|default
+    Column("extraction_json", Text, nullable=False, default="{}"),
+)
+
+payload_fact = Table(
+    "memory_payload_fact",
+    metadata,
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("subject_entity_id", Integer, ForeignKey("memory_entities.id"), nullable=True),
+    Column("predicate", String(64), nullable=False),
+    Column("predicate_raw", String(128), nullable=False, default=""),
+    Column("object_text", Text, nullable=False),
+    Column("object_entity_id", Integer, ForeignKey("memory_entities.id"), nullable=True),
+    Column("valid_from", Integer, nullable=True),
+    Column("valid_to", Integer, nullable=True),
+    Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
+)
+
+payload_loop = Table(
+    "memory_payload_loop",
+    metadata,
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("loop_text", Text, nullable=False, unique=True),
+    Column("due_at", Integer, nullable=True),
+    Column("expires_at", Integer, nullable=False),
+    Column("source_unit_id", Integer, nullable=True),
+)
+
+payload_summary = Table(
+    "memory_payload_summary",
+    metadata,
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("scope_label", String(16), nullable=False),  # bond | person | topic
+    Column("scope_key", String(200), nullable=False),  # rolling:7d | entity:<id>
+    Column("range_start", Integer, nullable=False),
+    Column("range_end", Integer, nullable=False),
+    Column("summary_text", Text, nullable=False),
+    Column("summary_json", Text, nullable=False, default="{}"),
+    Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
+    UniqueConstraint("scope_label", "scope_key", name="uq_memory_summary_scope"),
+)
+
+entities = Table(
+    "memory_entities",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("type_label", String(32), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("roles_json", Text, nullable=False, default="[]"),
+    Column("confidence", Float, nullable=False, default=0.5),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
+    UniqueConstraint("type_label", "name", name="uq_memory_entity"),
+)
+
+entity_aliases = Table(
+    "memory_entity_aliases",
+    metadata,
+    Column("entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), primary_key=True),
+    Column("alias", String(200), primary_key=True),
+)
+
+unit_entities = Table(
+    "memory_unit_entities",
+    metadata,
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), primary_key=True),
+    Column("role", String(32), nullable=False, default="mentioned"),
+    Index("ix_memory_unit_entities_entity", "entity_id"),
+)
+
+edges = Table(
+    "memory_edges",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("src_entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), nullable=False),
+    Column("relation", String(64), nullable=False),
+    Column("dst_entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), nullable=False),
+    Column("weight", Float, nullable=False, default=0.5),
+    Column("first_seen_at", Integer, nullable=False),
+    Column("last_seen_at", Integer, nullable=False),
+    Column("evidence_unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), nullable=True),
+    Column("evidence_text", Text, nullable=False, default=""),
+    UniqueConstraint("src_entity_id", "relation", "dst_entity_id", name="uq_memory_edge"),
+)
+
+unit_versions = Table(
+    "memory_unit_versions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("changed_at", Integer, nullable=False),
+    Column("change_kind", String(16), nullable=False),  # create | edit | revert | soft_delete | restore
+    Column("snapshot_json", Text, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+    UniqueConstraint("unit_id", "version", name="uq_memory_unit_version"),
+)
+
+retrieval_traces = Table(
+    "memory_retrieval_traces",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("created_at", Integer, nullable=False),
+    Column("source", String(16), nullable=False, default="chat"),  # chat | search_test
+    Column("query_input", Text, nullable=False),
+    Column("q1", Text, nullable=False),
+    Column("q2", Text, nullable=False),
+    Column("trace_json", Text, nullable=False),
+    Column("injected_unit_ids_json", Text, nullable=False, default="[]"),
+    Column("episode_unit_id", Integer, nullable=True),
+)
+
+extraction_log = Table(
+    "memory_extraction_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("unit_id", Integer, nullable=False),
+    Column("at", Integer, nullable=False),
+    Column("step", String(32), nullable=False),
+    Column("ok", Integer, nullable=False),
+    Column("error_type", String(32), nullable=True),
+    Column("detail", Text, nullable=False, default=""),
+)

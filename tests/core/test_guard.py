@@ -1,0 +1,206 @@
+"""The guard: local repair, repair calls, error types, attempts and debug events (ARCHITECTURE.md "The guard")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.debuglog import ListSink
+from core.guard import GuardedStream, build_repair_instruction, guarded_json, guarded_text
+from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
+from core.llm.replay import ReplayClient
+from core.schemas import load_schema
+
+TURN = load_schema("knowledge_llm_turn")
+MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "こんにちは"}]
+VALID = {
+    "control": {"schema_version": "1.0", "mode": "interview"},
+    "state": {"phase": "collect_case", "missing_info": ["契約書の種類"]},
+    "assistant_message": "契約書の種類を教えてください。",
+    "knowledge_json": None,
+}
+VALID_TEXT = json.dumps(VALID, ensure_ascii=False)
+
+
+def run(outputs, **kwargs):
+    client = ReplayClient(outputs)
+    result = guarded_json(client, MESSAGES, TURN, name="Turn", **kwargs)
+    return result, client
+
+
+@pytest.mark.parametrize(
+    ("raw", "fixes"),
+    [
+        (f"```json\n{VALID_TEXT}\n```", ["code_fence"]),
+        (f"```\n{VALID_TEXT}\n```", ["code_fence"]),
+        (f"以下がJSONです。\n{VALID_TEXT}\nよろしくお願いします。", ["extract_from_prose"]),
+        ("\ufeff" + VALID_TEXT, ["strip_bom"]),
+        (VALID_TEXT[:-1] + ",}", ["trailing_commas"]),
+        (json.dumps(VALID, ensure_ascii=False, indent=2).replace('"interview"', '"interview", // mode\n'),
+         ["strip_comments", "trailing_commas"]),
+        (f"Sure:\n```json\n{VALID_TEXT[:-1]},\n}}\n```", ["code_fence", "trailing_commas"]),
+    ],
+)
+def test_local_repair_needs_no_extra_call(raw, fixes):
+    result, client = run([raw])
+    assert result.ok, result.errors
+    assert result.data == VALID
+    assert len(client.requests) == 1
+    assert [a.fixes for a in result.attempts] == [fixes]
+
+
+def test_valid_json_is_never_rewritten():
+    result, _ = run([VALID_TEXT])
+    assert result.ok and result.data == VALID and result.raw == VALID_TEXT
+    assert result.attempts[0].fixes == []
+
+
+def test_schema_error_is_repaired_by_a_repair_call_on_the_same_stack():
+    bad = json.dumps({**VALID, "control": {"schema_version": "1.0", "mode": "chat"}}, ensure_ascii=False)
+    result, client = run([bad, VALID_TEXT])
+    assert result.ok and result.data == VALID
+    assert [a.kind for a in result.attempts] == ["initial", "repair"]
+    assert result.attempts[0].error_type == "schema_error"
+    first, second = client.requests
+    assert first.messages == MESSAGES
+    error = "$.control.mode: 'chat' is not one of ['interview', 'clarify', 'finalize']"
+    assert second.messages == [
+        *MESSAGES,
+        {"role": "assistant", "content": bad},
+        {"role": "user", "content": build_repair_instruction(bad, error, "schema_error")},
+    ]
+    assert second.json_schema is not None and second.json_schema.name == "Turn"
+
+
+def test_repair_instruction_is_spec_01_text():
+    text = build_repair_instruction("{bad", "Expecting value", "parse_error")
+    assert text.startswith("以下は、あなたが直前に出力した JSON 文字列です。\n\n---\n{bad\n---\n")
+    assert "エラー種別: parse_error\nエラー内容: Expecting value\n" in text
+    assert text.endswith("- フィールド構造は control, state, assistant_message, knowledge_json の 4 つのみを使用してください。")
+
+
+def test_all_repairs_failing_gives_ok_false_with_three_attempts():
+    result, client = run(["nope", "still nope", '{"control": 1}'])
+    assert not result.ok
+    assert result.error_type == "schema_error"
+    assert result.raw == '{"control": 1}'
+    assert len(result.attempts) == 3 and len(client.requests) == 3
+    assert [a.error_type for a in result.attempts] == ["parse_error", "parse_error", "schema_error"]
+    assert result.message.startswith("LLMの出力が決められた形")
+    # the third request carries both earlier repairs on the stack
+    assert len(client.requests[2].messages) == len(MESSAGES) + 4
+
+
+def test_max_repairs_is_configurable():
+    result, client = run(["x"], max_repairs=0)
+    assert not result.ok and result.error_type == "parse_error" and len(client.requests) == 1
+
+
+def test_truncated_reply_is_its_own_error_and_not_closed_with_brackets():
+    cut = VALID_TEXT[:40]
+    result, client = run([LLMReply(cut, finish_reason="length"), VALID_TEXT])
+    assert result.ok and len(client.requests) == 2
+    assert result.attempts[0].error_type == "truncated"
+    result, _ = run([cut, cut, cut])
+    assert not result.ok and result.error_type == "truncated"
+
+
+def test_refusal_is_not_pushed_with_repairs():
+    result, client = run([LLMReply("お応えできません", finish_reason="refusal")])
+    assert not result.ok and result.error_type == "refusal" and len(client.requests) == 1
+    assert result.message == "LLMが回答を拒否しました。"
+
+
+def test_empty_output_gets_a_repair_call():
+    result, client = run(["   ", VALID_TEXT])
+    assert result.ok and result.attempts[0].error_type == "empty_output" and len(client.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["timeout", "rate_limit", "server_error", "auth", "connection", "bad_request"])
+def test_provider_errors_become_results(kind):
+    result, client = run([ProviderError(kind, "boom", 429)])
+    assert not result.ok and result.error_type == "provider_error"
+    assert result.errors == [ProviderError.MESSAGES[kind]]
+    assert ProviderError.MESSAGES[kind] in result.message
+    assert len(result.attempts) == 1 and result.attempts[0].finish_reason == "error"
+
+
+def test_provider_error_during_a_repair_call_keeps_the_last_raw():
+    result, _ = run(["nope", ProviderError("server_error", "503")])
+    assert not result.ok and result.error_type == "provider_error" and len(result.attempts) == 2
+
+
+def test_flow_validators_run_after_the_schema():
+    def no_draft_without_title(data):
+        return [] if data["assistant_message"] != "x" else ["$.assistant_message: too short"]
+
+    bad = json.dumps({**VALID, "assistant_message": "x"})
+    result, client = run([bad, VALID_TEXT], validators=[no_draft_without_title])
+    assert result.ok and result.attempts[0].errors == ["$.assistant_message: too short"]
+    assert "エラー内容: $.assistant_message: too short" in client.requests[1].messages[-1]["content"]
+
+
+def test_events_record_every_call_repair_and_result():
+    events: list = []
+    bad = "```json\n{\"control\": {}}\n```"
+    result, _ = run([bad, VALID_TEXT], sink=ListSink(events), tags={"flow": "knowledge", "step": "turn"})
+    assert result.ok
+    assert [e.kind for e in events] == ["call", "repair", "call", "result"]
+    assert {e.call_id for e in events} == {events[0].call_id}
+    assert events[0].fixes == ["code_fence"] and events[0].error_type == "schema_error"
+    assert events[0].messages == MESSAGES and events[0].schema_name == "Turn"
+    assert events[1].messages[-1]["content"].startswith("以下は、あなたが直前に出力した")
+    assert events[2].ok and events[3].parsed == VALID
+    assert all(e.flow == "knowledge" and e.step == "turn" and e.provider == "replay" for e in events)
+
+
+def test_events_are_redacted():
+    events: list = []
+    secret = "sk-proj-ABCDEFGHIJKLMNOP1234"
+    messages = [{"role": "user", "content": f"my key is {secret}, Authorization: Bearer abcdefghijklmnop"}]
+    guarded_json(ReplayClient([VALID_TEXT]), messages, TURN, name="Turn", sink=ListSink(events))
+    dumped = json.dumps([e.to_dict() for e in events], ensure_ascii=False)
+    assert secret not in dumped and "abcdefghijklmnop" not in dumped and "[REDACTED]" in dumped
+
+
+def test_guarded_text_ok_empty_and_provider_error():
+    ok = guarded_text(ReplayClient(["こんにちは"]), MESSAGES)
+    assert ok.ok and ok.text == "こんにちは"
+    empty = guarded_text(ReplayClient([""]), MESSAGES)
+    assert not empty.ok and empty.error_type == "empty_output" and empty.message == "LLMの出力が空でした。"
+    failed = guarded_text(ReplayClient([ProviderError("rate_limit")]), MESSAGES)
+    assert not failed.ok and failed.error_type == "provider_error" and "429" in failed.message
+
+
+def test_guarded_text_stream_yields_deltas_then_a_result():
+    events: list = []
+    stream = guarded_text(ReplayClient(["一二三四五六七八九十" * 5]), MESSAGES, stream=True, sink=ListSink(events),
+                          tags={"flow": "review", "step": "chat"})
+    assert isinstance(stream, GuardedStream)
+    chunks = list(stream)
+    assert len(chunks) > 1 and "".join(chunks) == "一二三四五六七八九十" * 5
+    assert stream.result is not None and stream.result.ok and stream.result.text == "".join(chunks)
+    assert [e.kind for e in events] == ["call"] and events[0].step == "chat"
+
+
+class _BrokenStream:
+    provider, model = "broken", "m"
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        raise AssertionError
+
+    def stream(self, request: LLMRequest) -> TextStream:
+        def gen():
+            yield "途中まで"
+            raise ProviderError("timeout", "read timeout")
+
+        return TextStream(gen())
+
+
+def test_stream_failure_mid_way_becomes_a_result():
+    stream = guarded_text(_BrokenStream(), MESSAGES, stream=True)
+    assert isinstance(stream, GuardedStream)
+    assert list(stream) == ["途中まで"]
+    assert stream.result is not None and not stream.result.ok
+    assert stream.result.error_type == "provider_error" and stream.result.raw == "途中まで"

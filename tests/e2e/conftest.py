@@ -1,0 +1,85 @@
+"""Browser tests: `streamlit run` on a free port with the demo model, driven by Playwright + Debian chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    if Path(CHROMIUM).exists():
+        return
+    skip = pytest.mark.skip(reason=f"{CHROMIUM} not found: install Debian's chromium to run browser tests")
+    for item in items:
+        if "e2e" in item.nodeid.split("::")[0]:
+            item.add_marker(skip)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    data_dir = tmp_path_factory.mktemp("e2e-data")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(APP_DATA_DIR=str(data_dir), KATACHI_PROVIDER="demo", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = open(data_dir / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.terminate()
+        raise RuntimeError("streamlit did not start: " + (data_dir / "streamlit.log").read_text())
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, app_url):  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()

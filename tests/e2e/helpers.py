@@ -1,0 +1,24 @@
+"""Browser-test helpers: wait for Streamlit to finish a run, save screenshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def wait_idle(page, timeout: float = 30_000) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the app has finished its current script run (after every interaction)."""
+    page.wait_for_timeout(150)
+    page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_timeout(100)
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+    """Save a full-page screenshot under artifacts/screenshots/ (git-ignored)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
