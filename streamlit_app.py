@@ -19,31 +19,48 @@ def sidebar_settings() -> None:
         provider = st.selectbox(
             "プロバイダー",
             PROVIDERS,
-            format_func=lambda p: f"{p} — {PROVIDER_LABELS[p]}",
+            format_func=lambda p: f"{p}: {PROVIDER_LABELS[p]}",
             key="sidebar_provider",
         )
         if provider != "demo":
-            model = st.text_input("モデル", value=current.model if current.provider == provider
-                                  else DEFAULT_MODELS[provider], key=f"sidebar_model_{provider}")
+            model = st.text_input(
+                "モデル",
+                value=current.model if current.provider == provider else DEFAULT_MODELS[provider],
+                key=f"sidebar_model_{provider}",
+            )
             base_url = ""
             if provider == "openai":
-                base_url = st.text_input("ベースURL（互換サーバー用・任意）", value=current.base_url or "",
-                                         key="sidebar_base_url", placeholder="例: http://localhost:11434/v1")
+                base_url = st.text_input(
+                    "ベースURL（互換サーバー用・任意）",
+                    value=current.base_url or "",
+                    key="sidebar_base_url",
+                    placeholder="例: http://localhost:11434/v1",
+                )
             candidate = current.with_provider(provider, model.strip() or None, base_url.strip() or None)
             if candidate.has_key:
                 ss["app_settings"] = candidate
                 st.caption(":material/key: APIキー: 設定済み（値は表示しません）")
             else:
-                st.warning(f"{provider} のAPIキーが設定されていないため、デモモデルを使います。"
-                           "環境変数か .streamlit/secrets.toml で設定してください。")
+                st.warning(
+                    f"{provider} のAPIキーが設定されていないため、デモモデルを使います。"
+                    "環境変数か .streamlit/secrets.toml で設定してください。"
+                )
                 ss["app_settings"] = current.with_provider("demo")
         else:
             ss["app_settings"] = current.with_provider("demo")
             st.caption(":material/science: デモモデル（オフライン）: APIキー不要で動作します。")
-        st.toggle("DEBUG（LLM呼び出しを記録）", key="app_debug",
-                  help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。")
-        st.slider("障害注入（デモ用）", 0.0, 1.0, step=0.1, key="app_fault_rate",
-                  help="指定した割合でLLMの出力を壊し、ガードが修復する様子を確認できます。")
+        st.toggle(
+            "DEBUG（LLM呼び出しを記録）",
+            key="app_debug",
+            help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",
+        )
+        st.select_slider(
+            "障害注入（デモ用）",
+            options=[0, 10, 20, 30, 50, 80, 100],
+            key="app_fault_pct",
+            format_func=lambda v: f"{v}%",
+            help="指定した割合でLLMの出力をわざと壊し、ガードが修復する様子をデバッグログで確認できます。",
+        )
 
 
 sidebar_settings()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ def parse_json_locally(raw: str) -> LocalParse:
         return LocalParse(True, json.loads(raw))
     except (json.JSONDecodeError, RecursionError) as exc:
         first_error = f"{exc}"
-    text, fixes = raw, []
+    text, fixes = raw, []  # type: str, list[str]
     if text.startswith("\ufeff"):
         text, fixes = text.lstrip("\ufeff"), [*fixes, "strip_bom"]
     fence = _FENCE.search(text)
@@ -112,7 +113,7 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
-def _scan_outside_strings(text: str, handle) -> str:  # type: ignore[no-untyped-def]
+def _scan_outside_strings(text: str, handle: Callable[[str, int, list[str]], int]) -> str:
     out, i, in_str, esc = [], 0, False, False
     while i < len(text):
         ch = text[i]

@@ -13,7 +13,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 # id(schema) -> (schema, value); keeping the schema alive means its id is never reused.
 _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
-_strict: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+_strict: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
 
 
 class UnknownSchemaError(KeyError):
@@ -54,13 +54,16 @@ def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
     return sorted(errors)
 
 
-def strict_copy(schema: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAI strict-mode copy of this schema object, built once per schema."""
-    from core.llm.strict import openai_strict_schema
+def strict_copy(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The OpenAI strict-mode copy of this schema object, or None when strict mode cannot express it.
+
+    Built once per schema object: no per-call schema work on the request path.
+    """
+    from core.llm.strict import is_strict_compatible, openai_strict_schema
 
     hit = _strict.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    copy = openai_strict_schema(schema)
+    copy = openai_strict_schema(schema) if is_strict_compatible(schema) else None
     _strict[id(schema)] = (schema, copy)
     return copy

@@ -13,7 +13,7 @@ from typing import Any
 
 PROVIDERS = ("demo", "openai", "anthropic")
 DEFAULT_MODELS = {"demo": "katachi-demo", "openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5"}
-PROVIDER_LABELS = {"demo": "デモモデル（オフライン）", "openai": "OpenAI / 互換サーバー", "anthropic": "Anthropic"}
+PROVIDER_LABELS = {"demo": "デモモデル", "openai": "OpenAI・互換サーバー", "anthropic": "Anthropic"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ class Settings:
     def with_provider(self, provider: str, model: str | None = None, base_url: str | None = None) -> Settings:
         if provider not in PROVIDERS:
             raise ValueError(f"unknown provider: {provider}")
-        return replace(self, provider=provider, model=model or DEFAULT_MODELS[provider], base_url=base_url or None)
+        return replace(
+            self, provider=provider, model=model or DEFAULT_MODELS[provider], base_url=base_url or None
+        )
 
 
 def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str | None:
@@ -65,8 +67,9 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         provider = "openai" if openai_key else "anthropic" if anthropic_key else "demo"
     model = _pick("KATACHI_MODEL", env, secrets) or DEFAULT_MODELS[provider]
     data_dir = Path(_pick("APP_DATA_DIR", env, secrets) or ".data")
-    settings = Settings(provider, model, base_url if provider == "openai" else None, openai_key, anthropic_key,
-                        data_dir)
+    settings = Settings(
+        provider, model, base_url if provider == "openai" else None, openai_key, anthropic_key, data_dir
+    )
     if not settings.has_key:
         return replace(settings, provider="demo", model=DEFAULT_MODELS["demo"], base_url=None)
     return settings

@@ -7,14 +7,19 @@ from core.debuglog import events_to_csv, events_to_jsonl
 from pages.ui import state
 
 st.title("デバッグログ")
-st.caption("このセッションでのLLM呼び出しを記録しています。記録はブラウザのセッション内だけに保持され、"
-           "ダウンロードボタンを押したときだけ書き出されます。APIキーなどの秘密情報は伏せ字になります。")
+st.caption(
+    "このセッションでのLLM呼び出しを記録しています。記録はブラウザのセッション内だけに保持され、"
+    "ダウンロードボタンを押したときだけ書き出されます。APIキーなどの秘密情報は伏せ字になります。"
+)
 
 events = st.session_state["debug_logs"]
 secrets = state.settings().secrets
 if not st.session_state.get("app_debug"):
-    st.info("DEBUGがオフのため、新しい呼び出しは記録されません。サイドバーの「DEBUG（LLM呼び出しを記録）」を"
-            "オンにしてから各ページを操作すると、ここに表示されます。", icon=":material/info:")
+    st.info(
+        "DEBUGがオフのため、新しい呼び出しは記録されません。サイドバーの「DEBUG（LLM呼び出しを記録）」を"
+        "オンにしてから各ページを操作すると、ここに表示されます。",
+        icon=":material/info:",
+    )
 if not events:
     st.write("まだ記録がありません。ホームからデモを実行するか、各ページでLLMを呼び出してください。")
     st.stop()
@@ -24,7 +29,9 @@ with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     flows = c1.multiselect("フロー", sorted(frame["フロー"].unique()), key="debug_filter_flow")
     results = c2.multiselect("結果", sorted(frame["結果"].unique()), key="debug_filter_result")
-    providers = c3.multiselect("プロバイダー", sorted(frame["プロバイダー"].unique()), key="debug_filter_provider")
+    providers = c3.multiselect(
+        "プロバイダー", sorted(frame["プロバイダー"].unique()), key="debug_filter_provider"
+    )
 shown = filter_calls(frame, flows, results, providers)
 
 m1, m2, m3, m4 = st.columns(4)
@@ -37,9 +44,15 @@ st.subheader("呼び出し一覧")
 st.dataframe(shown.drop(columns=["call_id", "index"]), hide_index=True, width="stretch")
 if shown.empty:
     st.stop()
-labels = {int(r["index"]): f"#{int(r['index'])} {r['時刻']} {r['フロー']} / {r['ステップ']} 試行{r['試行']} → {r['結果']}"
-          for _, r in shown.iterrows()}
-chosen = st.selectbox("詳細を見る呼び出し", list(labels)[::-1], format_func=labels.__getitem__, key="debug_selected")
+labels = {
+    int(
+        r["index"]
+    ): f"#{int(r['index'])} {r['時刻']} {r['フロー']} / {r['ステップ']} 試行{r['試行']} → {r['結果']}"
+    for _, r in shown.iterrows()
+}
+chosen = st.selectbox(
+    "詳細を見る呼び出し", list(labels)[::-1], format_func=labels.__getitem__, key="debug_selected"
+)
 if chosen is not None:
     detail = call_detail(events, chosen)
     event = detail["event"]
@@ -48,7 +61,9 @@ if chosen is not None:
     info[0].write(f"**スキーマ**: {event.schema_name or '（テキスト）'}")
     info[1].write(f"**結果**: {'ok' if event.ok else event.error_type}")
     info[2].write(f"**レイテンシ**: {event.latency_ms or 0:.0f} ms")
-    info[3].write(f"**トークン**: {event.usage.get('input_tokens', 0)} / {event.usage.get('output_tokens', 0)}")
+    info[3].write(
+        f"**トークン**: {event.usage.get('input_tokens', 0)} / {event.usage.get('output_tokens', 0)}"
+    )
     if event.fixes:
         st.write("**ローカル修復**: " + "、".join(event.fixes))
     if event.errors:
@@ -86,10 +101,22 @@ with g2:
 
 st.subheader("エクスポートと消去")
 e1, e2, e3 = st.columns(3)
-e1.download_button("JSONLで保存", events_to_jsonl(events, secrets), file_name="katachi-debug.jsonl",
-                   mime="application/jsonl", icon=":material/download:", key="debug_export_jsonl")
-e2.download_button("CSVで保存", events_to_csv(events, secrets), file_name="katachi-debug.csv", mime="text/csv",
-                   icon=":material/download:", key="debug_export_csv")
+e1.download_button(
+    "JSONLで保存",
+    events_to_jsonl(events, secrets),
+    file_name="katachi-debug.jsonl",
+    mime="application/jsonl",
+    icon=":material/download:",
+    key="debug_export_jsonl",
+)
+e2.download_button(
+    "CSVで保存",
+    events_to_csv(events, secrets),
+    file_name="katachi-debug.csv",
+    mime="text/csv",
+    icon=":material/download:",
+    key="debug_export_csv",
+)
 if e3.button("ログを消去", icon=":material/delete:", key="debug_clear"):
     events.clear()
     st.rerun()

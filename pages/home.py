@@ -7,19 +7,26 @@ from pages.ui import state
 from pages.ui.nav import FLOW_PAGES, TOOL_PAGES
 
 st.title("Katachi（形）")
-st.write("LLMの応答を、決められた形（スキーマ）に必ず整えてから使う業務用の分析アプリです。"
-         "4つのフローが、同じガード（解析・検証・自動修復・記録）を通してLLMを呼び出します。")
+st.write(
+    "LLMの応答を、決められた形（スキーマ）に必ず整えてから使う業務用の分析アプリです。"
+    "4つのフローが、同じガード（解析・検証・自動修復・記録）を通してLLMを呼び出します。"
+)
 
 s = state.settings()
 with st.container(border=True):
     cols = st.columns(3)
     cols[0].metric("使用中のプロバイダー", s.provider)
     cols[1].metric("モデル", s.model)
-    cols[2].metric("APIキー", "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定"))
+    cols[2].metric(
+        "APIキー", "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
+    )
     if s.provider == "demo":
-        st.info(f"現在は {PROVIDER_LABELS['demo']} で動作しています。APIキーなしで全機能をお試しいただけます。"
-                "実際のLLMを使うには、サイドバーでプロバイダーを切り替えてください（キーは環境変数か "
-                "`.streamlit/secrets.toml` で設定します）。", icon=":material/science:")
+        st.info(
+            f"現在は{PROVIDER_LABELS['demo']}（オフライン）で動作しています。APIキーなしで全機能をお試しいただけます。"
+            "実際のLLMを使うには、サイドバーでプロバイダーを切り替えてください（キーは環境変数か "
+            "`.streamlit/secrets.toml` で設定します）。",
+            icon=":material/science:",
+        )
 
 st.subheader("デモを始める")
 available = [p for p in FLOW_PAGES if p.exists]
@@ -31,8 +38,9 @@ for row_start in range(0, len(available), 2):
         with col, st.container(border=True):
             st.markdown(f"#### {info.title}")
             st.write(info.summary)
-            if st.button("ワンクリックデモ", key=f"home_demo_{info.flow}", icon=":material/play_arrow:",
-                         type="primary"):
+            if st.button(
+                "ワンクリックデモ", key=f"home_demo_{info.flow}", icon=":material/play_arrow:", type="primary"
+            ):
                 st.session_state[info.demo_request_key] = True
                 st.switch_page(info.path)
             st.page_link(info.path, label="開く（サンプルなし）", icon=":material/arrow_forward:")

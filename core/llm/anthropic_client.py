@@ -9,7 +9,7 @@ from typing import Any
 import anthropic
 
 from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
-from core.llm.strict import is_strict_compatible, openai_strict_schema
+from core.schemas import strict_copy
 
 CONVERSATION_START = "（会話の開始）"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}
@@ -76,7 +76,8 @@ def split_messages(messages: list[Message]) -> tuple[str, list[dict[str, str]]]:
 
 def anthropic_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema for `output_config.format`: the strict copy when possible, else the original."""
-    return openai_strict_schema(schema) if is_strict_compatible(schema) else schema
+    strict = strict_copy(schema)
+    return strict if strict is not None else schema
 
 
 class AnthropicClient:

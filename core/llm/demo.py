@@ -60,8 +60,11 @@ def instance_from_schema(schema: dict[str, Any], root: dict[str, Any] | None = N
         return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
     for combo in ("anyOf", "oneOf"):
         if combo in schema:
+            base = {k: v for k, v in schema.items() if k != combo}
             options = [s for s in schema[combo] if s.get("type") != "null"] or schema[combo]
-            return instance_from_schema(options[0], root, key)
+            if "type" in base or "properties" in base:  # the combo only constrains: every property is filled
+                return instance_from_schema({**options[0], **base}, root, key)
+            return instance_from_schema({**base, **options[0]}, root, key)
     if "allOf" in schema:
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
@@ -119,8 +122,14 @@ class DemoClient:
             topic = asked[-1][:40] if asked else "ご質問"
             text = f"（デモモデルの応答）「{topic}」について承りました。実際のモデルを使うには、サイドバーでプロバイダーを設定してください。"
         prompt_chars = sum(len(m["content"]) for m in request.messages)
-        return LLMReply(text=text, finish_reason="stop", usage=Usage(prompt_chars // 2, len(text) // 2),
-                        latency_ms=(time.perf_counter() - start) * 1000, provider=self.provider, model=self.model)
+        return LLMReply(
+            text=text,
+            finish_reason="stop",
+            usage=Usage(prompt_chars // 2, len(text) // 2),
+            latency_ms=(time.perf_counter() - start) * 1000,
+            provider=self.provider,
+            model=self.model,
+        )
 
     def stream(self, request: LLMRequest) -> TextStream:
         return stream_from_reply(self.complete(request))

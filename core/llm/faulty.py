@@ -87,8 +87,15 @@ class FaultyClient:
         schema = request.json_schema.schema if request.json_schema else None
         text = corrupt(reply.text, kind, schema)
         finish = "length" if kind == "truncated" else reply.finish_reason
-        return LLMReply(text, finish, reply.usage, reply.latency_ms, reply.provider, reply.model,
-                        [*reply.notes, f"fault injected: {kind}"])
+        return LLMReply(
+            text,
+            finish,
+            reply.usage,
+            reply.latency_ms,
+            reply.provider,
+            reply.model,
+            [*reply.notes, f"fault injected: {kind}"],
+        )
 
     def stream(self, request: LLMRequest) -> TextStream:
         return stream_from_reply(self.complete(request))

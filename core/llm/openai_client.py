@@ -9,7 +9,7 @@ from typing import Any
 import openai
 
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
-from core.llm.strict import is_strict_compatible, openai_strict_schema
+from core.schemas import strict_copy
 
 DOWNGRADE_NOTE = "response_format json_schema rejected; downgraded to json_object"
 
@@ -95,8 +95,9 @@ class OpenAIClient:
             return None
         if not self.json_schema_supported:
             return {"type": "json_object"}
-        if is_strict_compatible(spec.schema):
-            body = {"name": spec.name, "schema": openai_strict_schema(spec.schema), "strict": True}
+        strict = strict_copy(spec.schema)
+        if strict is not None:
+            body = {"name": spec.name, "schema": strict, "strict": True}
         else:
             body = {"name": spec.name, "schema": spec.schema, "strict": False}
         return {"type": "json_schema", "json_schema": body}

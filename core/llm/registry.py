@@ -17,7 +17,9 @@ def _demo(s: Settings) -> LLMClient:
 def _openai(s: Settings) -> LLMClient:
     from core.llm.openai_client import OpenAIClient
 
-    return OpenAIClient(s.model, api_key=s.openai_api_key or "not-needed", base_url=s.base_url, timeout=s.timeout_s)
+    return OpenAIClient(
+        s.model, api_key=s.openai_api_key or "not-needed", base_url=s.base_url, timeout=s.timeout_s
+    )
 
 
 def _anthropic(s: Settings) -> LLMClient:
@@ -26,7 +28,11 @@ def _anthropic(s: Settings) -> LLMClient:
     return AnthropicClient(s.model, api_key=s.anthropic_api_key, timeout=s.timeout_s)
 
 
-FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {"demo": _demo, "openai": _openai, "anthropic": _anthropic}
+FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {
+    "demo": _demo,
+    "openai": _openai,
+    "anthropic": _anthropic,
+}
 
 
 def build_client(settings: Settings, fault_rate: float = 0.0, seed: int = 0) -> LLMClient:

@@ -58,7 +58,9 @@ def init_db(engine: Engine) -> None:
     metadata.create_all(engine)
     with engine.begin() as conn:
         if conn.execute(select(schema_version.c.version).where(schema_version.c.id == 1)).first() is None:
-            conn.execute(schema_version.insert().values(id=1, version=SCHEMA_VERSION, applied_at=int(time.time())))
+            conn.execute(
+                schema_version.insert().values(id=1, version=SCHEMA_VERSION, applied_at=int(time.time()))
+            )
 
 
 def open_store(data_dir: Path | str = ".data") -> Engine:

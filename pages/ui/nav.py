@@ -28,18 +28,43 @@ class PageInfo:
 
 HOME = PageInfo("pages/home.py", "ホーム", ":material/home:", None, "")
 FLOW_PAGES = [
-    PageInfo("pages/knowledge.py", "ナレッジ聞き取り", ":material/gavel:", "knowledge",
-             "契約審査の事例をAIが段階的に聞き取り、再利用できるナレッジ（6項目）に整えます。PDF・DOCX・TXTを添付できます。"),
-    PageInfo("pages/review_chat.py", "答案レビュー・チャット", ":material/school:", "review",
-             "答案と講評について質問できます。§番号で段落を指定すると、該当段落と関連する講評を自動で添えて回答します。"),
-    PageInfo("pages/memory.py", "コンパニオン記憶", ":material/psychology:", "memory",
-             "ペルソナと会話し、エピソード・事実・約束を記憶します。記憶ブラウザで中身を確認・修正できます。"),
-    PageInfo("pages/diagnosis.py", "車両診断", ":material/car_repair:", "diagnosis",
-             "症状を聞き取り、取扱説明書を検索して原因を絞り込みます。危険な症状は入庫予約へ誘導します。"),
+    PageInfo(
+        "pages/knowledge.py",
+        "ナレッジ聞き取り",
+        ":material/gavel:",
+        "knowledge",
+        "契約審査の事例をAIが段階的に聞き取り、再利用できるナレッジ（6項目）に整えます。PDF・DOCX・TXTを添付できます。",
+    ),
+    PageInfo(
+        "pages/review_chat.py",
+        "答案レビュー・チャット",
+        ":material/school:",
+        "review",
+        "答案と講評について質問できます。§番号で段落を指定すると、該当段落と関連する講評を自動で添えて回答します。",
+    ),
+    PageInfo(
+        "pages/memory.py",
+        "コンパニオン記憶",
+        ":material/psychology:",
+        "memory",
+        "ペルソナと会話し、エピソード・事実・約束を記憶します。記憶ブラウザで中身を確認・修正できます。",
+    ),
+    PageInfo(
+        "pages/diagnosis.py",
+        "車両診断",
+        ":material/car_repair:",
+        "diagnosis",
+        "症状を聞き取り、取扱説明書を検索して原因を絞り込みます。危険な症状は入庫予約へ誘導します。",
+    ),
 ]
 TOOL_PAGES = [
-    PageInfo("pages/debug_log.py", "デバッグログ", ":material/bug_report:", None,
-             "LLMに送った内容と返ってきた内容、修復の経過を確認・エクスポートできます。"),
+    PageInfo(
+        "pages/debug_log.py",
+        "デバッグログ",
+        ":material/bug_report:",
+        None,
+        "LLMに送った内容と返ってきた内容、修復の経過を確認・エクスポートできます。",
+    ),
 ]
 
 

@@ -36,7 +36,7 @@ def init_session() -> None:
     ss.setdefault("debug_logs", [])
     ss.setdefault("app_settings", base_settings())
     ss.setdefault("app_debug", True)
-    ss.setdefault("app_fault_rate", 0.0)
+    ss.setdefault("app_fault_pct", 0)  # the sidebar's fault-injection slider, in percent
     ss.setdefault("llm_client", None)
     ss.setdefault("llm_client_key", None)
     ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
@@ -52,9 +52,10 @@ def client() -> LLMClient:
 
     ss = st.session_state
     s: Settings = ss["app_settings"]
-    key = (s.provider, s.model, s.base_url, ss["app_fault_rate"])
+    fault_rate = ss["app_fault_pct"] / 100
+    key = (s.provider, s.model, s.base_url, fault_rate)
     if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
-        ss["llm_client"] = build_client(s, fault_rate=ss["app_fault_rate"])
+        ss["llm_client"] = build_client(s, fault_rate=fault_rate)
         ss["llm_client_key"] = key
     return ss["llm_client"]
 
@@ -97,4 +98,6 @@ def is_demo() -> bool:
 def demo_badge() -> None:
     """Label the demo model wherever its output appears."""
     if is_demo():
-        st.caption(":material/science: デモモデル（オフライン）で動作中です。応答は実際のLLMではなく、決まった台本に沿って生成されます。")
+        st.caption(
+            ":material/science: デモモデル（オフライン）で動作中です。応答は実際のLLMではなく、決まった台本に沿って生成されます。"
+        )

@@ -23,7 +23,14 @@ def test_every_schema_is_checked_and_cached():
 
 def test_entry_schema_has_the_six_required_strings():
     entry = load_schema("knowledge_llm_entry")
-    six = ["contract_type", "knowledge_title", "target_clause", "review_points", "action_plan", "clause_sample"]
+    six = [
+        "contract_type",
+        "knowledge_title",
+        "target_clause",
+        "review_points",
+        "action_plan",
+        "clause_sample",
+    ]
     assert entry["required"] == six and entry["additionalProperties"] is False
     assert all(entry["properties"][k]["type"] == "string" for k in six)
 
@@ -46,8 +53,14 @@ def test_redaction_of_keys_headers_and_known_values():
         "custom": "token shown: my-own-secret",
     }
     out = json.dumps(redact(value, ["my-own-secret"]))
-    for secret in ("abc.def.ghi", "sk-ant-api03-XYZ", "whatever-value", "1234567890abcdef", "supersecretvalue",
-                   "my-own-secret"):
+    for secret in (
+        "abc.def.ghi",
+        "sk-ant-api03-XYZ",
+        "whatever-value",
+        "1234567890abcdef",
+        "supersecretvalue",
+        "my-own-secret",
+    ):
         assert secret not in out
     assert redact({"usage": {"input_tokens": 3}}) == {"usage": {"input_tokens": 3}}
 
@@ -66,10 +79,21 @@ def test_list_sink_is_bounded_and_exports_round_trip():
 
 def test_debug_report_tables():
     events = [
-        DebugEvent("knowledge", "turn", "call", call_id="a", attempt=1, ok=False, error_type="schema_error",
-                   latency_ms=10, provider="demo"),
+        DebugEvent(
+            "knowledge",
+            "turn",
+            "call",
+            call_id="a",
+            attempt=1,
+            ok=False,
+            error_type="schema_error",
+            latency_ms=10,
+            provider="demo",
+        ),
         DebugEvent("knowledge", "turn", "repair", call_id="a", attempt=1),
-        DebugEvent("knowledge", "turn", "call", call_id="a", attempt=2, ok=True, latency_ms=30, provider="demo"),
+        DebugEvent(
+            "knowledge", "turn", "call", call_id="a", attempt=2, ok=True, latency_ms=30, provider="demo"
+        ),
         DebugEvent("knowledge", "turn", "result", call_id="a", attempt=2, ok=True),
         DebugEvent("review", "chat", "call", call_id="b", attempt=1, ok=True, latency_ms=5, provider="demo"),
         DebugEvent("review", "chat", "result", call_id="b", attempt=1, ok=True),

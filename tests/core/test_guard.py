@@ -37,8 +37,10 @@ def run(outputs, **kwargs):
         (f"以下がJSONです。\n{VALID_TEXT}\nよろしくお願いします。", ["extract_from_prose"]),
         ("\ufeff" + VALID_TEXT, ["strip_bom"]),
         (VALID_TEXT[:-1] + ",}", ["trailing_commas"]),
-        (json.dumps(VALID, ensure_ascii=False, indent=2).replace('"interview"', '"interview", // mode\n'),
-         ["strip_comments", "trailing_commas"]),
+        (
+            json.dumps(VALID, ensure_ascii=False, indent=2).replace('"interview"', '"interview", // mode\n'),
+            ["strip_comments", "trailing_commas"],
+        ),
         (f"Sure:\n```json\n{VALID_TEXT[:-1]},\n}}\n```", ["code_fence", "trailing_commas"]),
     ],
 )
@@ -77,7 +79,9 @@ def test_repair_instruction_is_spec_01_text():
     text = build_repair_instruction("{bad", "Expecting value", "parse_error")
     assert text.startswith("以下は、あなたが直前に出力した JSON 文字列です。\n\n---\n{bad\n---\n")
     assert "エラー種別: parse_error\nエラー内容: Expecting value\n" in text
-    assert text.endswith("- フィールド構造は control, state, assistant_message, knowledge_json の 4 つのみを使用してください。")
+    assert text.endswith(
+        "- フィールド構造は control, state, assistant_message, knowledge_json の 4 つのみを使用してください。"
+    )
 
 
 def test_all_repairs_failing_gives_ok_false_with_three_attempts():
@@ -117,7 +121,9 @@ def test_empty_output_gets_a_repair_call():
     assert result.ok and result.attempts[0].error_type == "empty_output" and len(client.requests) == 2
 
 
-@pytest.mark.parametrize("kind", ["timeout", "rate_limit", "server_error", "auth", "connection", "bad_request"])
+@pytest.mark.parametrize(
+    "kind", ["timeout", "rate_limit", "server_error", "auth", "connection", "bad_request"]
+)
 def test_provider_errors_become_results(kind):
     result, client = run([ProviderError(kind, "boom", 429)])
     assert not result.ok and result.error_type == "provider_error"
@@ -143,7 +149,7 @@ def test_flow_validators_run_after_the_schema():
 
 def test_events_record_every_call_repair_and_result():
     events: list = []
-    bad = "```json\n{\"control\": {}}\n```"
+    bad = '```json\n{"control": {}}\n```'
     result, _ = run([bad, VALID_TEXT], sink=ListSink(events), tags={"flow": "knowledge", "step": "turn"})
     assert result.ok
     assert [e.kind for e in events] == ["call", "repair", "call", "result"]
@@ -175,8 +181,13 @@ def test_guarded_text_ok_empty_and_provider_error():
 
 def test_guarded_text_stream_yields_deltas_then_a_result():
     events: list = []
-    stream = guarded_text(ReplayClient(["一二三四五六七八九十" * 5]), MESSAGES, stream=True, sink=ListSink(events),
-                          tags={"flow": "review", "step": "chat"})
+    stream = guarded_text(
+        ReplayClient(["一二三四五六七八九十" * 5]),
+        MESSAGES,
+        stream=True,
+        sink=ListSink(events),
+        tags={"flow": "review", "step": "chat"},
+    )
     assert isinstance(stream, GuardedStream)
     chunks = list(stream)
     assert len(chunks) > 1 and "".join(chunks) == "一二三四五六七八九十" * 5

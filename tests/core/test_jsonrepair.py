@@ -9,7 +9,9 @@ from core.jsonrepair import looks_truncated, parse_json_locally
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 objects = st.dictionaries(st.text(max_size=8), json_values, min_size=1, max_size=4)
@@ -27,7 +29,11 @@ def test_valid_json_comes_back_unchanged_with_no_fix(value):
     assert result.ok and result.value == value and result.fixes == []
 
 
-@given(objects, st.sampled_from(["", "以下です:\n", "Here you go. "]), st.sampled_from(["", "\n以上。", " Thanks!"]))
+@given(
+    objects,
+    st.sampled_from(["", "以下です:\n", "Here you go. "]),
+    st.sampled_from(["", "\n以上。", " Thanks!"]),
+)
 def test_object_wrapped_in_prose_or_fence_is_recovered(value, before, after):
     body = json.dumps(value, ensure_ascii=False)
     for raw in (f"{before}{body}{after}", f"{before}```json\n{body}\n```{after}"):

@@ -19,7 +19,9 @@ TURN = load_schema("knowledge_llm_turn")
 @pytest.mark.parametrize("name", schema_names())
 def test_demo_returns_a_valid_instance_of_every_bundled_schema(name):
     schema = load_schema(name)
-    reply = DemoClient().complete(LLMRequest([{"role": "user", "content": "x"}], JSONSchemaSpec(name, schema)))
+    reply = DemoClient().complete(
+        LLMRequest([{"role": "user", "content": "x"}], JSONSchemaSpec(name, schema))
+    )
     assert validation_errors(schema, json.loads(reply.text)) == []
     assert reply.provider == "demo"
 

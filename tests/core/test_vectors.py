@@ -12,16 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromadb
 import numpy as np
 import pytest
 from chromadb.api.shared_system_client import SharedSystemClient
-from chromadb.utils.embedding_functions import known_embedding_functions
+from chromadb.utils.embedding_functions import DefaultEmbeddingFunction, known_embedding_functions
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
 from core import vectors
 from core.vectors import (
     EF_NAME,
+    HNSW_EF_SEARCH,
     NgramHashEmbedding,
     cosine_score,
     embed_text,
@@ -84,8 +84,8 @@ def no_default_ef(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom_init(self: Any, *args: Any, **kwargs: Any) -> None:
         raise AssertionError("Chroma's ONNX model must never be loaded")
 
-    monkeypatch.setattr(chromadb.utils.embedding_functions.DefaultEmbeddingFunction, "__call__", boom)
-    monkeypatch.setattr(chromadb.utils.embedding_functions.DefaultEmbeddingFunction, "embed_query", boom)
+    monkeypatch.setattr(DefaultEmbeddingFunction, "__call__", boom)
+    monkeypatch.setattr(DefaultEmbeddingFunction, "embed_query", boom)
     monkeypatch.setattr(ONNXMiniLM_L6_V2, "__init__", boom_init)
     monkeypatch.setattr(ONNXMiniLM_L6_V2, "__call__", boom)
 
@@ -217,6 +217,7 @@ def test_empty_document_and_query_do_not_crash(filled: Any) -> None:
 def test_collection_config_is_cosine_with_our_ef(filled: Any) -> None:
     cfg = filled.configuration_json
     assert cfg["hnsw"]["space"] == "cosine"
+    assert cfg["hnsw"]["ef_search"] == HNSW_EF_SEARCH
     assert cfg["embedding_function"] == {"type": "known", "name": EF_NAME, "config": {"dim": 512}}
     assert filled.metadata == {"purpose": "test"}
 
@@ -231,6 +232,8 @@ def test_get_collection_reopens_and_rejects_other_dim(filled: Any, tmp_path: Pat
 
 
 def test_thousand_docs(tmp_path: Path, no_default_ef: None) -> None:
+    """The query shares no n-gram with the 1,000 fillers (all at distance 1.0): with Chroma's default
+    ef_search this missed the target in ~1 of 3 runs; HNSW_EF_SEARCH makes it reliable."""
     col = get_collection(open_chroma(tmp_path), "bulk")
     docs = [f"車両{i:04d}の点検記録: タイヤ空気圧{i % 7}、オイル交換{i % 13}回目" for i in range(1000)]
     col.add(ids=[f"n{i}" for i in range(1000)], documents=docs, metadatas=[{"i": i} for i in range(1000)])
@@ -252,7 +255,12 @@ def test_open_chroma_uses_app_data_dir(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_open_chroma_http_when_host_set(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(vectors.chromadb, "HttpClient", lambda **kw: calls.append(kw) or "http")
+
+    def fake_http_client(**kw: Any) -> str:
+        calls.append(kw)
+        return "http"
+
+    monkeypatch.setattr(vectors.chromadb, "HttpClient", fake_http_client)
     monkeypatch.setenv("CHROMA_HOST", "chroma.internal")
     monkeypatch.setenv("CHROMA_PORT", "9000")
     assert open_chroma() == "http"

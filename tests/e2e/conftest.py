@@ -15,8 +15,15 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
@@ -39,12 +46,27 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     data_dir = tmp_path_factory.mktemp("e2e-data")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(APP_DATA_DIR=str(data_dir), KATACHI_PROVIDER="demo", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env.update(
+        APP_DATA_DIR=str(data_dir), KATACHI_PROVIDER="demo", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false"
+    )
     log = open(data_dir / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "streamlit_app.py",
+            "--server.headless=true",
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--server.fileWatcherType=none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

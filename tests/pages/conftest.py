@@ -17,8 +17,9 @@ from core.settings import Settings
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 
 
-def make_app(tmp_path: Path, client: LLMClient | None = None, page: str | None = None,
-             debug: bool = True) -> AppTest:
+def make_app(
+    tmp_path: Path, client: LLMClient | None = None, page: str | None = None, debug: bool = True
+) -> AppTest:
     """An AppTest of streamlit_app.py on `tmp_path`, run once (and switched to `page` when given)."""
     at = AppTest.from_file(APP, default_timeout=30)
     at.session_state["app_settings"] = Settings(data_dir=tmp_path)

@@ -11,12 +11,15 @@ from core.schemas import load_schema
 from core.settings import Settings
 from tests.pages.conftest import APP, make_app
 
-VALID = json.dumps({
-    "control": {"schema_version": "1.0", "mode": "interview"},
-    "state": {"phase": "collect_case", "missing_info": []},
-    "assistant_message": "契約書の種類を教えてください。",
-    "knowledge_json": None,
-}, ensure_ascii=False)
+VALID = json.dumps(
+    {
+        "control": {"schema_version": "1.0", "mode": "interview"},
+        "state": {"phase": "collect_case", "missing_info": []},
+        "assistant_message": "契約書の種類を教えてください。",
+        "knowledge_json": None,
+    },
+    ensure_ascii=False,
+)
 
 
 def test_shell_sets_spec_session_keys_and_home_shows_demo_provider(tmp_path):
@@ -46,7 +49,9 @@ def test_choosing_a_provider_without_a_key_keeps_the_demo_model(tmp_path):
 
 
 def test_choosing_a_provider_with_a_key_builds_its_client_and_never_shows_the_key(tmp_path):
-    at = _first_run(tmp_path, Settings(data_dir=tmp_path, anthropic_api_key="sk-ant-test-000000"), "anthropic")
+    at = _first_run(
+        tmp_path, Settings(data_dir=tmp_path, anthropic_api_key="sk-ant-test-000000"), "anthropic"
+    )
     assert not at.exception
     client = at.session_state["llm_client"]
     assert (client.provider, client.model) == ("anthropic", "claude-sonnet-4-5")
@@ -64,21 +69,32 @@ def test_debug_page_explains_how_to_turn_debug_on(tmp_path):
 def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     at = make_app(tmp_path, page="pages/debug_log.py")
     events = at.session_state["debug_logs"]
-    client = ReplayClient(["```json\n{\"control\": {}}\n```", VALID])
-    result = guarded_json(client, [{"role": "user", "content": "秘密保持の相談"}], load_schema("knowledge_llm_turn"),
-                          name="Turn", sink=ListSink(events), tags={"flow": "knowledge", "step": "turn"})
+    client = ReplayClient(['```json\n{"control": {}}\n```', VALID])
+    result = guarded_json(
+        client,
+        [{"role": "user", "content": "秘密保持の相談"}],
+        load_schema("knowledge_llm_turn"),
+        name="Turn",
+        sink=ListSink(events),
+        tags={"flow": "knowledge", "step": "turn"},
+    )
     assert result.ok
     at.session_state["debug_logs"] = events
     at.run()
     assert not at.exception
     table = at.dataframe[0].value
-    assert list(table["結果"]) == ["schema_error", "ok"] and list(table["フロー"]) == ["knowledge", "knowledge"]
+    assert list(table["結果"]) == ["schema_error", "ok"] and list(table["フロー"]) == [
+        "knowledge",
+        "knowledge",
+    ]
     # the newest call is selected by default; choose the first (repaired) one
     at.selectbox(key="debug_selected").set_value(0).run()
     codes = [c.value for c in at.code]
     assert "秘密保持の相談" in codes  # request messages
     assert any(c.startswith("```json") for c in codes)  # raw output
-    assert any(c.startswith("以下は、あなたが直前に出力した JSON 文字列です。") for c in codes)  # repair prompt
+    assert any(
+        c.startswith("以下は、あなたが直前に出力した JSON 文字列です。") for c in codes
+    )  # repair prompt
     assert any("code_fence" in m.value for m in at.markdown)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["JSONLで保存", "CSVで保存"]

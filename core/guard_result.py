@@ -1,0 +1,75 @@
+"""Guard results: one Attempt per model call, a GuardResult per guarded call, and shared call helpers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.debuglog import DebugEvent, DebugSink
+from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
+
+ERROR_MESSAGES = {
+    "parse_error": "LLMの出力をJSONとして読み取れませんでした。",
+    "schema_error": "LLMの出力が決められた形式（スキーマ）に合いませんでした。",
+    "truncated": "LLMの出力が途中で切れました（出力トークンの上限）。",
+    "refusal": "LLMが回答を拒否しました。",
+    "empty_output": "LLMの出力が空でした。",
+    "provider_error": "LLMの呼び出しに失敗しました。",
+}
+# Error types worth a repair call: the content was wrong, so asking again can fix it.
+REPAIRABLE = {"parse_error", "schema_error", "truncated", "empty_output"}
+
+
+@dataclass
+class Attempt:
+    """One LLM call inside a guarded call."""
+
+    number: int
+    kind: str  # initial | repair
+    raw: str = ""
+    finish_reason: str = ""
+    fixes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    error_type: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_ms: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GuardResult:
+    ok: bool
+    data: Any = None
+    raw: str = ""
+    error_type: str | None = None
+    errors: list[str] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    message: str = ""  # Japanese text for a staff member when not ok
+
+    @property
+    def text(self) -> str:
+        """The reply text (free-text calls)."""
+        return self.data if isinstance(self.data, str) else self.raw
+
+
+def user_message(error_type: str, errors: Sequence[str]) -> str:
+    base = ERROR_MESSAGES.get(error_type, "LLMの呼び出しに失敗しました。")
+    return f"{base} {errors[0]}" if error_type == "provider_error" and errors else base
+
+
+def emit(sink: DebugSink | None, event: DebugEvent) -> None:
+    if sink is not None:
+        sink.emit(event)
+
+
+def call_client(
+    client: LLMClient, request: LLMRequest
+) -> tuple[LLMReply | None, ProviderError | None, float]:
+    start = time.perf_counter()
+    try:
+        reply = client.complete(request)
+        return reply, None, reply.latency_ms or (time.perf_counter() - start) * 1000
+    except ProviderError as exc:
+        return None, exc, (time.perf_counter() - start) * 1000

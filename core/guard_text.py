@@ -1,0 +1,165 @@
+"""The guard's free-text door: empty output and provider errors become results; streaming too."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+
+from core.debuglog import DebugEvent, DebugSink
+from core.guard_result import Attempt, GuardResult, call_client, emit, user_message
+from core.llm.base import LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
+
+
+class GuardedStream:
+    """Iterate for text deltas; `result` is a GuardResult once the stream ends (never raises)."""
+
+    def __init__(self, client: LLMClient, request: LLMRequest, sink: DebugSink | None):
+        self._client, self._request, self._sink = client, request, sink
+        self.result: GuardResult | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        start = time.perf_counter()
+        parts: list[str] = []
+        reply: LLMReply | None = None
+        try:
+            stream: TextStream = self._client.stream(self._request)
+            for delta in stream:
+                parts.append(delta)
+                yield delta
+            reply = stream.reply
+        except ProviderError as exc:
+            self.result = _text_failure(
+                self._client,
+                self._request,
+                "".join(parts),
+                exc,
+                (time.perf_counter() - start) * 1000,
+                self._sink,
+            )
+            return
+        text = "".join(parts)
+        latency = (time.perf_counter() - start) * 1000
+        if reply is None:
+            reply = LLMReply(text, provider=self._client.provider, model=self._client.model)
+        reply.text, reply.latency_ms = text, reply.latency_ms or latency
+        self.result = _text_result(self._client, self._request, reply, self._sink)
+
+
+def _text_failure(
+    client: LLMClient,
+    request: LLMRequest,
+    partial: str,
+    exc: ProviderError,
+    latency: float,
+    sink: DebugSink | None,
+) -> GuardResult:
+    attempt = Attempt(
+        1,
+        "initial",
+        raw=partial,
+        finish_reason="error",
+        error_type="provider_error",
+        errors=[exc.user_message],
+        latency_ms=latency,
+        notes=[f"{exc.kind}: {exc.detail}"[:500]],
+    )
+    emit(
+        sink,
+        DebugEvent(
+            flow=request.tags.get("flow", ""),
+            step=request.tags.get("step", ""),
+            kind="error",
+            call_id=uuid.uuid4().hex[:12],
+            attempt=1,
+            provider=client.provider,
+            model=client.model,
+            messages=request.messages,
+            raw=partial,
+            ok=False,
+            error_type="provider_error",
+            errors=[exc.user_message, f"{exc.kind} {exc.status or ''}: {exc.detail}"[:1000]],
+            latency_ms=latency,
+        ),
+    )
+    return GuardResult(
+        False,
+        None,
+        partial,
+        "provider_error",
+        [exc.user_message],
+        [attempt],
+        user_message("provider_error", [exc.user_message]),
+    )
+
+
+def _text_result(
+    client: LLMClient, request: LLMRequest, reply: LLMReply, sink: DebugSink | None
+) -> GuardResult:
+    error_type, errors = None, []
+    if reply.finish_reason == "refusal":
+        error_type, errors = "refusal", [reply.text or "refusal"]
+    elif not reply.text.strip():
+        error_type, errors = "empty_output", ["出力が空です"]
+    notes = list(reply.notes) + (["出力トークンの上限で途中まで"] if reply.finish_reason == "length" else [])
+    usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens}
+    attempt = Attempt(
+        1,
+        "initial",
+        raw=reply.text,
+        finish_reason=reply.finish_reason,
+        errors=errors,
+        error_type=error_type,
+        usage=usage,
+        latency_ms=reply.latency_ms,
+        notes=notes,
+    )
+    emit(
+        sink,
+        DebugEvent(
+            flow=request.tags.get("flow", ""),
+            step=request.tags.get("step", ""),
+            kind="call",
+            call_id=uuid.uuid4().hex[:12],
+            attempt=1,
+            provider=client.provider,
+            model=client.model,
+            messages=request.messages,
+            raw=reply.text,
+            ok=error_type is None,
+            error_type=error_type,
+            errors=errors,
+            notes=notes,
+            usage=usage,
+            latency_ms=reply.latency_ms,
+        ),
+    )
+    if error_type:
+        return GuardResult(
+            False, None, reply.text, error_type, errors, [attempt], user_message(error_type, errors)
+        )
+    return GuardResult(True, reply.text, reply.text, None, [], [attempt])
+
+
+def guarded_text(
+    client: LLMClient,
+    messages: list[Message],
+    *,
+    sink: DebugSink | None = None,
+    tags: dict[str, str] | None = None,
+    stream: bool = False,
+    max_tokens: int = 2048,
+    temperature: float | None = None,
+) -> GuardResult | GuardedStream:
+    """Free-text call through the guard (review chat, summaries, memory chat); `stream=True` gives a GuardedStream."""
+    request = LLMRequest(
+        list(messages), None, max_tokens=max_tokens, temperature=temperature, tags=dict(tags or {})
+    )
+    if stream:
+        return GuardedStream(client, request, sink)
+    reply, exc, latency = call_client(client, request)
+    if exc is not None:
+        return _text_failure(client, request, "", exc, latency, sink)
+    assert reply is not None
+    reply.latency_ms = reply.latency_ms or latency
+    return _text_result(client, request, reply, sink)
