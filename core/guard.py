@@ -112,12 +112,18 @@ def guarded_json(
     tags: dict[str, str] | None = None,
     max_tokens: int = 2048,
     temperature: float | None = None,
+    wire_schema: dict[str, Any] | None = None,
 ) -> GuardResult:
-    """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times."""
+    """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
+
+    `wire_schema` (default: `schema`) is what the provider is asked to follow, e.g. the knowledge turn
+    with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
+    against `schema` and `validators`.
+    """
     tags = dict(tags or {})
     call_id = uuid.uuid4().hex[:12]
     flow, step = tags.get("flow", ""), tags.get("step", "")
-    spec = JSONSchemaSpec(name, schema)
+    spec = JSONSchemaSpec(name, wire_schema if wire_schema is not None else schema)
     field_names = list(schema.get("properties", {}))
     stack, attempts = list(messages), []
     raw, error_type, errors = "", None, []  # type: str, str | None, list[str]

@@ -215,3 +215,11 @@ def test_stream_failure_mid_way_becomes_a_result():
     assert list(stream) == ["途中まで"]
     assert stream.result is not None and not stream.result.ok
     assert stream.result.error_type == "provider_error" and stream.result.raw == "途中まで"
+
+
+def test_wire_schema_is_sent_but_replies_are_checked_against_the_schema():
+    wire = {"type": "object", "properties": {"x": {"type": "string"}}}
+    client = ReplayClient(['{"x": "only the wire shape"}', VALID_TEXT])
+    result = guarded_json(client, MESSAGES, TURN, name="Turn", wire_schema=wire)
+    assert result.ok and len(client.requests) == 2
+    assert all(r.json_schema is not None and r.json_schema.schema is wire for r in client.requests)
