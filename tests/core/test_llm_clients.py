@@ -115,3 +115,21 @@ def test_registry_builds_each_provider_and_wraps_faults():
     anthropic = build_client(Settings("anthropic", "claude-x", None, None, "sk-ant-test-123456"))
     assert (openai.provider, openai.model) == ("openai", "gpt-x")
     assert (anthropic.provider, anthropic.model) == ("anthropic", "claude-x")
+
+
+def test_replay_client_replays_a_debug_log_export():
+    from core.debuglog import ListSink, events_to_jsonl
+
+    events: list = []
+    valid = json.dumps(instance_from_schema(TURN), ensure_ascii=False)
+    first = guarded_json(
+        ReplayClient(["{broken", valid]),
+        [{"role": "user", "content": "x"}],
+        TURN,
+        name="Turn",
+        sink=ListSink(events),
+    )
+    replay = ReplayClient.from_debug_export(events_to_jsonl(events))
+    again = guarded_json(replay, [{"role": "user", "content": "x"}], TURN, name="Turn")
+    assert first.ok and again.ok and again.data == first.data
+    assert [a.raw for a in again.attempts] == ["{broken", valid]
