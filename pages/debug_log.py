@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.debug_report import attempts_per_flow, call_detail, calls_frame, filter_calls, latency_per_flow
-from core.debuglog import events_to_csv, events_to_jsonl
+from core.debuglog import events_from_jsonl, events_to_csv, events_to_jsonl
 from pages.ui import state
 
 st.title("デバッグログ")
@@ -12,8 +12,27 @@ st.caption(
     "ダウンロードボタンを押したときだけ書き出されます。APIキーなどの秘密情報は伏せ字になります。"
 )
 
-events = st.session_state["debug_logs"]
 secrets = state.settings().secrets
+with st.expander("エクスポートしたログを読み込む（JSONL）"):
+    upload = st.file_uploader("katachi-debug.jsonl", type=["jsonl"], key="debug_import_file")
+    if upload is not None:
+        try:
+            st.session_state["debug_imported"] = (
+                upload.name,
+                events_from_jsonl(upload.getvalue().decode("utf-8")),
+            )
+        except (UnicodeDecodeError, ValueError, TypeError) as exc:
+            st.error(f"ログを読み込めませんでした（JSONLの形式ではありません）: {type(exc).__name__}")
+imported = st.session_state.get("debug_imported")
+if imported:
+    st.info(
+        f"読み込んだログ「{imported[0]}」（{len(imported[1])} 件）を表示しています。",
+        icon=":material/upload_file:",
+    )
+    if st.button("このセッションのログに戻る", key="debug_back_to_session"):
+        del st.session_state["debug_imported"]
+        st.rerun()
+events = imported[1] if imported else st.session_state["debug_logs"]
 if not st.session_state.get("app_debug"):
     st.info(
         "DEBUGがオフのため、新しい呼び出しは記録されません。サイドバーの「DEBUG（LLM呼び出しを記録）」を"
@@ -117,6 +136,6 @@ e2.download_button(
     icon=":material/download:",
     key="debug_export_csv",
 )
-if e3.button("ログを消去", icon=":material/delete:", key="debug_clear"):
+if not imported and e3.button("ログを消去", icon=":material/delete:", key="debug_clear"):
     events.clear()
     st.rerun()
