@@ -49,15 +49,18 @@ def sidebar_settings() -> None:
         else:
             ss["app_settings"] = current.with_provider("demo")
             st.caption(":material/science: デモモデル（オフライン）: APIキー不要で動作します。")
-        st.toggle(
+        # Data keys (app_*) are never bound to widgets, so Streamlit never deletes them.
+        ss["app_debug"] = st.toggle(
             "DEBUG（LLM呼び出しを記録）",
-            key="app_debug",
+            value=ss["app_debug"],
+            key="sidebar_debug",
             help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",
         )
-        st.select_slider(
+        ss["app_fault_pct"] = st.select_slider(
             "障害注入（デモ用）",
             options=[0, 10, 20, 30, 50, 80, 100],
-            key="app_fault_pct",
+            value=ss["app_fault_pct"],
+            key="sidebar_fault_pct",
             format_func=lambda v: f"{v}%",
             help="指定した割合でLLMの出力をわざと壊し、ガードが修復する様子をデバッグログで確認できます。",
         )

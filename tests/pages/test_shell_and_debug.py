@@ -100,3 +100,12 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     assert labels == ["JSONLで保存", "CSVで保存"]
     at.button(key="debug_clear").click().run()
     assert at.session_state["debug_logs"] == []
+
+
+def test_shell_data_keys_survive_reruns_without_the_sidebar(tmp_path):
+    # Data keys are not bound to widgets, so a rerun that skips the sidebar does not delete them.
+    at = make_app(tmp_path, page="pages/debug_log.py")
+    at.run()
+    at.run()
+    assert not at.exception
+    assert at.session_state["app_fault_pct"] == 0 and at.session_state["app_debug"] is True
