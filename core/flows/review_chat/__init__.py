@@ -16,7 +16,12 @@ from core.flows.review_chat.paragraphs import (
     parse_marked_answer_paragraphs,
 )
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
-from core.flows.review_chat.records import ImportCheck, check_review_record, load_sample_review, read_review_file
+from core.flows.review_chat.records import (
+    ImportCheck,
+    check_review_record,
+    load_sample_review,
+    read_review_file,
+)
 from core.flows.review_chat.summary import SummaryOutcome, maybe_summarize, summarize_conversation_segment
 from core.flows.review_chat.turn import (
     TurnOutcome,

@@ -99,7 +99,9 @@ def assemble_review_context(
     """spec 02 コンテキストの構成: the blocks with the reason each one fired."""
     user_input = user_input or ""
     context = ReviewContext()
-    context.blocks.append(ContextBlock(HEADER_QUESTION, "常に含める", (question_text or "").strip() or EMPTY_QUESTION))
+    context.blocks.append(
+        ContextBlock(HEADER_QUESTION, "常に含める", (question_text or "").strip() or EMPTY_QUESTION)
+    )
     context.blocks.append(
         ContextBlock(HEADER_OVERALL, "常に含める（overall_review のみ）", overall_review_text(review_json))
     )

@@ -55,7 +55,9 @@ def resolve_paragraph_numbers(user_input: str, state: ThreadState, turn: int) ->
     numbers = extract_paragraph_numbers_from_user_input(user_input)
     if numbers:
         updated = replace(
-            state, last_section_mention_turn=turn, last_section_paragraph_numbers=paragraph_numbers_json(numbers)
+            state,
+            last_section_mention_turn=turn,
+            last_section_paragraph_numbers=paragraph_numbers_json(numbers),
         )
         return ParagraphDecision(numbers, "input", turn, turn, updated)
     last = state.last_section_mention_turn

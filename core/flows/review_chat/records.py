@@ -10,7 +10,7 @@ from typing import Any
 from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES
 from core.flows.review_chat.models import ReviewRecord
 from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
-from core.schemas import load_schema, validation_errors
+from core.schemas import load_schema, validator_for
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "review"
 SAMPLE_KEY = "sample:civil-law-2026"
@@ -43,6 +43,47 @@ class ImportCheck:
     warnings: list[str] = field(default_factory=list)
 
 
+TYPE_NAMES = {
+    "string": "文字列",
+    "integer": "整数",
+    "array": "配列",
+    "object": "オブジェクト",
+    "number": "数値",
+}
+
+
+def _japanese_error(error: Any) -> str:
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    kind = error.validator
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"{path}: 必須の項目「{missing}」がありません。"
+    if kind == "type":
+        expected = (
+            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        )
+        return f"{path}: 型が違います（{'・'.join(TYPE_NAMES.get(str(t), str(t)) for t in expected)}にしてください）。"
+    if kind == "minLength":
+        return f"{path}: 空にはできません。"
+    if kind == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return f"{path}: 決められていない項目があります（{'、'.join(extra)}）。"
+    if kind == "anyOf":
+        return f"{path}: 講評の項目には title か description が必要です。"
+    if kind == "minimum":
+        return f"{path}: {error.validator_value} 以上の数にしてください。"
+    if kind == "uniqueItems":
+        return f"{path}: 同じ段落番号が重複しています。"
+    if kind == "maxLength":
+        return f"{path}: {error.validator_value} 文字以内にしてください。"
+    return f"{path}: {error.message}"
+
+
+def review_record_errors(data: Any) -> list[str]:
+    """Every schema problem of a review record, in Japanese, in a stable order."""
+    return sorted(_japanese_error(e) for e in validator_for(load_schema(SCHEMA_NAME)).iter_errors(data))
+
+
 def cited_paragraph_numbers(review_json: Any) -> list[int]:
     """Every paragraph number any review item cites."""
     numbers: set[int] = set()
@@ -58,12 +99,16 @@ def check_review_record(data: Any) -> ImportCheck:
     """Validate against the schema, then check the answer has `$$[N]` paragraphs; cited paragraphs missing from
     the answer are warnings (the chat still works, Specified just shows nothing for them).
     """
-    errors = validation_errors(load_schema(SCHEMA_NAME), data)
+    errors = review_record_errors(data)
     if errors:
         return ImportCheck(errors=errors)
     paragraphs = parse_marked_answer_paragraphs(data["answer_text"])
     if not paragraphs:
-        return ImportCheck(errors=["$.answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）"])
+        return ImportCheck(
+            errors=[
+                "$.answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）"
+            ]
+        )
     existing = {n for n, _ in paragraphs}
     warnings = []
     missing = [n for n in cited_paragraph_numbers(data["review_json"]) if n not in existing]
@@ -92,5 +137,7 @@ def read_review_file(raw: bytes) -> ImportCheck:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return ImportCheck(errors=[f"JSONとして読み取れませんでした（{exc.lineno}行目 {exc.colno}文字目: {exc.msg}）。"])
+        return ImportCheck(
+            errors=[f"JSONとして読み取れませんでした（{exc.lineno}行目 {exc.colno}文字目: {exc.msg}）。"]
+        )
     return check_review_record(data)

@@ -38,7 +38,9 @@ class TurnPlan:
         """A JSON-able account for the page's 「このターンでLLMに渡した情報」 (no block bodies, no secrets)."""
         return {
             "turn": self.turn,
-            "blocks": [{"header": b.header, "reason": b.reason, "chars": len(b.body)} for b in self.context.blocks],
+            "blocks": [
+                {"header": b.header, "reason": b.reason, "chars": len(b.body)} for b in self.context.blocks
+            ],
             "paragraph_numbers": self.decision.numbers,
             "paragraph_source": self.decision.source,
             "paragraph_from_turn": self.decision.from_turn,
@@ -76,14 +78,18 @@ def prepare_review_turn(
         conversation_summary=state.conversation_summary,
         summary_up_to_turn=state.summary_up_to_turn,
     )
-    return TurnPlan(turn, user_input, decision, context, messages, state.conversation_summary, state.summary_up_to_turn)
+    return TurnPlan(
+        turn, user_input, decision, context, messages, state.conversation_summary, state.summary_up_to_turn
+    )
 
 
 def request_review_reply(
     client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None, stream: bool = False
 ) -> GuardResult | GuardedStream:
     """The reply call: free text through the guard (a GuardedStream with `stream=True`)."""
-    return guarded_text(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY}, stream=stream)
+    return guarded_text(
+        client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY}, stream=stream
+    )
 
 
 def finish_review_turn(

@@ -1,0 +1,149 @@
+"""Review chat: questions about an exam answer and its review; the context is rebuilt every turn (spec 02)."""
+
+import json
+
+import streamlit as st
+
+from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
+from pages.ui import review_session as rs
+from pages.ui import review_widgets as rw
+from pages.ui import state
+
+st.title("答案レビュー・チャット")
+st.caption(
+    "答案と講評について質問できます。§番号（例: §11）や「第11段落」で段落を指定すると、その前後の段落と"
+    "関連する講評を自動で添えて回答します（指定は次の2回の質問まで引き継がれます）。"
+)
+state.demo_badge()
+
+ss = st.session_state
+try:
+    rs.init()
+    if ss.pop("review_demo_request", False):
+        rs.start_demo()
+    review = rs.current_review()
+except Exception:  # noqa: BLE001 - a broken store must not show a traceback
+    st.error("レビューのデータを読み込めませんでした。データフォルダ（APP_DATA_DIR）を確認してください。")
+    st.stop()
+if review is None:  # e.g. a thread link to a review that no longer exists: fall back to the sample
+    ss["review_notice"] = ("warning", "選択したレビューが見つからないため、サンプルのレビューを開きました。")
+    rs.new_thread(rs.sample_id())
+    st.rerun()
+
+notice = ss.pop("review_notice", None)
+if notice:
+    {"success": st.success, "error": st.error}.get(notice[0], st.warning)(notice[1])
+
+left, right = st.columns([5, 6], gap="large")
+
+with left:
+    reviews = rs.store().list_reviews()
+    titles = {r["id"]: r["title"] + ("（サンプル）" if r["sample_key"] else "") for r in reviews}
+    ss["review_picker"] = ss["review_review_id"]
+    st.selectbox(
+        "レビュー",
+        list(titles),
+        format_func=titles.__getitem__,
+        key="review_picker",
+        on_change=rs.on_pick_review,
+    )
+    with st.expander("講評JSONを読み込む", icon=":material/upload_file:"):
+        st.caption(
+            "問題文・出題趣旨・採点実感・答案（各段落の先頭行を $$[N] で始める）・講評JSONを1つのJSONファイルに"
+            "まとめて読み込めます。書式はサンプルのJSONを参考にしてください。"
+        )
+        st.download_button(
+            "サンプルのJSONをダウンロード",
+            key="review_sample_download",
+            mime="application/json",
+            data=json.dumps(load_sample_review().to_json_dict(), ensure_ascii=False, indent=2),
+            file_name="review_sample.json",
+            icon=":material/download:",
+        )
+        upload = st.file_uploader("講評JSONファイル", type=["json"], key="review_upload")
+        if upload is not None and st.button("このファイルを読み込む", key="review_import", type="primary"):
+            problems = rs.import_review(upload.getvalue())
+            if problems:
+                st.error(
+                    "このファイルは読み込めませんでした。次の点を直してください。\n\n"
+                    + "\n".join(f"- {rw.literal_md(p)}" for p in problems)
+                )
+            else:
+                st.rerun()
+    tab_answer, tab_review, tab_question = st.tabs(["答案", "講評", "問題文・出題趣旨・採点実感"])
+    with tab_answer:
+        st.caption("段落左の §番号 をクリックすると、質問欄に追加されます。")
+        with st.container(height=620):
+            rw.answer_panel(parse_marked_answer_paragraphs(review.answer_text))
+    with tab_review:
+        st.caption("講評の「該当段落」の §番号 をクリックすると、質問欄に追加されます。")
+        with st.container(height=620):
+            rw.review_panel(review.review_json)
+    with tab_question:
+        st.markdown("**問題文**")
+        st.markdown(rw.literal_md(review.question_text))
+        with st.expander("出題趣旨"):
+            st.markdown(rw.literal_md(review.purpose_text or "（登録されていません）"))
+        with st.expander("採点実感"):
+            st.markdown(rw.literal_md(review.grading_impression_text or "（登録されていません）"))
+
+with right:
+    threads = rs.store().list_threads(review.id or 0)
+    labels = {0: "新しいスレッド"} | {
+        t["id"]: f"{t['title'] or '（無題）'}（{t['turns']}ターン）" for t in threads
+    }
+    top = st.columns([4, 1], vertical_alignment="bottom")
+    ss["review_thread_picker"] = ss["review_thread_id"] or 0
+    top[0].selectbox(
+        "スレッド（再読み込みしても続きから再開できます）",
+        list(labels),
+        format_func=labels.__getitem__,
+        key="review_thread_picker",
+        on_change=rs.on_pick_thread,
+    )
+    top[1].button(
+        "新規",
+        key="review_new_thread",
+        icon=":material/add:",
+        on_click=rs.new_thread,
+        args=(review.id,),
+        help="このレビューで新しいスレッドを始めます",
+    )
+    with st.container(height=560):
+        if not rs.chat():
+            st.caption(
+                "まだ質問はありません。下の欄に質問を入力してください。例: 「§11 の論述はどう評価されていますか？」"
+                "「採点実感では何が求められていますか？」"
+            )
+        for item in rs.chat():
+            with st.chat_message(item["role"]):
+                if item.get("status") == "error":
+                    st.error(f"{item['content']}（{item.get('error_type')}）")
+                    if item.get("raw"):
+                        st.caption("途中までの出力")
+                        st.text(item["raw"])
+                else:
+                    st.markdown(item["content"])
+                if item.get("status") == "failed":
+                    st.caption("この質問への回答を取得できませんでした。")
+                if item["role"] == "assistant" and item.get("info"):
+                    rw.turn_info(item["info"])
+        if ss.get("review_pending"):
+            rs.run_pending(review)
+    if rs.chat() and rs.chat()[-1].get("status") == "error":
+        st.button("もう一度送信する", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
+    st.text_area(
+        "質問",
+        key="review_draft",
+        height=90,
+        placeholder="例: §11 の論述について、講評ではどう評価されていますか？",
+    )
+    st.button(
+        "送信",
+        key="review_send",
+        type="primary",
+        icon=":material/send:",
+        on_click=rs.on_send,
+        disabled=bool(ss.get("review_pending")),
+    )
+    rw.last_call_panel(ss.get("review_last_call"))

@@ -1,0 +1,163 @@
+"""AppTest: the review chat page (7-turn demo with summary, § controls, failure + retry, resume, import)."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from core.flows.review_chat import NOT_FOUND_SENTENCE
+from core.llm.base import ProviderError
+from core.llm.replay import ReplayClient
+from core.store import open_store
+from core.store.review import ReviewStore
+from tests.pages.conftest import make_app
+
+PAGE = "pages/review_chat.py"
+
+
+def run(at: AppTest) -> AppTest:
+    # The shell binds app_fault_pct to a sidebar widget; AppTest re-runs only the page, so keep it set.
+    at.session_state["app_fault_pct"] = 0
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def send(at: AppTest, text: str) -> AppTest:
+    at.text_area(key="review_draft").input(text)
+    at.button(key="review_send").click()
+    return run(at)
+
+
+def expander(at: AppTest, label: str):  # type: ignore[no-untyped-def]
+    found = [e for e in at.expander if e.label == label]
+    assert found, [e.label for e in at.expander]
+    return found[0]
+
+
+def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, page=PAGE)
+    at.session_state["review_demo_request"] = True
+    run(at)
+    chat = at.session_state["chat"]["review"]
+    assert [m["role"] for m in chat] == ["user", "assistant"]
+    assert (
+        chat[1]["content"].startswith("（デモモデルの応答）")
+        and "絶対的構成の理由づけが薄い" in chat[1]["content"]
+    )
+    for text in [
+        "理由をもう少し詳しく",
+        "採点実感ではどう書かれていますか？",
+        "この段落の書き方はどうですか？",
+        "出題趣旨との関係は？",
+    ]:
+        send(at, text)
+    assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]
+    send(at, "§20 は何が問題ですか？")
+    send(at, "では、どう直せばよいですか？")
+    chat = at.session_state["chat"]["review"]
+    assert len(chat) == 14 and all(m["status"] == "done" for m in chat)
+    assert chat[7]["content"].endswith(NOT_FOUND_SENTENCE)  # turn 4: a place in the answer, no Specified
+
+    turn7 = "\n".join(m.value for m in expander(at, "このターンでLLMに渡した情報（ターン7）").markdown)
+    assert "**使用中の要約**（ターン1～5）" in turn7
+    assert "【1～5ターンの要約】" in turn7 and "疑問・観点: 「§11 の論述について" in turn7
+    assert (
+        "メッセージ数: **8**" in turn7
+    )  # system, context, summary, user_5, assistant_5, user_6, assistant_6, question
+    assert "ターン6で指定された §20 を持続（ターン8まで）" in turn7
+    assert "【指定段落付き答案（Specified）】 — 保持している段落番号 §20 を使う" in turn7
+    turn1 = "\n".join(m.value for m in expander(at, "このターンでLLMに渡した情報（ターン1）").markdown)
+    assert "まだありません（これまでの会話履歴をそのまま送信）" in turn1
+    assert "【指定段落付き答案（Specified）】 — 入力に §11 が含まれる" in turn1
+
+    store = ReviewStore(open_store(tmp_path))
+    thread_id = at.session_state["review_thread_id"]
+    assert at.query_params["review_thread"] == str(thread_id)
+    state = store.thread_state(thread_id)
+    assert (
+        state.summary_up_to_turn,
+        state.last_section_mention_turn,
+        state.last_section_paragraph_numbers,
+    ) == (5, 6, "[20]")
+    assert len(store.load_messages(thread_id)) == 14
+
+
+def test_clicking_a_paragraph_control_puts_it_into_the_next_message(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    client = ReplayClient(["§7 について回答します。"])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    at.button(key="review_para_7").click()
+    run(at)
+    assert at.text_area(key="review_draft").value == "§7 "
+    at.button(key="review_item_weaknesses_2_19").click()  # a review item's paragraph tag
+    run(at)
+    assert at.text_area(key="review_draft").value == "§7 §19 "
+    at.button(key="review_para_7").click()  # already there: not added twice
+    run(at)
+    send(at, at.text_area(key="review_draft").value + "はどう直せばよいですか？")
+    messages = client.requests[0].messages
+    assert messages[-1] == {"role": "user", "content": "ユーザーの質問: §7 §19 はどう直せばよいですか？"}
+    assert "【指定段落付き答案（Specified）】\n§2 " in messages[1]["content"]
+    assert client.requests[0].tags == {"flow": "review", "step": "reply"}
+    assert at.text_area(key="review_draft").value == ""
+    assert at.session_state["chat"]["review"][-1]["content"] == "§7 について回答します。"
+
+
+def test_provider_failure_keeps_the_question_and_retry_works(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    client = ReplayClient([ProviderError("timeout", "slow"), "二度目の回答です。"])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    send(at, "§3 の評価は？")
+    chat = at.session_state["chat"]["review"]
+    assert [m["status"] for m in chat] == ["failed", "error"]
+    assert "LLMの応答がタイムアウトしました" in at.error[0].value
+    at.button(key="review_retry").click()
+    run(at)
+    chat = at.session_state["chat"]["review"]
+    assert [(m["status"], m["content"]) for m in chat] == [
+        ("done", "§3 の評価は？"),
+        ("done", "二度目の回答です。"),
+    ]
+    assert client.requests[1].messages == client.requests[0].messages  # the same turn 1 is sent again
+
+
+def test_thread_resumes_after_a_reload(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = make_app(tmp_path, page=PAGE)
+    send(first, "§11 はどう評価されていますか？")
+    thread_id = first.session_state["review_thread_id"]
+    reloaded = make_app(tmp_path)  # a new browser session on the same data
+    reloaded.query_params["review_thread"] = str(thread_id)
+    reloaded.switch_page(PAGE)
+    run(reloaded)
+    chat = reloaded.session_state["chat"]["review"]
+    assert [m["content"] for m in chat][0] == "§11 はどう評価されていますか？" and len(chat) == 2
+    assert "このターンでLLMに渡した情報（ターン1）" in [e.label for e in reloaded.expander]
+    send(reloaded, "続きを教えてください")  # turn 2 carries §11 from the stored thread columns
+    info = reloaded.session_state["chat"]["review"][-1]["info"]
+    assert (info["turn"], info["paragraph_source"], info["paragraph_numbers"]) == (2, "carried", [11])
+
+
+def test_importing_a_review_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, page=PAGE)
+    at.file_uploader(key="review_upload").upload("bad.json", b'{"title": "x"}', "application/json")
+    run(at)
+    at.button(key="review_import").click()
+    run(at)
+    problems = at.error[0].value
+    assert (
+        "このファイルは読み込めませんでした" in problems
+        and "必須の項目「question\\_text」がありません" in problems
+    )
+    good = {
+        "title": "取り込みテスト",
+        "question_text": "Q",
+        "answer_text": "$$[1] 一\n$$[2] 二",
+        "review_json": {"overall_review": "OV", "weaknesses": [{"title": "w", "paragraph_number": 2}]},
+    }
+    at.file_uploader(key="review_upload").upload("good.json", json.dumps(good).encode(), "application/json")
+    run(at)
+    at.button(key="review_import").click()
+    run(at)
+    assert "「取り込みテスト」を読み込みました。" in [s.value for s in at.success]
+    assert at.selectbox(key="review_picker").value == at.session_state["review_review_id"] == 2
+    assert at.button(key="review_para_2") is not None
