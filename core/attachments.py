@@ -94,7 +94,9 @@ def _human_size(size: int) -> str:
 
 def _lines_to_paragraphs(text: str) -> list[str]:
     """Spec 00: split on line breaks, strip, drop empty lines."""
-    return [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+    return [
+        line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()
+    ]
 
 
 def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> ExtractedDocument:
@@ -144,7 +146,9 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
     warnings = []
     if empty_pages:
         shown = "、".join(str(n) for n in empty_pages[:10]) + ("…" if len(empty_pages) > 10 else "")
-        warnings.append(f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。")
+        warnings.append(
+            f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。"
+        )
     return ExtractedDocument(filename, "pdf", paragraphs, page_count=pages, warnings=warnings)
 
 

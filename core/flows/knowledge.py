@@ -124,8 +124,7 @@ def knowledge_errors(turn: Any, entry_schema_: dict[str, Any]) -> list[str]:
     if not isinstance(turn, Mapping) or turn.get("knowledge_json") is None:
         return []
     return [
-        "$.knowledge_json" + error[1:]
-        for error in validation_errors(entry_schema_, turn["knowledge_json"])
+        "$.knowledge_json" + error[1:] for error in validation_errors(entry_schema_, turn["knowledge_json"])
     ]
 
 
@@ -140,7 +139,9 @@ def _ok_result(turn: Mapping[str, Any], raw: str) -> dict[str, Any]:
     }
 
 
-def parse_and_validate_turn(raw: Any, turn_schema: dict[str, Any], entry_schema: dict[str, Any]) -> dict[str, Any]:
+def parse_and_validate_turn(
+    raw: Any, turn_schema: dict[str, Any], entry_schema: dict[str, Any]
+) -> dict[str, Any]:
     """Spec 00 / spec 01 §5.3: parse -> turn schema -> knowledge_json vs entry schema -> normalize. Never raises.
 
     Parsing uses the guard's local repair (code fences, prose, trailing commas), so a reply the
@@ -160,7 +161,13 @@ def parse_and_validate_turn(raw: Any, turn_schema: dict[str, Any], entry_schema:
 
 def _attempt_summaries(result: guard.GuardResult) -> list[dict[str, Any]]:
     return [
-        {"number": a.number, "kind": a.kind, "raw": a.raw, "error_type": a.error_type, "errors": list(a.errors)}
+        {
+            "number": a.number,
+            "kind": a.kind,
+            "raw": a.raw,
+            "error_type": a.error_type,
+            "errors": list(a.errors),
+        }
         for a in result.attempts
     ]
 
@@ -214,7 +221,9 @@ def call_llm(
                 provider=client.provider,
                 model=client.model,
                 ok=True,
-                notes=[f"assistant_message が短すぎます（{len(out['assistant_message'])} 文字）: spec 01 §7.1"],
+                notes=[
+                    f"assistant_message が短すぎます（{len(out['assistant_message'])} 文字）: spec 01 §7.1"
+                ],
             )
         )
     return out

@@ -21,8 +21,14 @@ def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
     for row in turns:
         item = by_interview.setdefault(
             row["interview_id"],
-            {"interview_id": row["interview_id"], "turns": 0, "to_draft": None, "to_finalize": None,
-             "last_phase": None, "last_mode": None},
+            {
+                "interview_id": row["interview_id"],
+                "turns": 0,
+                "to_draft": None,
+                "to_finalize": None,
+                "last_phase": None,
+                "last_mode": None,
+            },
         )
         item["turns"] = max(item["turns"], int(row["turn_no"]))
         if not row["ok"]:

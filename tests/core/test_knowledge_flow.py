@@ -26,7 +26,14 @@ ENTRY_FULL = {
 }
 
 
-def turn(knowledge=None, *, phase="collect_case", mode="interview", message="契約の種類を教えてください。", missing=None):
+def turn(
+    knowledge=None,
+    *,
+    phase="collect_case",
+    mode="interview",
+    message="契約の種類を教えてください。",
+    missing=None,
+):
     return json.dumps(
         {
             "control": {"schema_version": "1.0", "mode": mode},
@@ -59,7 +66,10 @@ def test_first_turn_stack_and_structured_output():
     client = ReplayClient([turn()])
     out = run(client)
     request = client.requests[0]
-    assert request.messages == [*HEAD, {"role": "user", "content": "ユーザー指示:\n秘密保持期間が3年に限定されました"}]
+    assert request.messages == [
+        *HEAD,
+        {"role": "user", "content": "ユーザー指示:\n秘密保持期間が3年に限定されました"},
+    ]
     assert request.json_schema is not None and request.json_schema.schema is TURN
     assert request.json_schema.name == "ContractReviewKnowledgeTurn"
     assert request.tags == {"flow": "knowledge", "step": "interview_turn"}
@@ -182,9 +192,16 @@ def test_parse_error_types():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(st.text(), st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                                          lambda c: st.lists(c) | st.dictionaries(st.text(), c), max_leaves=20)
-                 .map(lambda v: json.dumps(v, ensure_ascii=False))))
+@given(
+    st.one_of(
+        st.text(),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(),
+            lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+            max_leaves=20,
+        ).map(lambda v: json.dumps(v, ensure_ascii=False)),
+    )
+)
 def test_parse_and_validate_never_raises(raw):
     out = kf.parse_and_validate_turn(raw, TURN, ENTRY)
     assert out["ok"] in (True, False)
@@ -237,10 +254,13 @@ def test_max_repairs_is_configurable():
     assert out["ok"] is False and len(client.requests) == 2
 
 
-@pytest.mark.parametrize("user_text,files,expected", [
-    ("", None, ""),
-    ("a", [""], "ユーザー指示:\na"),
-    ("", ["", "t"], "添付テキスト:\nt"),
-])
+@pytest.mark.parametrize(
+    "user_text,files,expected",
+    [
+        ("", None, ""),
+        ("a", [""], "ユーザー指示:\na"),
+        ("", ["", "t"], "添付テキスト:\nt"),
+    ],
+)
 def test_payload_parts_only_when_present(user_text, files, expected):
     assert kf.build_user_payload(user_text, files) == expected

@@ -149,3 +149,35 @@ def test_knowledge_base_exports_and_interview_resume(tmp_path):
     assert [m["role"] for m in chat] == ["user", "assistant"]
     assert chat[1]["assistant_message"] == "前回の質問です。"
     assert "前回の質問です。" in texts(at)
+
+
+def test_uploader_shows_pages_and_paragraphs_before_sending(tmp_path):
+    from core.samples.knowledge.build_samples import build_pdf
+
+    client = ReplayClient([valid_turn()])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    uploader = at.file_uploader(key="knowledge_uploader_0")
+    uploader.upload("契約.pdf", build_pdf(["第1条（目的）", "本文です。"]), "application/pdf")
+    uploader.upload("broken.docx", b"not a zip")
+    run(at)
+    captions = "\n".join(c.value for c in at.caption)
+    assert "契約.pdf（1 ページ・2 段落" in captions and "次の送信で添付されます" in captions
+    assert any("broken.docx" in e.value and "壊れている" in e.value for e in at.error)
+    assert client.requests == []  # nothing is sent before the user sends
+    at.chat_input(key="knowledge_input").set_value("確認お願いします")
+    run(at)
+    assert client.requests[0].messages[-1]["content"] == (
+        "ユーザー指示:\n確認お願いします\n\n添付テキスト:\n第1条（目的）\n本文です。"
+    )
+    user = at.session_state["chat"]["knowledge"][0]
+    assert user["attachments"][0]["pages"] == 1 and "broken.docx" in user["attachment_errors"][0]
+    assert at.session_state["knowledge_uploader_nonce"] == 1  # the uploader is cleared after sending
+
+
+def test_an_unexpected_client_failure_is_an_error_item_not_a_traceback(tmp_path):
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)  # no recorded output: the client raises
+    at.chat_input(key="knowledge_input").set_value("相談です")
+    run(at)
+    chat = at.session_state["chat"]["knowledge"]
+    assert [m["role"] for m in chat] == ["user", "error"] and chat[1]["error_type"] == "unexpected_error"
+    assert any("unexpected_error" in e.value for e in at.error)

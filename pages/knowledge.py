@@ -1,0 +1,79 @@
+"""Knowledge interview: turn a contract-review case into a reusable knowledge entry (spec 00, spec 01)."""
+
+import streamlit as st
+
+from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
+from pages.ui import knowledge_base_tab, knowledge_widgets, state
+from pages.ui import knowledge_session as ks
+
+st.title("ナレッジ聞き取り")
+st.caption(
+    "契約審査の事例をAIが段階的に聞き取り（事例ヒアリング → リスク整理 → 草案作成 → レビュー）、"
+    "チームで再利用できるナレッジ（6項目）にまとめます。"
+)
+state.demo_badge()
+ks.init()
+if st.session_state.pop("knowledge_demo_request", False):
+    with st.spinner("サンプル契約書を読み込み、聞き取りを始めています…"):
+        ks.start_demo()
+else:
+    ks.resume_from_url()
+
+tab_interview, tab_base, tab_history = st.tabs(["聞き取り", "ナレッジベース", "聞き取り一覧・分析"])
+
+with tab_interview:
+    chat_col, side_col = st.columns([3, 2], gap="large")
+    with chat_col:
+        if ks.chat():
+            st.button("新しい聞き取り", key="knowledge_new", icon=":material/add:", on_click=ks.reset)
+        knowledge_widgets.render_history()
+        demo_answer = ks.next_demo_answer()
+        if demo_answer and st.button(
+            f"デモの回答例を送る：「{demo_answer[:30]}…」",
+            key="knowledge_demo_next",
+            icon=":material/smart_toy:",
+        ):
+            with st.spinner("AIが考えています…"):
+                ks.send_demo_answer()
+            st.rerun()
+        nonce = st.session_state[ks.UPLOADER_NONCE_KEY]
+        uploaded = st.file_uploader(
+            "ファイルを添付（PDF・DOCX・TXT、複数可）",
+            type=list(SUPPORTED_EXTENSIONS),
+            accept_multiple_files=True,
+            key=f"knowledge_uploader_{nonce}",
+            help=f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。本文は送信にのみ使い、保存しません。",
+        )
+        docs, errors = ks.read_attachments(uploaded or [])
+        for doc in docs:
+            st.caption(knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます")
+        for error in errors:
+            st.error(error)
+        prompt = st.chat_input(
+            "事例や回答を入力（ファイルも添付できます）",
+            key="knowledge_input",
+            accept_file="multiple",
+            file_type=list(SUPPORTED_EXTENSIONS),
+        )
+        if prompt:
+            chat_docs, chat_errors = ks.read_attachments(list(prompt.files))
+            all_docs, all_errors = docs + chat_docs, errors + chat_errors
+            if not prompt.text.strip() and not all_docs:
+                st.error(
+                    "送信する内容がありません。"
+                    + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
+                )
+            else:
+                with st.spinner("AIが考えています…"):
+                    ks.submit(prompt.text, all_docs, all_errors)
+                st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
+                st.rerun()
+        knowledge_widgets.render_last_call()
+    with side_col:
+        knowledge_widgets.render_side_panel()
+
+with tab_base:
+    knowledge_base_tab.render_knowledge_base()
+
+with tab_history:
+    knowledge_base_tab.render_interviews()

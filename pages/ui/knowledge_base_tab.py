@@ -1,0 +1,222 @@
+"""Knowledge interview page: the knowledge base tab (table, filters, edit, exports) and the interviews tab."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pandas as pd
+import streamlit as st
+
+from core.flows import knowledge as kf
+from core.flows import knowledge_analytics as ka
+from core.flows import knowledge_export as kx
+from core.store import knowledge as store
+from core.store import knowledge_base as kbase
+from pages.ui import knowledge_session as ks
+from pages.ui import state
+
+TABLE_COLUMNS = {
+    "id": "ID",
+    "knowledge_title": "ナレッジ名",
+    "contract_type": "契約類型",
+    "target_clause": "対象条項",
+    "version": "版",
+    "updated_at": "更新日時",
+    "updated_by": "更新者",
+}
+
+
+def _when(ts: float | None) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+
+
+def render_knowledge_base() -> None:
+    engine = state.engine()
+    try:
+        types = kbase.contract_types(engine)
+    except Exception:  # noqa: BLE001
+        st.error("ナレッジベースを読み込めませんでした（データベースに接続できません）。")
+        return
+    cols = st.columns([2, 2])
+    search = cols[0].text_input(
+        "キーワード検索", key="knowledge_base_search", placeholder="例: 秘密保持、損害賠償"
+    )
+    chosen = cols[1].multiselect(
+        "契約類型で絞り込み", types, key="knowledge_base_types", placeholder="すべての契約類型"
+    )
+    entries = kbase.list_entries(engine, search=search, contract_types=chosen)
+    if not entries:
+        st.info(
+            "保存されたナレッジはまだありません（または条件に合うものがありません）。"
+            "聞き取りタブで草案を作り、「ナレッジベースに保存」を押してください。",
+            icon=":material/inventory_2:",
+        )
+        return
+    frame = pd.DataFrame(entries)[list(TABLE_COLUMNS)]
+    frame["updated_at"] = frame["updated_at"].map(_when)
+    selection = st.dataframe(
+        frame.rename(columns=TABLE_COLUMNS),
+        hide_index=True,
+        key="knowledge_base_table",
+        on_select="rerun",
+        selection_mode="single-row",
+    )
+    st.caption(f"{len(entries)} 件。行を選ぶと内容の確認・編集ができます。")
+    render_exports(entries)
+    rows = selection.selection.rows if selection is not None else []
+    if rows:
+        render_entry_editor(entries[rows[0]])
+
+
+def render_exports(entries: list[dict]) -> None:
+    stamp = datetime.now().strftime("%Y%m%d")
+    st.caption(f"表示中の {len(entries)} 件をダウンロード")
+    cols = st.columns(4)
+    cols[0].download_button(
+        "JSON",
+        kx.entries_to_json(entries),
+        f"knowledge_{stamp}.json",
+        "application/json",
+        key="knowledge_export_json",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    cols[1].download_button(
+        "CSV",
+        kx.entries_to_csv(entries),
+        f"knowledge_{stamp}.csv",
+        "text/csv",
+        key="knowledge_export_csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    cols[2].download_button(
+        "Markdown",
+        kx.entries_to_markdown(entries),
+        f"knowledge_{stamp}.md",
+        "text/markdown",
+        key="knowledge_export_md",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    cols[3].download_button(
+        "Word（DOCX）",
+        kx.entries_to_docx(entries),
+        f"knowledge_{stamp}.docx",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        key="knowledge_export_docx",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def render_entry_editor(entry: dict) -> None:
+    engine = state.engine()
+    with st.container(border=True):
+        st.markdown(
+            f"**ID {entry['id']}・第{entry['version']}版**（作成: {entry['created_by']} {_when(entry['created_at'])}"
+            f"／更新: {entry['updated_by']} {_when(entry['updated_at'])}）"
+        )
+        with st.form(f"knowledge_base_edit_{entry['id']}_{entry['version']}", border=False):
+            edited = {}
+            for key in kf.KNOWLEDGE_FIELDS:
+                label = kf.KNOWLEDGE_FIELD_LABELS[key]
+                widget_key = f"knowledge_base_{key}_{entry['id']}_{entry['version']}"
+                edited[key] = (
+                    st.text_area(label, entry[key], key=widget_key, height=100)
+                    if key in ("review_points", "action_plan", "clause_sample")
+                    else st.text_input(label, entry[key], key=widget_key)
+                )
+            editor = st.text_input("編集者", value="担当者", key=f"knowledge_base_editor_{entry['id']}")
+            note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
+            submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
+        if submitted:
+            version = kbase.update_entry(
+                engine, entry["id"], edited, by=editor.strip() or "担当者", note=note
+            )
+            if version == entry["version"]:
+                st.info("変更はありませんでした。")
+            else:
+                st.success(f"第{version}版として保存しました。")
+                st.rerun()
+        versions = kbase.entry_versions(engine, entry["id"])
+        with st.expander(f"版の履歴（{len(versions)} 版）", icon=":material/history:"):
+            history = pd.DataFrame(versions)[["version", "edited_at", "edited_by", "note", "knowledge_title"]]
+            history["edited_at"] = history["edited_at"].map(_when)
+            st.dataframe(
+                history.rename(
+                    columns={
+                        "version": "版",
+                        "edited_at": "日時",
+                        "edited_by": "編集者",
+                        "note": "メモ",
+                        "knowledge_title": "ナレッジ名",
+                    }
+                ),
+                hide_index=True,
+            )
+        if entry.get("source_interview_id") and st.button(
+            "元の聞き取りを開く", key=f"knowledge_base_open_{entry['id']}", icon=":material/forum:"
+        ):
+            ks.resume(entry["source_interview_id"])
+            st.rerun()
+
+
+def render_interviews() -> None:
+    engine = state.engine()
+    try:
+        interviews = store.list_interviews(engine)
+        progress = ka.interview_progress(store.turn_phases(engine))
+    except Exception:  # noqa: BLE001
+        st.error("聞き取りの記録を読み込めませんでした（データベースに接続できません）。")
+        return
+    if not interviews:
+        st.info("記録された聞き取りはまだありません。", icon=":material/forum:")
+        return
+    titles = {i["id"]: f"{_when(i['updated_at'])} {i['title'] or '（無題）'}" for i in interviews}
+    st.markdown("**過去の聞き取りを再開**")
+    labels = {
+        i["id"]: f"{_when(i['updated_at'])}　{i['title'] or '（無題）'}（{i['turns']} ターン・"
+        f"{kf.PHASE_LABELS.get(i['last_phase'] or '', '未応答')}）"
+        for i in interviews
+    }
+    cols = st.columns([4, 1], vertical_alignment="bottom")
+    chosen = cols[0].selectbox(
+        "聞き取り", list(labels), format_func=labels.__getitem__, key="knowledge_interview_pick"
+    )
+    if cols[1].button("再開", key="knowledge_interview_resume", icon=":material/play_arrow:") and chosen:
+        if ks.resume(chosen):
+            st.toast("聞き取りを再開しました。「聞き取り」タブに戻って続けてください。")
+        st.rerun()
+    st.markdown("**分析**（spec 01 §7.2）")
+    frame = pd.DataFrame(progress)
+    reached = frame["to_draft"].dropna()
+    finals = frame["to_finalize"].dropna()
+    m = st.columns(3)
+    m[0].metric("聞き取り数", len(frame))
+    m[1].metric("草案までの平均ターン", f"{reached.mean():.1f}" if len(reached) else "—")
+    m[2].metric("まとめ（finalize）までの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
+    counts = ka.stop_phase_counts(progress)
+    chart = pd.DataFrame(
+        {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
+    )
+    st.caption("各聞き取りが最後に止まっているフェーズ")
+    st.bar_chart(chart, x="フェーズ", y="聞き取り数", sort=False, horizontal=True, height=200)
+    table = frame.assign(title=frame["interview_id"].map(lambda i: titles.get(i, i)))[
+        ["title", "turns", "to_draft", "to_finalize", "last_phase"]
+    ]
+    table["last_phase"] = table["last_phase"].map(
+        lambda p: kf.PHASE_LABELS.get(p, "未応答") if p else "未応答"
+    )
+    st.dataframe(
+        table.rename(
+            columns={
+                "title": "聞き取り",
+                "turns": "ターン数",
+                "to_draft": "草案到達ターン",
+                "to_finalize": "finalize到達ターン",
+                "last_phase": "最後のフェーズ",
+            }
+        ),
+        hide_index=True,
+    )

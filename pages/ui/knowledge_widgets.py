@@ -1,0 +1,189 @@
+"""Knowledge interview page: rendering of the chat, the side panel and the "what the LLM saw" expander.
+
+Only `assistant_message` is ever shown as the assistant's words (spec 01 §7.1); raw output is
+shown as plain code, never as HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.flows import knowledge as kf
+from pages.ui import knowledge_session as ks
+
+ERROR_TYPE_LABELS = {
+    "parse_error": "JSONとして読めない出力",
+    "schema_error": "スキーマ違反",
+    "truncated": "出力が途中で切れた",
+    "refusal": "回答拒否",
+    "empty_output": "空の出力",
+    "provider_error": "LLM呼び出しエラー",
+    "unexpected_error": "予期しないエラー",
+}
+MODE_COLORS = {"interview": "blue", "clarify": "orange", "finalize": "green"}
+LONG_FIELDS = ("review_points", "action_plan", "clause_sample")
+
+
+def attachment_caption(summary: dict[str, Any]) -> str:
+    pages = f"{summary['pages']} ページ・" if summary.get("pages") else ""
+    return f":material/attach_file: {summary['name']}（{pages}{summary['paragraphs']} 段落・{summary['chars']:,} 文字）"
+
+
+def render_history() -> None:
+    items = ks.chat()
+    if not items:
+        st.info(
+            "事例の概要を入力するか、契約書（PDF・DOCX・TXT）を添付して送信してください。"
+            "AIが4つのフェーズで聞き取り、ナレッジの草案を作ります。",
+            icon=":material/forum:",
+        )
+    for index, item in enumerate(items):
+        if item["role"] == "user":
+            with st.chat_message("user"):
+                if item["text"]:
+                    st.markdown(item["text"])
+                for summary in item.get("attachments", []):
+                    st.caption(attachment_caption(summary))
+                    for warning in summary.get("warnings", []):
+                        st.caption(f":material/warning: {warning}")
+                for error in item.get("attachment_errors", []):
+                    st.warning(f"添付できなかったファイル: {error}")
+        elif item["role"] == "assistant":
+            with st.chat_message("assistant"):
+                st.markdown(item["assistant_message"])
+        else:
+            render_error(item, is_last=index == len(items) - 1)
+
+
+def render_error(item: dict[str, Any], *, is_last: bool) -> None:
+    """Spec 00: a failed turn shows the raw output and the error type (internal staff), plus 再試行."""
+    with st.chat_message("assistant", avatar=":material/error:"):
+        label = ERROR_TYPE_LABELS.get(item["error_type"], item["error_type"])
+        st.error(
+            f"応答を受け取れませんでした（エラー種別: `{item['error_type']}` — {label}）。"
+            "入力内容は残っています。再試行してください。"
+        )
+        st.caption("エラー内容")
+        st.code(item.get("error") or "", language=None, wrap_lines=True)
+        st.caption("LLMの生出力")
+        st.code(item["content"] or "（空）", language=None, wrap_lines=True)
+        if is_last and st.button("再試行", key="knowledge_retry", icon=":material/refresh:", type="primary"):
+            with st.spinner("もう一度問い合わせています…"):
+                ks.retry()
+            st.rerun()
+
+
+def render_last_call() -> None:
+    last = st.session_state.get(ks.LAST_CALL_KEY)
+    with st.expander("直近のターンでLLMに渡した内容と返ってきた内容", icon=":material/data_object:"):
+        if not last:
+            st.caption("まだLLMを呼び出していません。")
+            return
+        st.caption(f"送信メッセージ（{len(last['messages'])} 件）")
+        st.json(last["messages"], expanded=False)
+        for attempt in last["attempts"]:
+            kind = "初回" if attempt["kind"] == "initial" else "修復"
+            status = "成功" if not attempt["error_type"] else f"失敗（{attempt['error_type']}）"
+            st.caption(f"呼び出し {attempt['number']}（{kind}）: {status}")
+            st.code(attempt["raw"] or "（空）", language="json", wrap_lines=True)
+            if attempt["errors"]:
+                st.code("\n".join(attempt["errors"]), language=None, wrap_lines=True)
+
+
+def render_stepper(phase: str | None) -> None:
+    current = kf.PHASES.index(phase) if phase in kf.PHASES else -1
+    lines = []
+    for i, name in enumerate(kf.PHASES):
+        label = f"{i + 1}. {kf.PHASE_LABELS[name]}"
+        if i == current:
+            lines.append(f":material/radio_button_checked: :blue-background[**{label}**]（現在）")
+        elif i < current:
+            lines.append(f":material/check_circle: {label}")
+        else:
+            lines.append(f":material/radio_button_unchecked: :gray[{label}]")
+    st.markdown("  \n".join(lines))
+
+
+def _seen_missing_items() -> list[str]:
+    seen: list[str] = []
+    for item in ks.chat():
+        if item["role"] == "assistant":
+            for info in item["turn"]["state"]["missing_info"]:
+                if info not in seen:
+                    seen.append(info)
+    return seen
+
+
+def render_checklist(missing: list[str]) -> None:
+    seen = _seen_missing_items()
+    if not seen:
+        st.caption("まだ聞き取り項目はありません。")
+        return
+    lines = [
+        (
+            f":material/check_box_outline_blank: {i}"
+            if i in missing
+            else f":material/check_box: :gray[~~{i}~~]"
+        )
+        for i in seen
+    ]
+    st.markdown("  \n".join(lines))
+    if not missing:
+        st.caption("必要な情報はすべてそろっています。")
+
+
+def render_side_panel() -> None:
+    turn = ks.last_turn()
+    with st.container(border=True):
+        st.markdown("**進行状況**")
+        render_stepper(turn["state"]["phase"] if turn else None)
+        if turn:
+            mode = turn["control"]["mode"]
+            st.badge(
+                f"モード: {kf.MODE_LABELS.get(mode, mode)}（{mode}）", color=MODE_COLORS.get(mode, "gray")
+            )
+    with st.container(border=True):
+        st.markdown("**まだ聞き取りが必要な項目**")
+        render_checklist(turn["state"]["missing_info"] if turn else [])
+    render_card()
+
+
+def render_card() -> None:
+    """The current draft (knowledge_outputs[0]) as an editable card with 「ナレッジベースに保存」."""
+    outputs = st.session_state.knowledge_outputs
+    with st.container(border=True):
+        st.markdown("**ナレッジ草案**")
+        if not outputs:
+            st.caption("草案はまだありません。必要な情報がそろうと、ここに6項目の草案が表示されます。")
+            return
+        entry = outputs[0]
+        version = st.session_state[ks.DRAFT_VERSION_KEY]
+        with st.form(f"knowledge_card_form_{version}", border=False):
+            edited = {}
+            for key in kf.KNOWLEDGE_FIELDS:
+                label = kf.KNOWLEDGE_FIELD_LABELS[key]
+                widget_key = f"knowledge_card_{key}_{version}"
+                if key in LONG_FIELDS:
+                    edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
+                else:
+                    edited[key] = st.text_input(label, value=entry[key], key=widget_key)
+            editor = st.text_input("保存者", value="担当者", key=f"knowledge_card_editor_{version}")
+            saved = st.session_state[ks.SAVED_ENTRY_KEY]
+            label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
+            submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
+        if submitted:
+            if not edited["knowledge_title"].strip():
+                st.error("ナレッジ名を入力してください。")
+                return
+            try:
+                entry_id, entry_version = ks.save_draft(edited, editor.strip() or "担当者")
+            except Exception:  # noqa: BLE001
+                st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
+                return
+            st.success(
+                f"ナレッジベースに保存しました（ID {entry_id}・第{entry_version}版）。"
+                "「ナレッジベース」タブで確認できます。",
+                icon=":material/check:",
+            )

@@ -1,0 +1,72 @@
+"""Browser: attach the sample DOCX through the chat input, send, see the reply and the knowledge card."""
+
+import pytest
+
+from core.flows import knowledge_demo as kd
+from tests.e2e.helpers import shot, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+
+def send(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill(text)
+    box.press("Enter")
+    wait_idle(page)
+
+
+def test_attach_sample_docx_in_chat_input_and_reach_the_draft(page, app_url):
+    page.goto(
+        app_url
+    )  # the shell first: a deep link as the server's very first request runs pages/ as MPA v1
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("ナレッジ聞き取り").click()
+    wait_idle(page)
+    page.get_by_role("heading", name="ナレッジ聞き取り").wait_for()
+    chat_input = page.get_by_test_id("stChatInput")
+    chat_input.locator('input[type="file"]').set_input_files(str(kd.SAMPLE_DIR / kd.DEMO_SAMPLE))
+    chat_input.get_by_text("KB").wait_for()  # the attachment chip (name shortened, size)
+    shot(page, "knowledge-attached")
+    send(page, kd.DEMO_OPENING)
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("第8条（秘密保持）ですね").first.wait_for()
+    text = main.inner_text()
+    assert "service_agreement.docx" in text and "段落" in text  # the attachment's name and counts
+    assert "リスク整理" in text and "Traceback" not in page.content()
+    shot(page, "knowledge-first-reply")
+    send(page, kd.DEMO_SCRIPT[0])
+    send(page, kd.DEMO_SCRIPT[1])
+    main.get_by_text("ナレッジの草案を作成しました").first.wait_for()
+    card = main.get_by_label("条項サンプル")
+    assert card.input_value().startswith("前項の義務は、本契約終了後5年間存続する。")
+    assert '"control"' not in main.inner_text()  # only assistant_message is shown
+    shot(page, "knowledge-draft-card")
+    main.get_by_role("button", name="ナレッジベースに保存").click()
+    wait_idle(page)
+    main.get_by_text("ナレッジベースに保存しました").first.wait_for()
+    page.reload()  # the interview id is in the URL: a reload resumes it from the store
+    wait_idle(page)
+    main.get_by_text("ナレッジの草案を作成しました").first.wait_for()
+    assert "interview=" in page.url
+    page.get_by_role("tab", name="ナレッジベース").click()
+    wait_idle(page)
+    main.get_by_role("button", name="Word（DOCX）").wait_for()
+    shot(page, "knowledge-base-tab")
+    page.get_by_role("tab", name="聞き取り一覧・分析").click()
+    wait_idle(page)
+    main.get_by_text("各聞き取りが最後に止まっているフェーズ").wait_for()
+    shot(page, "knowledge-analytics-tab")
+
+
+def test_one_click_demo_from_home(page, app_url):
+    page.goto(app_url)
+    wait_idle(page)
+    page.get_by_test_id("stMain").get_by_role("button", name="ワンクリックデモ").first.click()
+    wait_idle(page)
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("全12か条を確認しました").first.wait_for()
+    main.get_by_role("button", name="デモの回答例を送る").click()
+    wait_idle(page)
+    main.get_by_text("実際にはどのように対応しましたか").first.wait_for()
+    assert "Traceback" not in page.content()
+    shot(page, "knowledge-one-click-demo")
