@@ -78,6 +78,36 @@ def entry_schema() -> dict[str, Any]:
     return load_schema(ENTRY_SCHEMA_NAME)
 
 
+_wire_cache: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
+
+
+def wire_turn_schema(turn_schema_: dict[str, Any], entry_schema_: dict[str, Any]) -> dict[str, Any]:
+    """The turn schema as sent to providers: `knowledge_json` is the entry schema or null.
+
+    Spec 01 §3.3 leaves `knowledge_json` a free-form object, which OpenAI strict mode cannot express
+    (spec 04 §12 制約). Inlining the entry schema lets the provider enforce the whole turn; replies
+    are still validated against the spec's turn schema and the entry validator. Built once per pair.
+    """
+    key = (id(turn_schema_), id(entry_schema_))
+    hit = _wire_cache.get(key)
+    if hit is not None and hit[0] is turn_schema_ and hit[1] is entry_schema_:
+        return hit[2]
+    entry = {k: v for k, v in entry_schema_.items() if k not in ("$schema", "title")}
+    knowledge = turn_schema_["properties"]["knowledge_json"]
+    wire = {
+        **turn_schema_,
+        "properties": {
+            **turn_schema_["properties"],
+            "knowledge_json": {
+                "description": knowledge.get("description", ""),
+                "anyOf": [entry, {"type": "null"}],
+            },
+        },
+    }
+    _wire_cache[key] = (turn_schema_, entry_schema_, wire)
+    return wire
+
+
 def build_user_payload(user_text: str, file_texts: Sequence[str] | None) -> str:
     """Spec 00: `ユーザー指示:` and `添付テキスト:` parts joined by a blank line, each only when present."""
     parts = []
@@ -200,6 +230,7 @@ def call_llm(
         validators=(lambda data: knowledge_errors(data, entry_schema),),
         sink=sink,
         tags={"flow": FLOW, "step": STEP_TURN},
+        wire_schema=wire_turn_schema(turn_schema, entry_schema),
     )
     extra = {"messages": messages, "attempts": _attempt_summaries(result)}
     if not result.ok:

@@ -70,7 +70,8 @@ def test_first_turn_stack_and_structured_output():
         *HEAD,
         {"role": "user", "content": "ユーザー指示:\n秘密保持期間が3年に限定されました"},
     ]
-    assert request.json_schema is not None and request.json_schema.schema is TURN
+    assert request.json_schema is not None
+    assert request.json_schema.schema is kf.wire_turn_schema(TURN, ENTRY)
     assert request.json_schema.name == "ContractReviewKnowledgeTurn"
     assert request.tags == {"flow": "knowledge", "step": "interview_turn"}
     assert out["ok"] is True
@@ -264,3 +265,16 @@ def test_max_repairs_is_configurable():
 )
 def test_payload_parts_only_when_present(user_text, files, expected):
     assert kf.build_user_payload(user_text, files) == expected
+
+
+def test_wire_schema_inlines_the_entry_so_openai_strict_mode_applies():
+    from core.schemas import strict_copy, validation_errors
+
+    wire = kf.wire_turn_schema(TURN, ENTRY)
+    assert kf.wire_turn_schema(TURN, ENTRY) is wire  # built once
+    assert strict_copy(TURN) is None  # the spec's free-form knowledge_json cannot be strict
+    strict = strict_copy(wire)
+    assert strict is not None and strict["properties"]["knowledge_json"]["anyOf"][1] == {"type": "null"}
+    draft = {**json.loads(kf.FEW_SHOT_TURN), "knowledge_json": dict.fromkeys(kf.KNOWLEDGE_FIELDS, "x")}
+    assert validation_errors(wire, draft) == [] and validation_errors(TURN, draft) == []
+    assert validation_errors(wire, {**draft, "knowledge_json": {"title": "old field names"}}) != []
