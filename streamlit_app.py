@@ -69,4 +69,6 @@ def sidebar_settings() -> None:
 sidebar_settings()
 state.client()  # build (or rebuild) the session's client before any page runs
 pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
-st.navigation(pages).run()
+navigation = st.navigation(pages)
+state.follow_deep_link()
+navigation.run()

@@ -6,6 +6,7 @@ from core.debug_report import attempts_per_flow, call_detail, calls_frame, filte
 from core.debuglog import events_from_jsonl, events_to_csv, events_to_jsonl
 from pages.ui import state
 
+state.ensure_shell("pages/debug_log.py")
 st.title("デバッグログ")
 st.caption(
     "このセッションでのLLM呼び出しを記録しています。記録はブラウザのセッション内だけに保持され、"

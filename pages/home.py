@@ -6,6 +6,7 @@ from core.settings import PROVIDER_LABELS
 from pages.ui import state
 from pages.ui.nav import FLOW_PAGES, TOOL_PAGES
 
+state.ensure_shell("pages/home.py")
 st.title("Katachi（形）")
 st.write(
     "LLMの応答を、決められた形（スキーマ）に必ず整えてから使う業務用の分析アプリです。"

@@ -6,11 +6,13 @@ from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from pages.ui import knowledge_base_tab, knowledge_widgets, state
 from pages.ui import knowledge_session as ks
 
+state.ensure_shell("pages/knowledge.py")
 st.title("ナレッジ聞き取り")
 st.caption(
     "契約審査の事例をAIが段階的に聞き取り（事例ヒアリング → リスク整理 → 草案作成 → レビュー）、"
     "チームで再利用できるナレッジ（6項目）にまとめます。"
 )
+
 state.demo_badge()
 ks.init()
 if st.session_state.pop("knowledge_demo_request", False):

@@ -9,11 +9,13 @@ from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
 from pages.ui import state
 
+state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
 st.caption(
     "答案と講評について質問できます。§番号（例: §11）や「第11段落」で段落を指定すると、その前後の段落と"
     "関連する講評を自動で添えて回答します（指定は次の2回の質問まで引き継がれます）。"
 )
+
 state.demo_badge()
 
 ss = st.session_state

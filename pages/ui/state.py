@@ -42,6 +42,26 @@ def init_session() -> None:
     ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
 
 
+def ensure_shell(page_path: str) -> None:
+    """Route a deep link through the shell when the shell has not run yet in this session.
+
+    Until some session has run streamlit_app.py (which calls st.navigation), Streamlit treats the
+    `pages/` folder the legacy way and runs `/knowledge` directly, without the shell. The page is then
+    re-entered through the shell with its query parameters, so nothing in the link is lost.
+    """
+    if "app_settings" in st.session_state:
+        return
+    st.session_state["app_deep_link"] = (page_path, st.query_params.to_dict())
+    st.switch_page("streamlit_app.py")
+
+
+def follow_deep_link() -> None:
+    """Called by the shell after st.navigation: finish a deep link that ensure_shell() redirected."""
+    link = st.session_state.pop("app_deep_link", None)
+    if link is not None:
+        st.switch_page(link[0], query_params=link[1])
+
+
 def settings() -> Settings:
     return st.session_state["app_settings"]
 
