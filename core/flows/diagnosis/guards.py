@@ -39,14 +39,57 @@ ICON_KEYWORDS: tuple[tuple[tuple[str, ...], str], ...] = (
 
 # Words that make a question topic about the symptom in general (never "irrelevant").
 GENERIC_TOPIC_WORDS = (
-    "症状", "状況", "発生", "タイミング", "時期", "頻度", "条件", "場所", "部位", "音", "におい", "臭",
-    "振動", "警告", "ランプ", "表示", "走行", "停車", "始動", "速度", "天候", "気温", "温度", "操作",
-    "点検", "整備", "交換", "履歴", "走行距離", "使用", "いつ", "どこ", "程度",
+    "症状",
+    "状況",
+    "発生",
+    "タイミング",
+    "時期",
+    "頻度",
+    "条件",
+    "場所",
+    "部位",
+    "音",
+    "におい",
+    "臭",
+    "振動",
+    "警告",
+    "ランプ",
+    "表示",
+    "走行",
+    "停車",
+    "始動",
+    "速度",
+    "天候",
+    "気温",
+    "温度",
+    "操作",
+    "点検",
+    "整備",
+    "交換",
+    "履歴",
+    "走行距離",
+    "使用",
+    "いつ",
+    "どこ",
+    "程度",
 )
 # Topics outside vehicle diagnosis; irrelevant unless the user brought them up.
 OFF_DOMAIN_TOPIC_WORDS = (
-    "保険", "ローン", "下取り", "買い替え", "買い換え", "購入", "値引き", "税金", "天気予報", "料理",
-    "旅行", "趣味", "契約", "クレジット", "ポイント",
+    "保険",
+    "ローン",
+    "下取り",
+    "買い替え",
+    "買い換え",
+    "購入",
+    "値引き",
+    "税金",
+    "天気予報",
+    "料理",
+    "旅行",
+    "趣味",
+    "契約",
+    "クレジット",
+    "ポイント",
 )
 
 # spec 04 §4 D.11: filler such as 「まとめます」 or 「少々お待ちください」 instead of content.
@@ -56,9 +99,7 @@ WAITING_PATTERNS = re.compile(
     r"[。！!…\s]*$"
 )
 
-GENERIC_DUPLICATE_MESSAGE = (
-    "念のため別の角度からお伺いします。症状が出るのはどのような場面ですか？"
-)
+GENERIC_DUPLICATE_MESSAGE = "念のため別の角度からお伺いします。症状が出るのはどのような場面ですか？"
 GENERIC_DUPLICATE_CHOICES = ("走行中", "停車中・アイドリング中", "エンジン始動時", "常に出ている")
 
 
@@ -110,7 +151,9 @@ def _attach_icons(choices: list[dict[str, str]], question_topic: str | None) -> 
     return choices
 
 
-def _is_irrelevant_topic(question_topic: str | None, symptom_text: str, history: Iterable[dict[str, str]]) -> bool:
+def _is_irrelevant_topic(
+    question_topic: str | None, symptom_text: str, history: Iterable[dict[str, str]]
+) -> bool:
     """spec 04 §11: a question topic unrelated to the symptom and the conversation so far.
 
     Irrelevant when it names an off-domain subject the user never mentioned, or when it shares no

@@ -67,7 +67,9 @@ class SessionState:
 
     def dump(self) -> dict[str, Any]:
         """A deep copy of every field except `state_snapshots` (what a snapshot stores, spec 04 §4 D.2)."""
-        data = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "state_snapshots"}
+        data = {
+            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "state_snapshots"
+        }
         data["current_step"] = str(self.current_step)
         return data
 

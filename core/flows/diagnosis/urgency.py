@@ -49,9 +49,17 @@ CRITICAL_RULES: tuple[UrgencyRule, ...] = (
     _rule("oil_leak", r"(オイル|油).{0,6}?(漏れ|もれ|垂れ|たれ|にじ)", "オイル漏れの疑い"),
     _rule("fuel_leak", r"(ガソリン|燃料).{0,6}?(漏れ|もれ|臭|くさ|におい|匂い)", "燃料漏れの疑い"),
     _rule("burning_smell", r"(焦げ|こげ).{0,3}(臭|くさ|におい|匂い)", "焦げたにおい（過熱・発火の恐れ）"),
-    _rule("steering_failure", r"(ハンドル|ステアリング).{0,6}?(効かな|切れな|回らな|取られ)", "ステアリングの故障の疑い"),
+    _rule(
+        "steering_failure",
+        r"(ハンドル|ステアリング).{0,6}?(効かな|切れな|回らな|取られ)",
+        "ステアリングの故障の疑い",
+    ),
     _rule("overheat", r"(オーバーヒート|水温計.{0,6}(振り切|上限|H|赤))", "オーバーヒート"),
-    _rule("engine_stall_driving", r"走行中.{0,10}?(エンジンが(止ま|停止)|エンスト|電源が(切れ|落ち))", "走行中のエンジン停止"),
+    _rule(
+        "engine_stall_driving",
+        r"走行中.{0,10}?(エンジンが(止ま|停止)|エンスト|電源が(切れ|落ち))",
+        "走行中のエンジン停止",
+    ),
 )
 
 HIGH_RULES: tuple[UrgencyRule, ...] = (
@@ -100,10 +108,7 @@ def _normalize(text: str) -> str:
 
 
 def _matches(rule: UrgencyRule, text: str) -> bool:
-    for match in rule.pattern.finditer(text):
-        if not _NEGATION.match(text[match.end() :]):
-            return True
-    return False
+    return any(not _NEGATION.match(text[match.end() :]) for match in rule.pattern.finditer(text))
 
 
 def keyword_urgency_check(text: str) -> UrgencyResult:
@@ -137,6 +142,10 @@ def merge_urgency(keyword: UrgencyResult, llm: UrgencyResult | None) -> UrgencyR
     if llm is None:
         return UrgencyResult(keyword.level, keyword.can_drive, keyword.visit_urgency, list(keyword.reasons))
     level = keyword.level if urgency_rank(keyword.level) >= urgency_rank(llm.level) else llm.level
-    visit = keyword.visit_urgency if visit_rank(keyword.visit_urgency) >= visit_rank(llm.visit_urgency) else llm.visit_urgency
+    visit = (
+        keyword.visit_urgency
+        if visit_rank(keyword.visit_urgency) >= visit_rank(llm.visit_urgency)
+        else llm.visit_urgency
+    )
     reasons = list(dict.fromkeys([*keyword.reasons, *llm.reasons]))
     return UrgencyResult(level, keyword.can_drive and llm.can_drive, visit, reasons)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from manual_topics import TOPICS
 
 HERE = Path(__file__).resolve().parent
 
-VEHICLES = [
+VEHICLES: list[dict[str, Any]] = [
     {
         "vehicle_id": "minato-soleil-2022",
         "make": "ミナト自動車",
@@ -101,10 +102,25 @@ VEHICLES = [
 ]
 
 
+def index_text(topic: dict, values: dict) -> str:
+    """What the search embeds: the heading twice, the index terms and the first sentence.
+
+    The offline character n-gram embedding favors short texts, so the whole paragraph would drown
+    the heading; the full text is still stored and shown.
+    """
+    first = topic["text"].format(**values).split("。")[0]
+    return f"{topic['section']}。{topic['section']} {topic['keys']}：{first}"
+
+
 def build_manual(vehicle: dict) -> list[dict]:
     """Chunks of one vehicle: every topic whose tag the vehicle has, numbered and paged in order."""
-    values = {"make": vehicle["make"], "model": vehicle["model"], "year": str(vehicle["year"]), **vehicle["vars"]}
-    chunks = []
+    values = {
+        "make": vehicle["make"],
+        "model": vehicle["model"],
+        "year": str(vehicle["year"]),
+        **vehicle["vars"],
+    }
+    chunks: list[dict] = []
     page = 12
     chapter = None
     for topic in TOPICS:
@@ -125,6 +141,7 @@ def build_manual(vehicle: dict) -> list[dict]:
                 "content_type": topic["type"],
                 "has_warning": topic["warning"],
                 "text": topic["text"].format(**values),
+                "index_text": index_text(topic, values),
             }
         )
     return chunks
@@ -142,7 +159,9 @@ def main() -> None:
         entry["powertrain"] = vehicle["vars"]["power"]
         catalog.append(entry)
         print(f"{vehicle['vehicle_id']}: {len(chunks)} chunks")
-    (HERE / "vehicles.json").write_text(json.dumps(catalog, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (HERE / "vehicles.json").write_text(
+        json.dumps(catalog, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

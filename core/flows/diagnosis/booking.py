@@ -1,0 +1,149 @@
+"""Booking forms of the reservation step (spec 04 §7): fields, validation, summary, stored record."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+from typing import Any
+
+from core.flows.diagnosis.models import SessionState
+
+BOOKING_TYPE_LABELS = {"dispatch": "出張・ロードサービス手配", "visit": "来店予約"}
+DATETIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%dT%H:%M")
+PHONE_PATTERN = re.compile(r"^0\d{1,4}-?\d{1,4}-?\d{3,4}$")
+
+_NAME = {"name": "name", "label": "お名前", "type": "text", "required": True, "placeholder": "例: 山田 太郎"}
+_PHONE = {
+    "name": "phone",
+    "label": "電話番号",
+    "type": "tel",
+    "required": True,
+    "placeholder": "例: 090-1234-5678",
+}
+_NOTE = {
+    "name": "note",
+    "label": "補足（任意）",
+    "type": "textarea",
+    "required": False,
+    "placeholder": "例: 駐車場の2階にいます",
+}
+BOOKING_FIELDS: dict[str, list[dict[str, Any]]] = {
+    "dispatch": [
+        _NAME,
+        _PHONE,
+        {
+            "name": "address",
+            "label": "車両のある場所（住所・目印）",
+            "type": "text",
+            "required": True,
+            "placeholder": "例: 東京都港区芝浦1-2-3 ○○スーパー駐車場",
+        },
+        _NOTE,
+    ],
+    "visit": [
+        _NAME,
+        _PHONE,
+        {
+            "name": "preferred_time",
+            "label": "来店希望日時",
+            "type": "datetime",
+            "required": True,
+            "placeholder": "例: 2026-11-25 10:00",
+        },
+        _NOTE,
+    ],
+}
+
+
+def booking_fields(booking_type: str) -> list[dict[str, Any]]:
+    """The form fields of a booking type (spec 04 §7: 名前/電話/住所 or 希望日時)."""
+    return [dict(f) for f in BOOKING_FIELDS.get(booking_type, [])]
+
+
+def normalize_phone(phone: str) -> str:
+    """Full-width digits and hyphen variants to ASCII; spaces removed."""
+    text = unicodedata.normalize("NFKC", phone or "")
+    return re.sub(r"[\s]", "", text.replace("ー", "-").replace("−", "-").replace("―", "-"))
+
+
+def parse_datetime(text: str) -> datetime | None:
+    value = unicodedata.normalize("NFKC", text or "").strip()
+    for fmt in DATETIME_FORMATS:
+        try:
+            return datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> dict[str, str]:
+    """Field name -> Japanese error: required fields, phone format, a future date/time."""
+    errors: dict[str, str] = {}
+    if booking_type not in BOOKING_FIELDS:
+        return {"booking_type": "予約の種類を選んでください。"}
+    for f in BOOKING_FIELDS[booking_type]:
+        if f["required"] and not str(data.get(f["name"], "")).strip():
+            errors[f["name"]] = f"{f['label']}を入力してください。"
+    phone = normalize_phone(str(data.get("phone", "")))
+    if "phone" not in errors:
+        digits = re.sub(r"\D", "", phone)
+        if not PHONE_PATTERN.match(phone) or len(digits) not in (10, 11):
+            errors["phone"] = "電話番号の形式が正しくありません（例: 090-1234-5678）。"
+    if booking_type == "visit" and "preferred_time" not in errors:
+        when = parse_datetime(str(data.get("preferred_time", "")))
+        if when is None:
+            errors["preferred_time"] = "来店希望日時は「2026-11-25 10:00」の形式で入力してください。"
+        elif when <= now:
+            errors["preferred_time"] = "来店希望日時は現在より後の日時を指定してください。"
+    return errors
+
+
+def clean_booking(booking_type: str, data: dict[str, str]) -> dict[str, str]:
+    """Only the form's fields, stripped; the phone normalized."""
+    cleaned = {
+        f["name"]: str(data.get(f["name"], "") or "").strip() for f in BOOKING_FIELDS.get(booking_type, [])
+    }
+    if "phone" in cleaned:
+        cleaned["phone"] = normalize_phone(cleaned["phone"])
+    if cleaned.get("preferred_time"):
+        when = parse_datetime(cleaned["preferred_time"])
+        if when is not None:
+            cleaned["preferred_time"] = when.strftime("%Y-%m-%d %H:%M")
+    return cleaned
+
+
+def booking_summary(session: SessionState) -> dict[str, str]:
+    """Label -> value, what the confirmation screen shows."""
+    summary = {
+        "予約種別": BOOKING_TYPE_LABELS.get(session.booking_type, session.booking_type),
+        "車両": f"{session.make} {session.model}（{session.year}年式）",
+        "症状": session.symptom_text,
+    }
+    for f in BOOKING_FIELDS.get(session.booking_type, []):
+        value = session.booking_data.get(f["name"], "")
+        if value or f["required"]:
+            summary[f["label"].replace("（任意）", "")] = value
+    return summary
+
+
+def booking_record(session: SessionState, created_at: datetime) -> dict[str, Any]:
+    """The row stored for a confirmed booking (type, vehicle, contact, preferred time, urgency, created_at)."""
+    data = session.booking_data
+    return {
+        "session_id": session.session_id,
+        "booking_type": session.booking_type,
+        "vehicle_id": session.vehicle_id,
+        "vehicle_label": f"{session.make} {session.model}（{session.year}年式）",
+        "name": data.get("name", ""),
+        "phone": data.get("phone", ""),
+        "address": data.get("address", ""),
+        "preferred_time": data.get("preferred_time", ""),
+        "note": data.get("note", ""),
+        "symptom": session.symptom_text,
+        "urgency_level": session.urgency_level,
+        "visit_urgency": session.visit_urgency,
+        "can_drive": session.can_drive,
+        "reasons": list(session.urgency_reasons),
+        "created_at": created_at,
+    }

@@ -1,0 +1,230 @@
+"""The demo model's diagnosis persona: deterministic, reads the manual excerpts in the prompt.
+
+It asks 2 questions with choices drawn from the retrieved chunks, raises its confidence as answers
+come, then gives a provide_answer citing the manual page; it escalates when the best chunk is a
+danger item and echoes the keyword rules in the urgency check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from core.llm.base import LLMRequest
+from core.llm.demo import register_demo_persona
+
+_EXCERPT = re.compile(
+    r"^- p\.(?P<page>\d+)「(?P<section>[^」]+)」\((?P<type>\w+)\)(?P<warn>【警告あり】)? 関連度 (?P<score>[\d.]+)\n  (?P<content>.+)$",
+    re.M,
+)
+_TURN = re.compile(r"問診ターン: (\d+) / (\d+)")
+_KEYWORD = re.compile(r"level=(\w+), can_drive=(\w+), visit_urgency=(\w+)")
+TIMING_CHOICES = ["走行中", "停車中・アイドリング中", "エンジン（電源）を入れた直後", "ブレーキを踏んだとき"]
+
+
+def _section(prompt: str, title: str) -> str:
+    match = re.search(rf"## {re.escape(title)}[^\n]*\n(.*?)(?=\n## |\Z)", prompt, re.S)
+    return match.group(1).strip() if match else ""
+
+
+def _excerpts(prompt: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "page": int(m["page"]),
+            "section": m["section"],
+            "type": m["type"],
+            "warning": bool(m["warn"]),
+            "score": float(m["score"]),
+            "content": m["content"],
+        }
+        for m in _EXCERPT.finditer(prompt)
+    ]
+
+
+def _answers(prompt: str) -> list[str]:
+    block = _section(prompt, "これまでに伺った内容")
+    return [line[2:].strip() for line in block.splitlines() if line.startswith("- ")]
+
+
+def _diagnostic(base: dict[str, Any]) -> dict[str, Any]:
+    data = {
+        "action": "ask_question",
+        "message": "",
+        "urgency_flag": "none",
+        "reasoning": "（デモ）",
+        "choices": None,
+        "can_drive": None,
+        "confidence_to_answer": 0.2,
+        "rewritten_query": "",
+        "question_topic": "",
+        "manual_coverage": "covered",
+        "visit_urgency": None,
+        "term_to_clarify": None,
+    }
+    data.update(base)
+    return data
+
+
+def _answer_from(chunk: dict[str, Any] | None, symptom: str, retry: bool) -> dict[str, Any]:
+    if chunk is None:
+        return _diagnostic(
+            {
+                "action": "provide_answer",
+                "message": f"（デモ）取扱説明書に「{symptom}」に該当する記載は見つかりませんでした。一般的には部品の劣化や調整不良が考えられます。",
+                "urgency_flag": "low",
+                "confidence_to_answer": 0.5,
+                "manual_coverage": "not_covered",
+                "question_topic": "回答",
+                "can_drive": True,
+            }
+        )
+    flag = {"danger": "critical", "warning": "high"}.get(chunk["type"], "low")
+    lead = "別の可能性として、" if retry else ""
+    return _diagnostic(
+        {
+            "action": "provide_answer",
+            "message": f"（デモ）{lead}取扱説明書 p.{chunk['page']}「{chunk['section']}」によると:\n\n{chunk['content']}",
+            "urgency_flag": flag,
+            "confidence_to_answer": 0.8,
+            "manual_coverage": "covered",
+            "question_topic": chunk["section"],
+            "rewritten_query": chunk["section"],
+            "can_drive": flag != "critical",
+            "visit_urgency": {"critical": "immediate", "high": "today"}.get(flag, "when_convenient"),
+            "reasoning": f"（デモ）p.{chunk['page']} の記載と回答が一致",
+        }
+    )
+
+
+def diagnostic_reply(prompt: str) -> dict[str, Any]:
+    """One DIAGNOSTIC_SCHEMA reply from what the prompt shows (turn, excerpts, answers)."""
+    turn_match = _TURN.search(prompt)
+    turn = int(turn_match.group(1)) if turn_match else 1
+    excerpts = _excerpts(prompt)
+    answers = _answers(prompt)
+    symptom = _section(prompt, "お客様が最初に伝えた症状")
+    retries = sum("解決しませんでした" in a or "変わりません" in a for a in answers)
+    force = "provide_answer にして" in prompt or "問診ターンの上限" in prompt
+    if excerpts and excerpts[0]["type"] == "danger" and excerpts[0]["score"] >= 0.5:
+        top = excerpts[0]
+        return _diagnostic(
+            {
+                "action": "escalate",
+                "message": f"（デモ）取扱説明書 p.{top['page']}「{top['section']}」に危険の記載があります。{top['content']}",
+                "urgency_flag": "high",
+                "can_drive": False,
+                "visit_urgency": "immediate",
+                "confidence_to_answer": 0.9,
+                "question_topic": top["section"],
+            }
+        )
+    chosen = next((e for a in reversed(answers) for e in excerpts if e["section"] in a), None)
+    if turn >= 3 or force or retries:
+        pool = [e for e in excerpts if e is not chosen]
+        pick = (
+            chosen
+            if chosen is not None and not retries
+            else (pool[min(retries, len(pool) - 1)] if pool else chosen)
+        )
+        return _answer_from(pick, symptom, retry=bool(retries))
+    if turn == 1:
+        sections = list(dict.fromkeys(e["section"] for e in excerpts))[:3]
+        if not sections:
+            return _diagnostic(
+                {
+                    "message": "（デモ）症状はどのくらいの頻度で起きますか？",
+                    "choices": ["毎回", "ときどき", "一度だけ"],
+                    "question_topic": "症状の頻度",
+                    "manual_coverage": "not_covered",
+                }
+            )
+        lights = "警告灯" in symptom or "ランプ" in symptom
+        return _diagnostic(
+            {
+                "message": "（デモ）取扱説明書では次の項目が関係しそうです。いちばん近いものはどれですか？",
+                "choices": sections,
+                "question_topic": "点灯している警告灯の種類" if lights else "該当する症状の項目",
+                "confidence_to_answer": 0.3,
+                "rewritten_query": symptom,
+            }
+        )
+    return _diagnostic(
+        {
+            "message": "（デモ）その症状が出るのはどんなときですか？",
+            "choices": TIMING_CHOICES,
+            "question_topic": "症状の発生タイミング",
+            "confidence_to_answer": 0.55,
+            "rewritten_query": chosen["section"] if chosen else symptom,
+        }
+    )
+
+
+def _spec_reply(prompt: str) -> dict[str, Any]:
+    spec = [
+        e
+        for e in _excerpts(prompt)
+        if e["type"] in ("procedure", "specification", "general") and not e["warning"]
+    ]
+    if not spec or spec[0]["score"] < 0.5:
+        return {
+            "is_spec": False,
+            "confidence": "low",
+            "explanation": "（デモ）故障の可能性があります。",
+            "manual_reference": None,
+            "reasoning": "（デモ）仕様の記載なし",
+        }
+    top = spec[0]
+    return {
+        "is_spec": True,
+        "confidence": "high",
+        "explanation": f"（デモ）故障ではなく仕様の可能性が高いです。{top['content']}",
+        "manual_reference": f"p.{top['page']} {top['section']}",
+        "reasoning": "（デモ）取扱説明書の仕様の記載と一致",
+    }
+
+
+def _urgency_reply(prompt: str) -> dict[str, Any]:
+    match = _KEYWORD.search(prompt)
+    level, can_drive, visit = (
+        (match.group(1), match.group(2) == "True", match.group(3))
+        if match
+        else ("low", True, "when_convenient")
+    )
+    if level == "low":
+        level, visit = "medium", "this_week"
+    return {
+        "level": level,
+        "can_drive": can_drive,
+        "visit_urgency": visit,
+        "reasons": ["（デモ）対処を何度か試しても解決していないため"],
+        "recommendation": "（デモ）販売店で点検を受けることをおすすめします。",
+    }
+
+
+def _rag_text(prompt: str) -> str:
+    excerpts = _excerpts(prompt)
+    if not excerpts:
+        return "（デモ）取扱説明書に該当する記載はありませんでした。一般的な点検をおすすめします。"
+    refs = "、".join(f"「{e['section']}」（p.{e['page']}）" for e in excerpts[:3])
+    return f"（デモ）取扱説明書の{refs}に関連する記載があります。"
+
+
+def persona(request: LLMRequest) -> str:
+    """Route by step tag / schema name (core.llm.demo persona contract)."""
+    prompt = next((m["content"] for m in reversed(request.messages) if m["role"] == "user"), "")
+    step = request.tags.get("step", "")
+    name = request.json_schema.name if request.json_schema else ""
+    if name == "diagnostic_response":
+        return json.dumps(diagnostic_reply(prompt), ensure_ascii=False)
+    if name == "spec_classification":
+        return json.dumps(_spec_reply(prompt), ensure_ascii=False)
+    if name == "urgency":
+        return json.dumps(_urgency_reply(prompt), ensure_ascii=False)
+    if step == "summary":
+        answers = _answers(prompt) or [line for line in prompt.splitlines() if line.startswith("お客様: ")]
+        return "\n".join(["- （デモ）これまでの回答:", *[f"  - {a}" for a in answers[-5:]]])
+    return _rag_text(prompt)
+
+
+register_demo_persona("diagnosis", persona)

@@ -1,0 +1,307 @@
+"""DIAGNOSING (spec 04 §4): rewind, resolved, empty input, and the main interview steps 1-14."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.flows.diagnosis.constants import (
+    DIAGNOSTIC_TEMPERATURE,
+    DONT_KNOW,
+    DONT_KNOW_VALUE,
+    EMPTY_INPUT_MESSAGE,
+    FALLBACK_MESSAGE,
+    FLOW_TAG,
+    MAX_SOLUTIONS_TRIED,
+    SUMMARY_EVERY_TURNS,
+)
+from core.flows.diagnosis.deps import DiagnosisDeps
+from core.flows.diagnosis.guards import (
+    GENERIC_DUPLICATE_CHOICES,
+    GENERIC_DUPLICATE_MESSAGE,
+    _append_default_choices,
+    _attach_icons,
+    _is_duplicate_question,
+    _is_irrelevant_topic,
+    _is_waiting_message,
+    raise_urgency_for_coverage,
+    should_show_candidates,
+)
+from core.flows.diagnosis.handlers.common import enter_reservation, raise_urgency
+from core.flows.diagnosis.handlers.step2_photo_confirm import SYMPTOM_QUESTION
+from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+from core.flows.diagnosis.prompting import (
+    _build_additional_instructions,
+    build_diagnostic_messages,
+    build_rag_context,
+    build_summary_messages,
+)
+from core.flows.diagnosis.responses import (
+    COVERAGE_NOTES,
+    DRIVE_NOTE,
+    record_user,
+    respond,
+)
+from core.flows.diagnosis.snapshots import rewind, save_snapshot
+from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
+from core.guard import GuardResult, guarded_json, guarded_text
+from core.schemas import load_schema
+
+RESOLVED_CHOICES = [
+    {"value": "yes", "label": "解決しました"},
+    {"value": "no", "label": "解決していません"},
+    {"value": "book", "label": "点検を予約したい"},
+]
+RESOLVED_LABELS = {c["value"]: c["label"] for c in RESOLVED_CHOICES}
+DONE_MESSAGE = "解決してよかったです。症状が再発した場合は、お早めに販売店へご相談ください。"
+RETRY_MESSAGE = "提案された対処では解決しませんでした。"
+REWIND_MESSAGE = "ターン{turn}の質問に戻りました。別の回答を選んでください。"
+
+
+def _validate_diagnostic(data: Any) -> list[str]:
+    """App-side checks strict mode cannot express (spec 04 §12: range, required-by-action fields)."""
+    errors = []
+    confidence = data.get("confidence_to_answer")
+    if isinstance(confidence, int | float) and not 0.0 <= confidence <= 1.0:
+        errors.append("$.confidence_to_answer: 0.0〜1.0 の範囲で指定してください")
+    if data.get("action") in ("ask_question", "clarify_term") and not data.get("choices"):
+        errors.append("$.choices: ask_question / clarify_term では選択肢を指定してください")
+    if data.get("action") == "clarify_term" and not data.get("term_to_clarify"):
+        errors.append("$.term_to_clarify: clarify_term では確認する用語を指定してください")
+    return errors
+
+
+def _llm_call(
+    session: SessionState, deps: DiagnosisDeps, rag_context: str, **instructions: Any
+) -> GuardResult:
+    """spec 04 §4 D.7-8: build DIAGNOSTIC_PROMPT and call the model through the guard."""
+    additional = _build_additional_instructions(session, **instructions)
+    return guarded_json(
+        deps.client,
+        build_diagnostic_messages(session, rag_context, additional),
+        load_schema("diagnostic_response"),
+        name="diagnostic_response",
+        validators=(_validate_diagnostic,),
+        sink=deps.sink,
+        tags={"flow": FLOW_TAG, "step": "diagnosing"},
+        temperature=DIAGNOSTIC_TEMPERATURE,
+    )
+
+
+def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[dict[str, Any]]]:
+    """spec 04 §4 D.4: rag_service.query() -> (rag_context, rag_sources)."""
+    if deps.rag is None or not session.vehicle_id:
+        return "", []
+    query = session.rewritten_query or session.all_symptom_text
+    try:
+        answer = deps.rag.query(
+            query,
+            session.vehicle_id,
+            session.make,
+            session.model,
+            session.year,
+            client=deps.client,
+            sink=deps.sink,
+        )
+    except Exception:  # noqa: BLE001 - a broken index must not end the interview
+        return "", []
+    return build_rag_context(answer.answer, answer.sources), list(answer.sources)
+
+
+def _maybe_summarize(session: SessionState, deps: DiagnosisDeps) -> None:
+    """spec 04 §4 D.5: every 3 turns, refresh conversation_summary (a failed call keeps the old one)."""
+    if session.diagnostic_turn == 0 or session.diagnostic_turn % SUMMARY_EVERY_TURNS:
+        return
+    result = guarded_text(
+        deps.client,
+        build_summary_messages(session),
+        sink=deps.sink,
+        tags={"flow": FLOW_TAG, "step": "summary"},
+    )
+    if isinstance(result, GuardResult) and result.ok:
+        session.conversation_summary = result.text.strip()
+
+
+def _handle_rewind(session: SessionState, turn: int) -> ChatResponse:
+    """spec 04 §4 A: restore the snapshot, drop later ones, answer with rewound_to_turn."""
+    if not rewind(session, turn):
+        prompt = PromptInfo(type="text", message=f"ターン{turn}には戻れません（記録がありません）。")
+        return ChatResponse(
+            session.session_id, str(session.current_step), prompt, diagnostic_turn=session.diagnostic_turn
+        )
+    prompt = (
+        PromptInfo.from_dict(session.last_prompt)
+        if session.last_prompt
+        else PromptInfo(message=REWIND_MESSAGE.format(turn=turn))
+    )
+    return respond(session, prompt, rewound_to_turn=turn, record=False)
+
+
+def _handle_resolved(session: SessionState, value: str | None, deps: DiagnosisDeps) -> ChatResponse:
+    """spec 04 §4 B: yes -> DONE; no -> solutions_tried++ (over 3 -> URGENCY_CHECK, else ask again); book -> RESERVATION."""
+    from core.flows.diagnosis.handlers.step_urgency import handle_urgency_check
+
+    if value == "yes":
+        record_user(session, RESOLVED_LABELS["yes"])
+        session.current_step = ChatStep.DONE
+        return respond(session, PromptInfo(type="text", message=DONE_MESSAGE))
+    if value == "book":
+        record_user(session, RESOLVED_LABELS["book"])
+        return enter_reservation(session, "点検のご予約を承ります。")
+    if value == "no":
+        session.solutions_tried += 1
+        if session.solutions_tried > MAX_SOLUTIONS_TRIED:
+            record_user(session, RESOLVED_LABELS["no"])
+            session.current_step = ChatStep.URGENCY_CHECK
+            return handle_urgency_check(session, ChatRequest(session.session_id), deps)
+        return _interview(session, RETRY_MESSAGE, deps)
+    prompt = PromptInfo(
+        type="single_choice",
+        message="解決したかどうか、ボタンで選んでください。",
+        choices=[dict(c) for c in RESOLVED_CHOICES],
+        action="resolved",
+    )
+    return respond(session, prompt, record=False)
+
+
+def handle_diagnosing(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
+    """spec 04 §4: A rewind, B resolved, C empty input, D the interview."""
+    if request.rewind_to_turn is not None:
+        return _handle_rewind(session, request.rewind_to_turn)
+    if request.action == "resolved":
+        return _handle_resolved(session, request.action_value, deps)
+    text = (request.message or "").strip()
+    if request.action == "choice" and request.action_value:
+        text = DONT_KNOW if request.action_value == DONT_KNOW_VALUE else request.action_value
+    if not text:
+        prompt = PromptInfo(type="text", message=EMPTY_INPUT_MESSAGE)
+        return ChatResponse(
+            session.session_id, str(session.current_step), prompt, diagnostic_turn=session.diagnostic_turn
+        )
+    return _interview(session, text, deps)
+
+
+def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> ChatResponse:
+    """spec 04 §4 D steps 1-14."""
+    from core.flows.diagnosis.handlers.step_urgency import handle_urgency_check
+
+    before = _turn_start_state(session)
+    # 1. save the input, count the turn
+    session.collected_symptoms.append(text)
+    session.conversation_history.append({"role": "user", "content": text})
+    session.diagnostic_turn += 1
+    # 2. snapshot for rewind
+    save_snapshot(session, session.diagnostic_turn, before)
+    if session.diagnostic_turn > session.max_diagnostic_turns:
+        session.current_step = ChatStep.URGENCY_CHECK
+        return handle_urgency_check(session, ChatRequest(session.session_id), deps)
+    # 3. keyword fast path
+    keyword = keyword_urgency_check(session.all_symptom_text)
+    if keyword.level == "critical":
+        raise_urgency(session, keyword)
+        return enter_reservation(
+            session,
+            "お伺いした症状（" + "、".join(keyword.reasons) + "）は走行に危険がある可能性があります。",
+        )
+    if keyword.reasons:
+        raise_urgency(session, keyword)
+    # 4. RAG, 5. summary, 6. candidates
+    rag_context, sources = _rag_query(session, deps)
+    session.last_rag_sources = sources
+    _maybe_summarize(session, deps)
+    if should_show_candidates(session.last_confidence, session.diagnostic_turn):
+        session.candidates_shown = True
+    # 7-9. prompt, call, parse
+    result = _llm_call(session, deps, rag_context)
+    if not result.ok:
+        return respond(session, PromptInfo(type="text", message=FALLBACK_MESSAGE), rag_sources=sources)
+    data = dict(result.data)
+    # 10. topic guard, 11. waiting-message guard (one retry each; a failed retry keeps the first answer)
+    if _is_irrelevant_topic(data["question_topic"], session.symptom_text, session.conversation_history):
+        retry = _llm_call(session, deps, rag_context, topic_restriction=data["question_topic"])
+        data = dict(retry.data) if retry.ok else data
+    if _is_waiting_message(data["message"]):
+        retry = _llm_call(session, deps, rag_context, force_answer=True)
+        data = dict(retry.data) if retry.ok else data
+    if data["action"] in ("ask_question", "clarify_term") and _is_duplicate_question(
+        data["message"], session.asked_questions
+    ):
+        data["message"], data["choices"] = GENERIC_DUPLICATE_MESSAGE, list(GENERIC_DUPLICATE_CHOICES)
+        data["question_topic"] = "発生状況"
+    _store_result(session, data)
+    # 12. manual_coverage raise, 13. urgency_flag
+    flag = raise_urgency_for_coverage(data["urgency_flag"], data["manual_coverage"])
+    if flag == "critical":
+        can_drive = bool(data["can_drive"]) if data["can_drive"] is not None else False
+        raise_urgency(session, UrgencyResult("critical", can_drive, data["visit_urgency"] or "immediate", []))
+        return enter_reservation(session, data["message"], rag_sources=sources)
+    if urgency_rank(flag) >= urgency_rank("medium"):
+        default_visit = "today" if flag == "high" else "this_week"
+        can_drive = data["can_drive"] if data["can_drive"] is not None else True
+        raise_urgency(session, UrgencyResult(flag, can_drive, data["visit_urgency"] or default_visit, []))
+    # 14. by action
+    return _by_action(session, data, flag, sources)
+
+
+def _turn_start_state(session: SessionState) -> dict[str, Any]:
+    """The state while this turn's question was on screen; turn 1's question is the symptom question (FREE_TEXT)."""
+    state = session.dump()
+    if session.diagnostic_turn == 0:
+        first_user = next(
+            (i for i, m in enumerate(session.conversation_history) if m["role"] == "user"), None
+        )
+        state.update(
+            current_step=str(ChatStep.FREE_TEXT),
+            symptom_text="",
+            spec_hint=False,
+            spec_check_shown=False,
+            last_rag_sources=[],
+            conversation_history=state["conversation_history"][:first_user],
+            last_prompt={"type": "text", "message": SYMPTOM_QUESTION, "choices": []},
+        )
+    return state
+
+
+def _store_result(session: SessionState, data: dict[str, Any]) -> None:
+    session.last_confidence = float(data["confidence_to_answer"])
+    session.rewritten_query = data["rewritten_query"] or session.rewritten_query
+    session.manual_coverage = data["manual_coverage"]
+    if data["visit_urgency"]:
+        session.visit_urgency = session.visit_urgency or data["visit_urgency"]
+
+
+def _by_action(
+    session: SessionState, data: dict[str, Any], flag: str, sources: list[dict[str, Any]]
+) -> ChatResponse:
+    """spec 04 §4 action table; provide_answer branches on this answer's urgency_flag (after the F3 raise)."""
+    from core.flows.diagnosis.handlers.step_spec_check import spec_prompt
+
+    action, message = data["action"], data["message"]
+    if action == "escalate":
+        if urgency_rank(session.urgency_level) < urgency_rank("high"):
+            raise_urgency(
+                session, UrgencyResult("high", session.can_drive, data["visit_urgency"] or "today", [])
+            )
+        return enter_reservation(session, message, rag_sources=sources)
+    if action == "spec_answer":
+        session.current_step = ChatStep.SPEC_CHECK
+        session.spec_check_shown = True
+        return respond(session, spec_prompt(message + "\n\nこの方法で解決しましたか？"), rag_sources=sources)
+    if action == "provide_answer":
+        note = COVERAGE_NOTES.get(data["manual_coverage"])
+        text = message + (f"\n\n{note}" if note else "")
+        if urgency_rank(flag) >= urgency_rank("high"):
+            # reservation_prompt adds the 🚨 no-drive note itself when can_drive is false
+            prefix = text + (f"\n\n{DRIVE_NOTE}" if session.can_drive else "")
+            return enter_reservation(session, prefix, rag_sources=sources)
+        prompt = PromptInfo(
+            type="single_choice",
+            message=text + "\n\nこの対処で解決しましたか？",
+            choices=[dict(c) for c in RESOLVED_CHOICES],
+            action="resolved",
+        )
+        return respond(session, prompt, rag_sources=sources)
+    # ask_question / clarify_term
+    choices = _attach_icons(_append_default_choices(data["choices"]), data["question_topic"])
+    session.asked_questions.append(message)
+    prompt = PromptInfo(type="single_choice", message=message, choices=choices, action="choice")
+    return respond(session, prompt, rag_sources=sources)

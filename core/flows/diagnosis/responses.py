@@ -1,0 +1,76 @@
+"""Building ChatResponses: urgency banners (spec 04 §7 table), coverage notes, default prompts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.flows.diagnosis.models import ChatResponse, PromptInfo, SessionState, UrgencyInfo
+from core.flows.diagnosis.urgency import urgency_rank
+
+# spec 04 §7: message per visit_urgency (can_drive=false has its own row).
+RESERVATION_MESSAGES = {
+    "no_drive": "🚨 今すぐロードサービスまたは来場が必要です",
+    "immediate": "🚨 今すぐ来場またはロードサービスが必要です",
+    "today": "⚠️ 本日中の来場をおすすめします",
+    "this_week": "⚠️ 今週中の来場をおすすめします",
+    "when_convenient": "ご都合のよいときに点検をおすすめします",
+}
+# spec 04 §4 provide_answer: notes appended by manual_coverage.
+COVERAGE_NOTES = {
+    "not_covered": "⚠️ 取扱説明書に該当する記載がないため、ディーラーでの点検を推奨します。",
+    "partially_covered": "ℹ️ 取扱説明書の記載に一部、一般的な知識に基づく回答を含みます。",
+}
+NO_DRIVE_NOTE = "🚨 自走は控えてください。ロードサービス（出張手配）をご利用ください。"
+DRIVE_NOTE = "⚠️ 早急な点検をおすすめします。来店予約または出張手配をご利用ください。"
+
+
+def urgency_banner(can_drive: bool, visit_urgency: str) -> str:
+    """The §7 table: can_drive=false first, then by visit_urgency."""
+    if not can_drive:
+        return RESERVATION_MESSAGES["no_drive"]
+    return RESERVATION_MESSAGES.get(visit_urgency or "", RESERVATION_MESSAGES["today"])
+
+
+def urgency_info(session: SessionState) -> UrgencyInfo | None:
+    """The session's urgency as a banner, or None when nothing is urgent (none / low)."""
+    if urgency_rank(session.urgency_level) < urgency_rank("medium"):
+        return None
+    return UrgencyInfo(
+        level=session.urgency_level,
+        can_drive=session.can_drive,
+        visit_urgency=session.visit_urgency,
+        reasons=list(session.urgency_reasons),
+        message=urgency_banner(session.can_drive, session.visit_urgency),
+    )
+
+
+def respond(
+    session: SessionState,
+    prompt: PromptInfo,
+    *,
+    rag_sources: list[dict[str, Any]] | None = None,
+    rewound_to_turn: int | None = None,
+    record: bool = True,
+) -> ChatResponse:
+    """Record the prompt as the last one shown (and in the history), and wrap it in a ChatResponse."""
+    session.last_prompt = prompt.to_dict()
+    if rag_sources is not None:
+        session.last_rag_sources = list(rag_sources)
+    if record and prompt.message:
+        session.conversation_history.append({"role": "assistant", "content": prompt.message})
+    return ChatResponse(
+        session_id=session.session_id,
+        current_step=str(session.current_step),
+        prompt=prompt,
+        urgency=urgency_info(session),
+        rag_sources=list(session.last_rag_sources),
+        manual_coverage=session.manual_coverage or None,
+        diagnostic_turn=session.diagnostic_turn,
+        rewound_to_turn=rewound_to_turn,
+    )
+
+
+def record_user(session: SessionState, text: str) -> None:
+    """Append a user message to the conversation history (steps other than DIAGNOSING's D.1)."""
+    if text:
+        session.conversation_history.append({"role": "user", "content": text})

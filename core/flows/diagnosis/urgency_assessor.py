@@ -1,0 +1,47 @@
+"""UrgencyAssessor (spec 04 §6): keyword rules, then the LLM with URGENCY_SCHEMA, merged (higher wins)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.flows.diagnosis.constants import DANGER_CONTENT_TYPES, FLOW_TAG
+from core.flows.diagnosis.deps import DiagnosisDeps
+from core.flows.diagnosis.models import SessionState
+from core.flows.diagnosis.prompting import build_urgency_messages
+from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, merge_urgency
+from core.guard import GuardResult, guarded_json
+from core.schemas import load_schema
+
+
+@dataclass
+class UrgencyAssessment:
+    result: UrgencyResult
+    recommendation: str
+    keyword: UrgencyResult
+    llm: UrgencyResult | None
+    guard: GuardResult
+
+
+def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessment:
+    """spec 04 §6 UrgencyAssessor.assess(): keyword check, LLM check with RAG warnings, merge."""
+    keyword = keyword_urgency_check(session.all_symptom_text)
+    warnings = [
+        s
+        for s in session.last_rag_sources
+        if s.get("has_warning") or s.get("content_type") in DANGER_CONTENT_TYPES
+    ]
+    guard = guarded_json(
+        deps.client,
+        build_urgency_messages(session, keyword, warnings),
+        load_schema("urgency"),
+        name="urgency",
+        sink=deps.sink,
+        tags={"flow": FLOW_TAG, "step": "urgency_check"},
+    )
+    llm = None
+    recommendation = ""
+    if guard.ok:
+        data = guard.data
+        llm = UrgencyResult(data["level"], data["can_drive"], data["visit_urgency"], list(data["reasons"]))
+        recommendation = data["recommendation"]
+    return UrgencyAssessment(merge_urgency(keyword, llm), recommendation, keyword, llm, guard)

@@ -1,0 +1,184 @@
+"""Widgets of the diagnosis page: step indicator, banners, sources, LLM I/O, booking form and list."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from core.flows.diagnosis.booking import validate_booking
+from core.flows.diagnosis.catalog import get_vehicle, sample_path
+from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
+from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+
+STEP_LABELS = [
+    (ChatStep.VEHICLE_ID, "車両"),
+    (ChatStep.PHOTO_CONFIRM, "写真確認"),
+    (ChatStep.FREE_TEXT, "症状"),
+    (ChatStep.SPEC_CHECK, "仕様確認"),
+    (ChatStep.DIAGNOSING, "問診"),
+    (ChatStep.URGENCY_CHECK, "緊急度"),
+    (ChatStep.RESERVATION, "予約"),
+    (ChatStep.BOOKING_INFO, "入力"),
+    (ChatStep.BOOKING_CONFIRM, "確認"),
+    (ChatStep.DONE, "完了"),
+]
+
+
+def step_indicator(session: SessionState) -> None:
+    """Every state of the machine in one line; the current one highlighted, earlier ones checked."""
+    order = [s for s, _ in STEP_LABELS]
+    index = order.index(session.current_step)
+    parts = []
+    for i, (_, label) in enumerate(STEP_LABELS):
+        if i == index:
+            parts.append(f"**:blue-background[{i + 1}. {label}]**")
+        elif i < index:
+            parts.append(f":gray[✓ {label}]")
+        else:
+            parts.append(f":gray[{i + 1}. {label}]")
+    st.markdown(" → ".join(parts))
+
+
+def vehicle_card(session: SessionState, *, width: int = 320) -> None:
+    vehicle = get_vehicle(session.vehicle_id)
+    if vehicle is None:
+        return
+    st.image(str(sample_path(vehicle.photo)), width=width, caption=f"{vehicle.label} ／ {vehicle.body}")
+
+
+def urgency_banner(session: SessionState) -> None:
+    """spec 04 §7: 🚨 as an error (can't drive / immediate), ⚠️ as a warning; reasons underneath."""
+    info = urgency_info(session)
+    if info is None:
+        return
+    reasons = f"\n\n判定理由: {'、'.join(info.reasons)}" if info.reasons else ""
+    if info.message.startswith("🚨"):
+        st.error(info.message + reasons)
+    else:
+        st.warning(info.message + reasons)
+
+
+def coverage_note(session: SessionState) -> None:
+    note = COVERAGE_NOTES.get(session.manual_coverage)
+    if note and note.startswith("⚠️"):
+        st.warning(note)
+    elif note:
+        st.info(note)
+
+
+def sources_expander(session: SessionState) -> None:
+    sources = session.last_rag_sources
+    with st.expander(f"参照した取扱説明書（{len(sources)}件）", expanded=False):
+        if not sources:
+            st.caption("関連する記載は見つかりませんでした（関連度 0.3 以下は表示しません）。")
+            return
+        st.dataframe(
+            [
+                {
+                    "ページ": s["page"],
+                    "項目": s["section"],
+                    "種類": s["content_type"],
+                    "警告": "あり" if s["has_warning"] else "",
+                    "関連度": round(s["score"], 3),
+                }
+                for s in sources
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        for s in sources:
+            st.markdown(f"**p.{s['page']} {s['section']}**")
+            st.text(s["content"])
+
+
+def llm_io_expander() -> None:
+    """What the LLM was given and returned in the last turn (every call of that turn)."""
+    events = st.session_state.get("diagnosis_last_events") or []
+    with st.expander(f"直前のターンでLLMに渡した内容と返答（{len(events)}回の呼び出し）", expanded=False):
+        if not events:
+            st.caption("直前のターンではLLMを呼び出していません。")
+        for e in events:
+            status = "成功" if e["ok"] else f"失敗（{e['error_type']}）"
+            st.markdown(
+                f"**{e['step']}** ／ 試行 {e['attempt']} ／ スキーマ: {e['schema'] or 'なし（テキスト）'} ／ {status}"
+            )
+            for m in e["messages"]:
+                st.caption(m["role"])
+                st.text(m["content"])
+            st.caption("返答（生の出力）")
+            st.text(e["raw"] or "")
+            if e["errors"]:
+                st.text("\n".join(e["errors"]))
+
+
+def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
+    """One button per choice (with its warning-light icon when present); returns the pressed choice."""
+    pressed = None
+    for i, choice in enumerate(prompt.choices):
+        icon = choice.get("icon")
+        if icon:
+            left, right = st.columns([1, 11], vertical_alignment="center")
+            left.image(str(sample_path(icon)), width=36)
+            target = right
+        else:
+            target = st.container()
+        if target.button(choice["label"], key=f"{key}_{i}", width="stretch"):
+            pressed = choice
+    return pressed
+
+
+def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> str | None:
+    """The booking form; returns the entered values as JSON once they validate (errors shown per field)."""
+    values: dict[str, str] = {}
+    with st.form("diagnosis_booking_form"):
+        for f in prompt.booking_fields:
+            label = f["label"] + ("（必須）" if f["required"] else "")
+            key = f"diagnosis_field_{f['name']}"
+            if f["type"] == "textarea":
+                values[f["name"]] = st.text_area(
+                    label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
+                )
+            else:
+                values[f["name"]] = st.text_input(
+                    label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
+                )
+        submitted = st.form_submit_button("入力内容を確認する", type="primary")
+    if not submitted:
+        return None
+    errors = validate_booking(session.booking_type, values, now)
+    if errors:
+        for message in errors.values():
+            st.error(message)
+        return None
+    return json.dumps(values, ensure_ascii=False)
+
+
+def booking_summary_table(prompt: PromptInfo) -> None:
+    st.table([{"項目": k, "内容": v} for k, v in prompt.booking_summary.items()])
+
+
+def bookings_table(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        st.caption("まだ予約はありません。")
+        return
+    st.dataframe(
+        [
+            {
+                "受付番号": f"D-{r['id']:06d}",
+                "種別": "出張手配" if r["booking_type"] == "dispatch" else "来店予約",
+                "車両": r["vehicle_label"],
+                "お名前": r["name"],
+                "電話番号": r["phone"],
+                "住所・場所": r["address"],
+                "希望日時": r["preferred_time"],
+                "緊急度": r["urgency_level"],
+                "受付日時": r["created_at"].strftime("%Y-%m-%d %H:%M") if r["created_at"] else "",
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )

@@ -1,0 +1,161 @@
+"""Session store (spec 04 §1), booking validation and repository (§7), schemas (§9, §12), the demo persona."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from core.flows.diagnosis.booking import validate_booking
+from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
+from core.flows.diagnosis.session_store import SessionStore
+from core.llm.strict import is_strict_compatible
+from core.schemas import load_schema
+from core.store import open_store
+from core.store.diagnosis import BookingRepository
+
+NOW = datetime(2026, 11, 21, 10, 0)
+
+
+def test_session_defaults_cover_spec_fields() -> None:
+    s = SessionState(session_id="x")
+    for name in (
+        "session_id",
+        "current_step",
+        "vehicle_id",
+        "make",
+        "model",
+        "year",
+        "symptom_text",
+        "collected_symptoms",
+        "conversation_history",
+        "diagnostic_turn",
+        "max_diagnostic_turns",
+        "last_confidence",
+        "candidates_shown",
+        "solutions_tried",
+        "conversation_summary",
+        "rewritten_query",
+        "urgency_level",
+        "can_drive",
+        "manual_coverage",
+        "visit_urgency",
+        "state_snapshots",
+        "spec_hint",
+        "spec_check_shown",
+        "booking_type",
+        "booking_data",
+    ):
+        assert hasattr(s, name), name
+    assert s.max_diagnostic_turns == 8 and s.diagnostic_turn == 0 and s.current_step == ChatStep.VEHICLE_ID
+    assert set(ChatRequest.__dataclass_fields__) == {
+        "session_id",
+        "message",
+        "action",
+        "action_value",
+        "rewind_to_turn",
+    }
+
+
+def test_session_store_ttl_crud() -> None:
+    now = [0.0]
+    store = SessionStore(ttl_seconds=10, clock=lambda: now[0])
+    s = store.create()
+    assert store.get(s.session_id) is s
+    now[0] = 9
+    assert store.get(s.session_id) is s  # a hit refreshes the TTL
+    now[0] = 18
+    assert store.get(s.session_id) is s
+    now[0] = 29
+    assert store.get(s.session_id) is None and len(store) == 0
+    s2 = store.create()
+    store.update(s2)
+    assert store.delete(s2.session_id) and not store.delete(s2.session_id)
+    assert store.get(None) is None
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"name": "", "phone": "090-1234-5678", "preferred_time": "2026-11-22 10:00"}, "name"),
+        ({"name": "a", "phone": "1234", "preferred_time": "2026-11-22 10:00"}, "phone"),
+        ({"name": "a", "phone": "090-1234-56789", "preferred_time": "2026-11-22 10:00"}, "phone"),
+        ({"name": "a", "phone": "090-1234-5678", "preferred_time": "あした"}, "preferred_time"),
+        ({"name": "a", "phone": "090-1234-5678", "preferred_time": "2026-11-21 09:59"}, "preferred_time"),
+    ],
+)
+def test_visit_validation_errors(data: dict[str, str], field: str) -> None:
+    assert field in validate_booking("visit", data, NOW)
+
+
+def test_valid_bookings() -> None:
+    assert (
+        validate_booking(
+            "visit", {"name": "a", "phone": "03-1234-5678", "preferred_time": "2026/11/22 10:00"}, NOW
+        )
+        == {}
+    )
+    assert validate_booking("dispatch", {"name": "a", "phone": "09012345678", "address": "港区"}, NOW) == {}
+    assert "address" in validate_booking("dispatch", {"name": "a", "phone": "09012345678"}, NOW)
+
+
+def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = BookingRepository(open_store(tmp_path))
+    booking_id = repo.save_booking(
+        {
+            "booking_type": "visit",
+            "vehicle_id": "v",
+            "name": "山田",
+            "phone": "090",
+            "preferred_time": "2026-11-25 10:00",
+            "urgency_level": "high",
+            "can_drive": True,
+            "reasons": ["警告灯の点灯"],
+            "created_at": NOW,
+        }
+    )
+    rows = repo.list_bookings()
+    assert [r["id"] for r in rows] == [booking_id]
+    assert (
+        rows[0]["reasons"] == ["警告灯の点灯"]
+        and rows[0]["created_at"] == NOW
+        and rows[0]["can_drive"] is True
+    )
+    assert repo.get_booking(booking_id)["preferred_time"] == "2026-11-25 10:00"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["diagnostic_response", "urgency", "spec_classification"])
+def test_schemas_strict_mode_valid(name: str) -> None:
+    schema = load_schema(name)
+    assert is_strict_compatible(schema)
+    assert schema["additionalProperties"] is False and set(schema["required"]) == set(schema["properties"])
+    text = json.dumps(schema)
+    for banned in ("uniqueItems", "pattern", "minItems", "maxItems"):
+        assert banned not in text
+
+
+def test_demo_persona_registers_and_plays_the_flow() -> None:
+    from core.flows.diagnosis import demo  # noqa: F401
+    from core.flows.diagnosis.deps import DiagnosisDeps
+    from core.flows.diagnosis.state_machine import process_step
+    from core.llm.demo import DemoClient
+    from tests.core.diagnosis_fixtures import FakeRag, make_session, src
+
+    rag = FakeRag(
+        [
+            src("エンジン警告灯", "warning", 0.62, warning=True),
+            src("水温警告灯（赤）", "danger", 0.34, warning=True),
+        ]
+    )
+    deps = DiagnosisDeps(DemoClient(), rag=rag, clock=lambda: NOW)
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message="エンジン警告灯が点灯した"), deps)
+    assert [c.get("icon") for c in r.prompt.choices][:2] == [
+        "icons/warning-lights/engine.svg",
+        "icons/warning-lights/coolant.svg",
+    ]
+    r = process_step(s, ChatRequest("s1", action="choice", action_value="エンジン警告灯"), deps)
+    assert s.last_confidence > 0.3 and r.prompt.action == "choice"
+    r = process_step(s, ChatRequest("s1", action="choice", action_value="走行中"), deps)
+    assert s.current_step == ChatStep.RESERVATION and "p.30「エンジン警告灯」" in r.prompt.message

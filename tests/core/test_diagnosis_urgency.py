@@ -1,0 +1,112 @@
+"""spec 04 §6 keyword rules: Japanese phrasings with expected levels, negatives, and the merge."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.flows.diagnosis.urgency import (
+    CRITICAL_RULES,
+    HIGH_RULES,
+    MEDIUM_RULES,
+    UrgencyResult,
+    keyword_urgency_check,
+    merge_urgency,
+)
+
+CASES = [
+    # critical: brake failure, fire, smoke, oil leak (+ related)
+    ("ブレーキが効かない", "critical"),
+    ("ブレーキの効きが悪い気がする", "critical"),
+    ("ブレーキペダルが床まで沈む", "critical"),
+    ("ブレーキがスカスカで止まりにくい", "critical"),
+    ("ボンネットから煙が出ている", "critical"),
+    ("マフラーから黒煙が出る", "critical"),
+    ("エンジンルームから火が出た", "critical"),
+    ("車の下からオイルが漏れている", "critical"),
+    ("駐車場にオイル漏れの跡がある", "critical"),
+    ("焦げ臭いにおいがする", "critical"),
+    ("ガソリンのにおいが車内でする", "critical"),
+    ("水温計が振り切れてオーバーヒートした", "critical"),
+    ("走行中にエンジンが止まった", "critical"),
+    ("ハンドルが効かない感じがする", "critical"),
+    ("ＢＲＡＫＥではなくブレーキが故障したみたい", "critical"),
+    # high: warning light, abnormal noise, vibration
+    ("エンジン警告灯が点灯した", "high"),
+    ("メーターにオレンジのランプが点いた", "high"),
+    ("ABSの警告灯がついている", "high"),
+    ("ブレーキを踏むとキーキー音がする", "high"),
+    ("走行中に異音がする", "high"),
+    ("エンジンからカラカラと変な音", "high"),
+    ("高速で走るとハンドルがブルブル振動する", "high"),
+    ("段差でガタガタする", "high"),
+    ("タイヤがパンクしたかもしれない", "high"),
+    # medium: fuel economy, air conditioner
+    ("最近燃費が悪くなった", "medium"),
+    ("エアコンが効かない", "medium"),
+    ("冷房の効きが悪い", "medium"),
+    ("ヒーターが温まらない", "medium"),
+    ("エアコンからカビ臭いにおい", "medium"),
+    ("ワイパーがビビる", "medium"),
+    # negatives: not critical (and mostly nothing at all)
+    ("ブレーキの交換時期を知りたい", "low"),
+    ("ブレーキパッドの交換費用はいくら？", "low"),
+    ("オイル交換の時期を教えて", "low"),
+    ("煙は出ていません", "low"),
+    ("オイル漏れはありません", "low"),
+    ("警告灯は点いていない", "low"),
+    ("タイヤの空気圧はいくつですか", "low"),
+    ("ナビの地図を更新したい", "low"),
+]
+
+
+@pytest.mark.parametrize(("text", "level"), CASES)
+def test_keyword_levels(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_at_least_30_phrasings() -> None:
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize(
+    ("text", "can_drive", "visit"),
+    [
+        ("ブレーキが効かない", False, "immediate"),
+        ("警告灯が点灯", True, "today"),
+        ("燃費が悪い", True, "this_week"),
+        ("こんにちは", True, "when_convenient"),
+    ],
+)
+def test_level_table(text: str, can_drive: bool, visit: str) -> None:
+    result = keyword_urgency_check(text)
+    assert (result.can_drive, result.visit_urgency) == (can_drive, visit)
+
+
+def test_reasons_name_every_matching_rule_of_the_level() -> None:
+    result = keyword_urgency_check("ブレーキが効かないし、煙も出ている")
+    assert result.reasons == ["ブレーキの故障・効き不良の疑い", "発煙（煙が出ている）"]
+
+
+def test_rules_are_named_data() -> None:
+    names = [r.name for r in (*CRITICAL_RULES, *HIGH_RULES, *MEDIUM_RULES)]
+    assert len(names) == len(set(names))
+    assert {
+        "brake_failure",
+        "fire",
+        "smoke",
+        "oil_leak",
+        "warning_light",
+        "abnormal_noise",
+        "vibration",
+        "fuel_economy",
+        "air_conditioner",
+    } <= set(names)
+
+
+def test_merge_higher_level_wins_and_reasons_merge() -> None:
+    kw = UrgencyResult("high", True, "today", ["警告灯の点灯"])
+    llm = UrgencyResult("medium", True, "this_week", ["LLM", "警告灯の点灯"])
+    assert merge_urgency(kw, llm) == UrgencyResult("high", True, "today", ["警告灯の点灯", "LLM"])
+    llm2 = UrgencyResult("critical", False, "immediate", ["LLM"])
+    assert merge_urgency(kw, llm2) == UrgencyResult("critical", False, "immediate", ["警告灯の点灯", "LLM"])
+    assert merge_urgency(kw, None) == kw
