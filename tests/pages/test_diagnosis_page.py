@@ -9,14 +9,7 @@ from tests.pages.conftest import make_app
 PAGE = "pages/diagnosis.py"
 
 
-def rerun(at: AppTest) -> None:
-    # Under AppTest only the page re-runs, so the shell's sidebar slider is not rendered and Streamlit
-    # drops its widget-bound key; state.client() reads it (foundation issue, reported).
-    at.session_state["app_fault_pct"] = 0
-
-
 def click(at: AppTest, label: str) -> AppTest:
-    rerun(at)
     button = next(b for b in at.button if b.label == label)
     button.click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -26,7 +19,6 @@ def click(at: AppTest, label: str) -> AppTest:
 def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-untyped-def]
     at = make_app(tmp_path, page=PAGE)
     at.session_state["diagnosis_demo_request"] = True
-    rerun(at)
     at.run()
     assert not at.exception
     labels = [b.label for b in at.button]
@@ -43,7 +35,6 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     at.text_input(key="diagnosis_field_name").input("山田 太郎")
     at.text_input(key="diagnosis_field_phone").input("090-1234-5678")
     at.text_input(key="diagnosis_field_preferred_time").input("2099-01-10 10:00")
-    rerun(at)
     at.button(key="FormSubmitter:diagnosis_booking_form-入力内容を確認する").click().run()
     assert not at.exception and "予約内容の確認" in [h.value for h in at.subheader]
     summary = at.table[0].value
@@ -58,10 +49,8 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
 
 def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # type: ignore[no-untyped-def]
     at = make_app(tmp_path, page=PAGE)
-    rerun(at)
     at.button(key="diagnosis_select").click().run()
     click(at, "はい、この車両です")
-    rerun(at)
     at.chat_input(key="diagnosis_input").set_value("ブレーキが効かない").run()
     assert not at.exception
     assert any("今すぐロードサービスまたは来場が必要です" in e.value for e in at.error)

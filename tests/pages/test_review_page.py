@@ -17,8 +17,6 @@ PAGE = "pages/review_chat.py"
 
 
 def run(at: AppTest) -> AppTest:
-    # The shell binds app_fault_pct to a sidebar widget; AppTest re-runs only the page, so keep it set.
-    at.session_state["app_fault_pct"] = 0
     at.run()
     assert not at.exception, at.exception
     return at
