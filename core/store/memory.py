@@ -21,8 +21,6 @@ from sqlalchemy import (
 
 from core.store.db import metadata
 
-_CASCADE = {"ondelete": "CASCADE"}
-
 units = Table(
     "memory_units",
     metadata,
@@ -47,7 +45,7 @@ units = Table(
 payload_episode = Table(
     "memory_payload_episode",
     metadata,
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("input_text", Text, nullable=False),
     Column("reply_text", Text, nullable=False),
     Column("reflection_json", Text, nullable=False, default="{}"),
@@ -58,7 +56,7 @@ payload_episode = Table(
 payload_fact = Table(
     "memory_payload_fact",
     metadata,
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("subject_entity_id", Integer, ForeignKey("memory_entities.id"), nullable=True),
     Column("predicate", String(64), nullable=False),
     Column("predicate_raw", String(128), nullable=False, default=""),
@@ -72,7 +70,7 @@ payload_fact = Table(
 payload_loop = Table(
     "memory_payload_loop",
     metadata,
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("loop_text", Text, nullable=False, unique=True),
     Column("due_at", Integer, nullable=True),
     Column("expires_at", Integer, nullable=False),
@@ -82,7 +80,7 @@ payload_loop = Table(
 payload_summary = Table(
     "memory_payload_summary",
     metadata,
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("scope_label", String(16), nullable=False),  # bond | person | topic
     Column("scope_key", String(200), nullable=False),  # rolling:7d | entity:<id>
     Column("range_start", Integer, nullable=False),
@@ -109,15 +107,15 @@ entities = Table(
 entity_aliases = Table(
     "memory_entity_aliases",
     metadata,
-    Column("entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), primary_key=True),
+    Column("entity_id", Integer, ForeignKey("memory_entities.id", ondelete="CASCADE"), primary_key=True),
     Column("alias", String(200), primary_key=True),
 )
 
 unit_entities = Table(
     "memory_unit_entities",
     metadata,
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), primary_key=True),
-    Column("entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), primary_key=True),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
+    Column("entity_id", Integer, ForeignKey("memory_entities.id", ondelete="CASCADE"), primary_key=True),
     Column("role", String(32), nullable=False, default="mentioned"),
     Index("ix_memory_unit_entities_entity", "entity_id"),
 )
@@ -126,13 +124,13 @@ edges = Table(
     "memory_edges",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("src_entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), nullable=False),
+    Column("src_entity_id", Integer, ForeignKey("memory_entities.id", ondelete="CASCADE"), nullable=False),
     Column("relation", String(64), nullable=False),
-    Column("dst_entity_id", Integer, ForeignKey("memory_entities.id", **_CASCADE), nullable=False),
+    Column("dst_entity_id", Integer, ForeignKey("memory_entities.id", ondelete="CASCADE"), nullable=False),
     Column("weight", Float, nullable=False, default=0.5),
     Column("first_seen_at", Integer, nullable=False),
     Column("last_seen_at", Integer, nullable=False),
-    Column("evidence_unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), nullable=True),
+    Column("evidence_unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), nullable=True),
     Column("evidence_text", Text, nullable=False, default=""),
     UniqueConstraint("src_entity_id", "relation", "dst_entity_id", name="uq_memory_edge"),
 )
@@ -141,7 +139,7 @@ unit_versions = Table(
     "memory_unit_versions",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("unit_id", Integer, ForeignKey("memory_units.id", **_CASCADE), nullable=False),
+    Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), nullable=False),
     Column("version", Integer, nullable=False),
     Column("changed_at", Integer, nullable=False),
     Column("change_kind", String(16), nullable=False),  # create | edit | revert | soft_delete | restore

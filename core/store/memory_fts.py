@@ -66,7 +66,9 @@ def fts_search(conn: Connection, table: str, terms: list[str], k: int) -> list[t
 
 def fts_count(conn: Connection, table: str, unit_id: int) -> int:
     """How many rows of `table` a unit has (0 or 1; used to check deletes)."""
-    return int(conn.execute(text(f"SELECT count(*) FROM {table} WHERE rowid = :id"), {"id": unit_id}).scalar() or 0)
+    return int(
+        conn.execute(text(f"SELECT count(*) FROM {table} WHERE rowid = :id"), {"id": unit_id}).scalar() or 0
+    )
 
 
 def ensure_unicode61_baseline(conn: Connection) -> None:

@@ -48,14 +48,19 @@ def unit_texts(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
         return {}
     out: dict[int, str] = {}
     kinds = dict(conn.execute(select(units.c.id, units.c.kind).where(units.c.id.in_(unit_ids))).all())
-    ids = {k: [i for i, kind in kinds.items() if kind == k] for k in (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)}
+    ids = {
+        k: [i for i, kind in kinds.items() if kind == k]
+        for k in (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
+    }
     for row in conn.execute(select(payload_episode).where(payload_episode.c.unit_id.in_(ids[KIND_EPISODE]))):
         out[row.unit_id] = f"{row.input_text}\n{row.reply_text}"
     names = {}
     fact_rows = conn.execute(select(payload_fact).where(payload_fact.c.unit_id.in_(ids[KIND_FACT]))).all()
     entity_ids = {r.subject_entity_id for r in fact_rows if r.subject_entity_id}
     if entity_ids:
-        names = dict(conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(entity_ids))).all())
+        names = dict(
+            conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(entity_ids))).all()
+        )
     for row in fact_rows:
         subject = display_name(names.get(row.subject_entity_id, "SPEAKER"))
         out[row.unit_id] = f"{subject}{PREDICATE_LABELS.get(row.predicate, ' ')}{row.object_text}"
@@ -66,12 +71,16 @@ def unit_texts(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
     return out
 
 
-def index_units(conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500) -> None:
+def index_units(
+    conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500
+) -> None:
     """(Re)index units in FTS5 and, when a collection is given, in Chroma."""
     texts = unit_texts(conn, unit_ids)
     meta = {
         r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at)}
-        for r in conn.execute(select(units.c.id, units.c.kind, units.c.occurred_at).where(units.c.id.in_(list(texts))))
+        for r in conn.execute(
+            select(units.c.id, units.c.kind, units.c.occurred_at).where(units.c.id.in_(list(texts)))
+        )
     }
     for unit_id, body in texts.items():
         fts_upsert(conn, unit_id, normalize(body), bigram_document(body))
@@ -83,7 +92,7 @@ def index_units(conn: Connection, collection: Collection | None, unit_ids: list[
         collection.upsert(
             ids=[str(i) for i in part],
             documents=[texts[i] for i in part],
-            metadatas=[meta[i] for i in part],  # type: ignore[misc]
+            metadatas=[meta[i] for i in part],
         )
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, func, select, text
 
+from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
 from core.store.memory import entities, entity_aliases, unit_entities, units
@@ -17,14 +18,17 @@ from core.vectors import cosine_score
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 
 
-def vector_lane(collection: Collection | None, queries: list[str], k: int) -> list[Hits]:
-    """Cosine similarity hits per query (one Chroma call for all queries)."""
+def vector_lane(
+    collection: Collection | None, queries: list[str], k: int, min_similarity: float = VECTOR_MIN_SIMILARITY
+) -> list[Hits]:
+    """Cosine similarity hits per query (one Chroma call for all queries), below `min_similarity` dropped."""
     if collection is None or not queries or collection.count() == 0:
         return [[] for _ in queries]
     result = collection.query(query_texts=queries, n_results=k, include=["distances"])
     out: list[Hits] = []
     for ids, distances in zip(result["ids"], result["distances"] or [], strict=False):
-        out.append([(int(i), round(cosine_score(d), 4)) for i, d in zip(ids, distances, strict=False)])
+        hits = [(int(i), round(cosine_score(d), 4)) for i, d in zip(ids, distances, strict=False)]
+        out.append([h for h in hits if h[1] >= min_similarity])
     return out
 
 
@@ -64,15 +68,16 @@ def match_entities(query: str, names: list[tuple[str, int]]) -> list[tuple[str, 
     return found
 
 
-def entity_lane(conn: Connection, query: str, k: int, names: list[tuple[str, int]]) -> tuple[list[tuple[str, int]], Hits]:
+def entity_lane(
+    conn: Connection, query: str, k: int, names: list[tuple[str, int]]
+) -> tuple[list[tuple[str, int]], Hits]:
     """Units linked to the entities the query names, newest first (raw score = entities matched)."""
     matched = match_entities(query, names)
     if not matched:
         return [], []
     ids = [e for _, e in matched]
-    count = text("count(*)")
     rows = conn.execute(
-        select(unit_entities.c.unit_id, count.label("n"))
+        select(unit_entities.c.unit_id, func.count().label("n"))
         .join(units, units.c.id == unit_entities.c.unit_id)
         .where(unit_entities.c.entity_id.in_(ids))
         .group_by(unit_entities.c.unit_id)

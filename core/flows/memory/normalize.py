@@ -193,8 +193,13 @@ def normalize_loops(data: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         seen.add(text)
         due = _int_or_none(item.get("due_at"))
-        out.append({"loop_text": text, "due_at": due if due and due > 0 else None,
-                    "confidence": clamp01(item.get("confidence"))})
+        out.append(
+            {
+                "loop_text": text,
+                "due_at": due if due and due > 0 else None,
+                "confidence": clamp01(item.get("confidence")),
+            }
+        )
     return out
 
 

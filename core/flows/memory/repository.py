@@ -24,6 +24,14 @@ from core.store.memory import (
     units,
 )
 
+
+def new_id(result: Any) -> int:
+    """The primary key of the row an INSERT created."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 UNIT_FIELDS = (
     "kind",
     "occurred_at",
@@ -56,7 +64,7 @@ def snapshot(conn: Connection, unit_id: int) -> dict[str, Any]:
     row = conn.execute(select(units).where(units.c.id == unit_id)).mappings().one()
     snap = {name: row[name] for name in UNIT_FIELDS}
     table = PAYLOAD_TABLES[row["kind"]]
-    payload = conn.execute(select(table).where(table.c.unit_id == unit_id)).mappings().first() or {}
+    payload: Any = conn.execute(select(table).where(table.c.unit_id == unit_id)).mappings().first() or {}
     snap.update({name: payload.get(name) for name in PAYLOAD_FIELDS[row["kind"]]})
     return snap
 
@@ -80,7 +88,9 @@ def record_version(conn: Connection, unit_id: int, change_kind: str, now: int, n
     return version
 
 
-def insert_unit(conn: Connection, kind: str, now: int, occurred_at: int, payload: dict[str, Any], **fields: Any) -> int:
+def insert_unit(
+    conn: Connection, kind: str, now: int, occurred_at: int, payload: dict[str, Any], **fields: Any
+) -> int:
     """Insert a unit and its payload row, then record version 1."""
     values = {
         "kind": kind,
@@ -96,7 +106,7 @@ def insert_unit(conn: Connection, kind: str, now: int, occurred_at: int, payload
         "extract_state": "none",
         **fields,
     }
-    unit_id = int(conn.execute(insert(units).values(**values)).inserted_primary_key[0])
+    unit_id = new_id(conn.execute(insert(units).values(**values)))
     conn.execute(insert(PAYLOAD_TABLES[kind]).values(unit_id=unit_id, **payload))
     record_version(conn, unit_id, "create", now)
     return unit_id
@@ -135,12 +145,18 @@ def save_episode(
 
 def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
     """Insert or update an entity by (TYPE, name); roles and aliases are merged."""
-    row = conn.execute(
-        select(entities).where(and_(entities.c.type_label == entity["type_label"], entities.c.name == entity["name"]))
-    ).mappings().first()
+    row = (
+        conn.execute(
+            select(entities).where(
+                and_(entities.c.type_label == entity["type_label"], entities.c.name == entity["name"])
+            )
+        )
+        .mappings()
+        .first()
+    )
     roles = list(entity.get("roles", []))
     if row is None:
-        entity_id = int(
+        entity_id = new_id(
             conn.execute(
                 insert(entities).values(
                     type_label=entity["type_label"],
@@ -150,7 +166,7 @@ def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
                     created_at=now,
                     updated_at=now,
                 )
-            ).inserted_primary_key[0]
+            )
         )
     else:
         entity_id = int(row["id"])
@@ -158,10 +174,15 @@ def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
         conn.execute(
             update(entities)
             .where(entities.c.id == entity_id)
-            .values(roles_json=dumps(merged), confidence=max(row["confidence"], entity.get("confidence", 0.0)),
-                    updated_at=now)
+            .values(
+                roles_json=dumps(merged),
+                confidence=max(row["confidence"], entity.get("confidence", 0.0)),
+                updated_at=now,
+            )
         )
-    known = set(conn.execute(select(entity_aliases.c.alias).where(entity_aliases.c.entity_id == entity_id)).scalars())
+    known = set(
+        conn.execute(select(entity_aliases.c.alias).where(entity_aliases.c.entity_id == entity_id)).scalars()
+    )
     for alias in entity.get("aliases", []):
         if alias not in known:
             conn.execute(insert(entity_aliases).values(entity_id=entity_id, alias=alias))
@@ -180,42 +201,82 @@ def link_unit_entity(conn: Connection, unit_id: int, entity_id: int, role: str =
         conn.execute(insert(unit_entities).values(unit_id=unit_id, entity_id=entity_id, role=role))
 
 
-def upsert_edge(conn: Connection, src: int, relation: str, dst: int, weight: float, evidence_unit_id: int,
-                evidence_text: str, now: int) -> int:
+def upsert_edge(
+    conn: Connection,
+    src: int,
+    relation: str,
+    dst: int,
+    weight: float,
+    evidence_unit_id: int,
+    evidence_text: str,
+    now: int,
+) -> int:
     """Insert an edge or refresh it (weight = max, last_seen, latest evidence)."""
     cond = and_(edges.c.src_entity_id == src, edges.c.relation == relation, edges.c.dst_entity_id == dst)
     row = conn.execute(select(edges).where(cond)).mappings().first()
     if row is None:
-        return int(
+        return new_id(
             conn.execute(
-                insert(edges).values(src_entity_id=src, relation=relation, dst_entity_id=dst, weight=weight,
-                                     first_seen_at=now, last_seen_at=now, evidence_unit_id=evidence_unit_id,
-                                     evidence_text=evidence_text)
-            ).inserted_primary_key[0]
+                insert(edges).values(
+                    src_entity_id=src,
+                    relation=relation,
+                    dst_entity_id=dst,
+                    weight=weight,
+                    first_seen_at=now,
+                    last_seen_at=now,
+                    evidence_unit_id=evidence_unit_id,
+                    evidence_text=evidence_text,
+                )
+            )
         )
     conn.execute(
-        update(edges).where(cond).values(weight=max(row["weight"], weight), last_seen_at=now,
-                                          evidence_unit_id=evidence_unit_id, evidence_text=evidence_text)
+        update(edges)
+        .where(cond)
+        .values(
+            weight=max(row["weight"], weight),
+            last_seen_at=now,
+            evidence_unit_id=evidence_unit_id,
+            evidence_text=evidence_text,
+        )
     )
     return int(row["id"])
 
 
-def upsert_fact(conn: Connection, fact: dict[str, Any], subject_id: int, object_id: int | None,
-                evidence_unit_id: int, occurred_at: int, now: int) -> tuple[int, bool]:
+def upsert_fact(
+    conn: Connection,
+    fact: dict[str, Any],
+    subject_id: int,
+    object_id: int | None,
+    evidence_unit_id: int,
+    occurred_at: int,
+    now: int,
+) -> tuple[int, bool]:
     """Store a FACT (spec 03: evidence_unit_ids_json always holds the source episode); same fact -> merge."""
     row = conn.execute(
         select(payload_fact.c.unit_id, payload_fact.c.evidence_unit_ids_json)
         .join(units, units.c.id == payload_fact.c.unit_id)
-        .where(and_(payload_fact.c.subject_entity_id == subject_id, payload_fact.c.predicate == fact["predicate"],
-                    payload_fact.c.object_text == fact["object_text"], units.c.state == STATE_ACTIVE))
+        .where(
+            and_(
+                payload_fact.c.subject_entity_id == subject_id,
+                payload_fact.c.predicate == fact["predicate"],
+                payload_fact.c.object_text == fact["object_text"],
+                units.c.state == STATE_ACTIVE,
+            )
+        )
     ).first()
     if row is not None:
         evidence = list(dict.fromkeys([*json.loads(row.evidence_unit_ids_json), evidence_unit_id]))
-        conn.execute(update(payload_fact).where(payload_fact.c.unit_id == row.unit_id)
-                     .values(evidence_unit_ids_json=dumps(evidence)))
+        conn.execute(
+            update(payload_fact)
+            .where(payload_fact.c.unit_id == row.unit_id)
+            .values(evidence_unit_ids_json=dumps(evidence))
+        )
         old = conn.execute(select(units.c.confidence).where(units.c.id == row.unit_id)).scalar_one()
-        conn.execute(update(units).where(units.c.id == row.unit_id)
-                     .values(confidence=max(old, fact["confidence"]), occurred_at=occurred_at, updated_at=now))
+        conn.execute(
+            update(units)
+            .where(units.c.id == row.unit_id)
+            .values(confidence=max(old, fact["confidence"]), occurred_at=occurred_at, updated_at=now)
+        )
         return int(row.unit_id), False
     payload = {
         "subject_entity_id": subject_id,
@@ -230,23 +291,46 @@ def upsert_fact(conn: Connection, fact: dict[str, Any], subject_id: int, object_
     return insert_unit(conn, KIND_FACT, now, occurred_at, payload, confidence=fact["confidence"]), True
 
 
-def upsert_loop(conn: Connection, loop: dict[str, Any], source_unit_id: int, occurred_at: int, now: int) -> int:
+def upsert_loop(
+    conn: Connection, loop: dict[str, Any], source_unit_id: int, occurred_at: int, now: int
+) -> int:
     """Store a LOOP with its expiry (spec 03: OpenLoops); the same loop_text refreshes the existing one."""
     due = cap_due_at(loop.get("due_at"), now)
     expires = compute_loop_expires_at(due, now)
-    row = conn.execute(select(payload_loop.c.unit_id).where(payload_loop.c.loop_text == loop["loop_text"])).first()
+    row = conn.execute(
+        select(payload_loop.c.unit_id).where(payload_loop.c.loop_text == loop["loop_text"])
+    ).first()
     if row is not None:
-        conn.execute(update(payload_loop).where(payload_loop.c.unit_id == row.unit_id)
-                     .values(due_at=due, expires_at=expires, source_unit_id=source_unit_id))
-        conn.execute(update(units).where(units.c.id == row.unit_id)
-                     .values(confidence=loop["confidence"], updated_at=now, state=STATE_ACTIVE))
+        conn.execute(
+            update(payload_loop)
+            .where(payload_loop.c.unit_id == row.unit_id)
+            .values(due_at=due, expires_at=expires, source_unit_id=source_unit_id)
+        )
+        conn.execute(
+            update(units)
+            .where(units.c.id == row.unit_id)
+            .values(confidence=loop["confidence"], updated_at=now, state=STATE_ACTIVE)
+        )
         return int(row.unit_id)
-    payload = {"loop_text": loop["loop_text"], "due_at": due, "expires_at": expires, "source_unit_id": source_unit_id}
+    payload = {
+        "loop_text": loop["loop_text"],
+        "due_at": due,
+        "expires_at": expires,
+        "source_unit_id": source_unit_id,
+    }
     return insert_unit(conn, KIND_LOOP, now, occurred_at, payload, confidence=loop["confidence"])
 
 
-def upsert_summary(conn: Connection, scope_label: str, scope_key: str, range_start: int, range_end: int,
-                   data: dict[str, Any], evidence: list[int], now: int) -> int:
+def upsert_summary(
+    conn: Connection,
+    scope_label: str,
+    scope_key: str,
+    range_start: int,
+    range_end: int,
+    data: dict[str, Any],
+    evidence: list[int],
+    now: int,
+) -> int:
     """One SUMMARY unit per (scope_label, scope_key), replaced in place (versioned) on each run."""
     payload = {
         "range_start": range_start,
@@ -261,8 +345,15 @@ def upsert_summary(conn: Connection, scope_label: str, scope_key: str, range_sta
         )
     ).first()
     if row is None:
-        return insert_unit(conn, KIND_SUMMARY, now, now, {"scope_label": scope_label, "scope_key": scope_key, **payload},
-                           salience=0.7, confidence=0.8)
+        return insert_unit(
+            conn,
+            KIND_SUMMARY,
+            now,
+            now,
+            {"scope_label": scope_label, "scope_key": scope_key, **payload},
+            salience=0.7,
+            confidence=0.8,
+        )
     conn.execute(update(payload_summary).where(payload_summary.c.unit_id == row.unit_id).values(**payload))
     conn.execute(update(units).where(units.c.id == row.unit_id).values(occurred_at=now, updated_at=now))
     record_version(conn, int(row.unit_id), "edit", now, "再生成")
@@ -271,7 +362,12 @@ def upsert_summary(conn: Connection, scope_label: str, scope_key: str, range_sta
 
 def expired_loop_ids(conn: Connection, now: int) -> list[int]:
     """Loops whose expires_at has passed (to be hard-deleted)."""
-    return [int(i) for i in conn.execute(select(payload_loop.c.unit_id).where(payload_loop.c.expires_at <= now)).scalars()]
+    return [
+        int(i)
+        for i in conn.execute(
+            select(payload_loop.c.unit_id).where(payload_loop.c.expires_at <= now)
+        ).scalars()
+    ]
 
 
 def delete_rows_of_unit(conn: Connection, unit_id: int) -> None:

@@ -10,7 +10,28 @@ import unicodedata
 _RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf々〆]+|[\u30a0-\u30ffー]+|[a-z0-9]+")
 # Common 2-character words too generic to search for.
 STOP_TERMS = frozenset(
-    "今日 明日 昨日 最近 本当 自分 感じ 時間 前回 今度 話題 一緒 大丈夫 何か 全部 場合 意味 気持 今回 以前".split()
+    [
+        "今日",
+        "明日",
+        "昨日",
+        "最近",
+        "本当",
+        "自分",
+        "感じ",
+        "時間",
+        "前回",
+        "今度",
+        "話題",
+        "一緒",
+        "大丈夫",
+        "何か",
+        "全部",
+        "場合",
+        "意味",
+        "気持",
+        "今回",
+        "以前",
+    ]
 )
 
 

@@ -45,8 +45,14 @@ def _apply(conn: Connection, unit_id: int, changes: dict[str, Any], now: int) ->
     return str(kind)
 
 
-def edit_unit(engine: Engine, collection: Collection | None, unit_id: int, changes: dict[str, Any], now: int,
-              note: str = "") -> int:
+def edit_unit(
+    engine: Engine,
+    collection: Collection | None,
+    unit_id: int,
+    changes: dict[str, Any],
+    now: int,
+    note: str = "",
+) -> int:
     """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
     with engine.begin() as conn:
         before = snapshot(conn, unit_id)
@@ -97,7 +103,9 @@ def hard_delete(engine: Engine, collection: Collection | None, unit_id: int) -> 
     with engine.begin() as conn:
         unindex_unit(conn, collection, unit_id)
         delete_rows_of_unit(conn, unit_id)
-        conn.execute(update(payload_loop).where(payload_loop.c.source_unit_id == unit_id).values(source_unit_id=None))
+        conn.execute(
+            update(payload_loop).where(payload_loop.c.source_unit_id == unit_id).values(source_unit_id=None)
+        )
         for table in (payload_fact, payload_summary):
             rows = conn.execute(
                 select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
@@ -107,21 +115,34 @@ def hard_delete(engine: Engine, collection: Collection | None, unit_id: int) -> 
             for owner, evidence_json in rows:
                 evidence = [i for i in json.loads(evidence_json) if i != unit_id]
                 if len(evidence) != len(json.loads(evidence_json)):
-                    conn.execute(update(table).where(table.c.unit_id == owner)
-                                 .values(evidence_unit_ids_json=dumps(evidence)))
+                    conn.execute(
+                        update(table)
+                        .where(table.c.unit_id == owner)
+                        .values(evidence_unit_ids_json=dumps(evidence))
+                    )
 
 
 def versions_of(engine: Engine, unit_id: int) -> list[dict[str, Any]]:
     """Every version of a unit, oldest first, with its snapshot."""
     with engine.connect() as conn:
-        rows = conn.execute(
-            select(unit_versions).where(unit_versions.c.unit_id == unit_id).order_by(unit_versions.c.version)
-        ).mappings().all()
+        rows = (
+            conn.execute(
+                select(unit_versions)
+                .where(unit_versions.c.unit_id == unit_id)
+                .order_by(unit_versions.c.version)
+            )
+            .mappings()
+            .all()
+        )
     return [{**dict(r), "snapshot": json.loads(r["snapshot_json"])} for r in rows]
 
 
 def _latest_version(conn: Connection, unit_id: int) -> int:
-    rows = conn.execute(select(unit_versions.c.version).where(unit_versions.c.unit_id == unit_id)).scalars().all()
+    rows = (
+        conn.execute(select(unit_versions.c.version).where(unit_versions.c.unit_id == unit_id))
+        .scalars()
+        .all()
+    )
     return max(rows, default=0)
 
 

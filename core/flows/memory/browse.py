@@ -1,0 +1,321 @@
+"""Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables, provenance,
+affect over time, traces. Pages call these instead of SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Engine, and_, func, select
+
+from core.flows.memory.constants import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.store.memory import (
+    edges,
+    entities,
+    entity_aliases,
+    payload_episode,
+    payload_fact,
+    payload_loop,
+    payload_summary,
+    retrieval_traces,
+    unit_entities,
+    units,
+)
+
+JST = dt.timezone(dt.timedelta(hours=9))
+UNIT_COLUMNS = ("id", "occurred_at", "state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
+KIND_COLUMNS = {
+    KIND_EPISODE: (
+        "input_text",
+        "reply_text",
+        "persona_affect_label",
+        "persona_affect_intensity",
+        "extract_state",
+    ),
+    KIND_FACT: ("subject", "predicate", "object_text", "valid_from", "valid_to", "evidence_unit_ids_json"),
+    KIND_LOOP: ("loop_text", "due_at", "expires_at", "source_unit_id"),
+    KIND_SUMMARY: ("scope_label", "scope_key", "summary_text", "evidence_unit_ids_json"),
+}
+TIME_COLUMNS = ("occurred_at", "valid_from", "valid_to", "due_at", "expires_at")
+
+
+@dataclass
+class Filters:
+    state: str = "all"  # all | active | deleted
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    entity_id: int | None = None
+    tag: str = ""
+    emotion_labels: tuple[str, ...] = ()
+    max_sensitivity: int = 2
+    page: int = 1
+    page_size: int = 20
+
+
+def _day_start(day: dt.date) -> int:
+    return int(dt.datetime.combine(day, dt.time(), JST).timestamp())
+
+
+def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFrame, int]:
+    """One page of units of `kind` matching the filters (newest first) and the total count."""
+    table = {
+        KIND_EPISODE: payload_episode,
+        KIND_FACT: payload_fact,
+        KIND_LOOP: payload_loop,
+        KIND_SUMMARY: payload_summary,
+    }[kind]
+    cols = [units.c[c] for c in UNIT_COLUMNS] + [
+        units.c.persona_affect_label,
+        units.c.persona_affect_intensity,
+        units.c.extract_state,
+    ]
+    extra = [table.c[c] for c in KIND_COLUMNS[kind] if c in table.c and c not in ("persona_affect_label",)]
+    query = select(*cols, *extra).join(table, table.c.unit_id == units.c.id)
+    if kind == KIND_FACT:
+        query = query.add_columns(entities.c.name.label("subject")).outerjoin(
+            entities, entities.c.id == payload_fact.c.subject_entity_id
+        )
+    conds: list[Any] = [units.c.kind == kind, units.c.sensitivity <= filters.max_sensitivity]
+    if filters.state != "all":
+        conds.append(units.c.state == filters.state)
+    if filters.date_from:
+        conds.append(units.c.occurred_at >= _day_start(filters.date_from))
+    if filters.date_to:
+        conds.append(units.c.occurred_at < _day_start(filters.date_to + dt.timedelta(days=1)))
+    if filters.tag:
+        conds.append(units.c.topic_tags.like(f"%{filters.tag}%"))
+    if filters.emotion_labels:
+        conds.append(units.c.persona_affect_label.in_(filters.emotion_labels))
+    if filters.entity_id is not None:
+        conds.append(
+            units.c.id.in_(
+                select(unit_entities.c.unit_id).where(unit_entities.c.entity_id == filters.entity_id)
+            )
+        )
+    query = query.where(and_(*conds))
+    with engine.connect() as conn:
+        total = int(conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0)
+        rows = (
+            conn.execute(
+                query.order_by(units.c.occurred_at.desc(), units.c.id.desc())
+                .limit(filters.page_size)
+                .offset((max(1, filters.page) - 1) * filters.page_size)
+            )
+            .mappings()
+            .all()
+        )
+    wanted = list(UNIT_COLUMNS) + list(KIND_COLUMNS[kind])
+    frame = pd.DataFrame([{c: r.get(c) for c in wanted} for r in rows], columns=wanted)
+    for col in TIME_COLUMNS:
+        if col in frame:
+            frame[col] = (
+                pd.to_datetime(frame[col], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
+            )
+    frame["topic_tags"] = frame["topic_tags"].map(lambda t: "、".join(json.loads(t or "[]")))
+    frame["pin"] = frame["pin"].astype(bool)
+    return frame, total
+
+
+def entities_frame(engine: Engine) -> pd.DataFrame:
+    """Entities with aliases and how many units mention them."""
+    with engine.connect() as conn:
+        rows = (
+            conn.execute(
+                select(
+                    entities.c.id,
+                    entities.c.type_label,
+                    entities.c.name,
+                    entities.c.roles_json,
+                    entities.c.confidence,
+                )
+            )
+            .mappings()
+            .all()
+        )
+        aliases: dict[int, list[str]] = {}
+        for eid, alias in conn.execute(select(entity_aliases.c.entity_id, entity_aliases.c.alias)):
+            aliases.setdefault(eid, []).append(alias)
+        mentions: dict[int, int] = {
+            int(k): int(v)
+            for k, v in conn.execute(
+                select(unit_entities.c.entity_id, func.count()).group_by(unit_entities.c.entity_id)
+            )
+        }
+    data = [
+        {
+            "id": r["id"],
+            "type_label": r["type_label"],
+            "name": r["name"],
+            "aliases": "、".join(aliases.get(r["id"], [])),
+            "roles": "、".join(json.loads(r["roles_json"])),
+            "confidence": r["confidence"],
+            "units": mentions.get(r["id"], 0),
+        }
+        for r in rows
+    ]
+    columns = ["id", "type_label", "name", "aliases", "roles", "confidence", "units"]
+    return pd.DataFrame(data, columns=columns).sort_values(
+        ["units", "id"], ascending=[False, True], ignore_index=True
+    )
+
+
+def edges_frame(engine: Engine) -> pd.DataFrame:
+    """Edges between entities, with names."""
+    src, dst = entities.alias("src"), entities.alias("dst")
+    with engine.connect() as conn:
+        rows = (
+            conn.execute(
+                select(
+                    edges.c.id,
+                    src.c.name.label("src"),
+                    edges.c.relation,
+                    dst.c.name.label("dst"),
+                    edges.c.weight,
+                    edges.c.evidence_unit_id,
+                    edges.c.evidence_text,
+                    edges.c.last_seen_at,
+                )
+                .join(src, src.c.id == edges.c.src_entity_id)
+                .join(dst, dst.c.id == edges.c.dst_entity_id)
+                .order_by(edges.c.last_seen_at.desc())
+            )
+            .mappings()
+            .all()
+        )
+    frame = pd.DataFrame(
+        [dict(r) for r in rows],
+        columns=[
+            "id",
+            "src",
+            "relation",
+            "dst",
+            "weight",
+            "evidence_unit_id",
+            "evidence_text",
+            "last_seen_at",
+        ],
+    )
+    frame["src"] = frame["src"].replace("SPEAKER", "ユーザー")
+    frame["last_seen_at"] = (
+        pd.to_datetime(frame["last_seen_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
+    )
+    return frame
+
+
+def entity_options(engine: Engine) -> dict[int, str]:
+    """Entity id -> "TYPE: name" for the entity filter."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(entities.c.id, entities.c.type_label, entities.c.name).order_by(entities.c.name)
+        ).all()
+    return {int(i): f"{t}: {'ユーザー' if n == 'SPEAKER' else n}" for i, t, n in rows}
+
+
+def unit_kind(engine: Engine, unit_id: int) -> str | None:
+    with engine.connect() as conn:
+        return conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+
+
+def provenance(engine: Engine, unit_id: int) -> dict[str, list[int]]:
+    """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
+    with engine.connect() as conn:
+        kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+        sources: list[int] = []
+        if kind == KIND_FACT:
+            sources = json.loads(
+                conn.execute(
+                    select(payload_fact.c.evidence_unit_ids_json).where(payload_fact.c.unit_id == unit_id)
+                ).scalar()
+                or "[]"
+            )
+        elif kind == KIND_LOOP:
+            src = conn.execute(
+                select(payload_loop.c.source_unit_id).where(payload_loop.c.unit_id == unit_id)
+            ).scalar()
+            sources = [src] if src else []
+        elif kind == KIND_SUMMARY:
+            sources = json.loads(
+                conn.execute(
+                    select(payload_summary.c.evidence_unit_ids_json).where(
+                        payload_summary.c.unit_id == unit_id
+                    )
+                ).scalar()
+                or "[]"
+            )
+        derived: list[int] = []
+        if kind == KIND_EPISODE:
+            for table in (payload_fact, payload_summary):
+                for owner, ev in conn.execute(
+                    select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
+                        table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
+                    )
+                ):
+                    if unit_id in json.loads(ev):
+                        derived.append(int(owner))
+            derived += [
+                int(i)
+                for i in conn.execute(
+                    select(payload_loop.c.unit_id).where(payload_loop.c.source_unit_id == unit_id)
+                ).scalars()
+            ]
+    return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
+
+
+def unit_summary(engine: Engine, unit_id: int) -> dict[str, Any] | None:
+    """Kind, state and a one-line text of a unit (for provenance links and details)."""
+    from core.flows.memory.indexing import unit_texts
+
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id == unit_id)
+        ).first()
+        if row is None:
+            return None
+        text = unit_texts(conn, [unit_id]).get(unit_id, "")
+    when = dt.datetime.fromtimestamp(row.occurred_at, JST).strftime("%Y-%m-%d %H:%M")
+    return {"id": unit_id, "kind": row.kind, "state": row.state, "occurred_at": when, "text": text}
+
+
+def affect_series(engine: Engine) -> pd.DataFrame:
+    """Mean persona affect intensity per week and label (a chart of affect over time); neutral left out."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(
+                (units.c.kind == KIND_EPISODE) & (units.c.state == "active")
+            )
+        ).all()
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows, columns=["occurred_at", "label", "intensity"])
+    frame = frame[frame["label"] != "neutral"]
+    local = pd.to_datetime(frame["occurred_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
+    frame = frame.assign(week=local.dt.to_period("W").dt.start_time.dt.strftime("%m/%d〜"))
+    return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="mean").fillna(0.0)
+
+
+def latest_trace(engine: Engine, episode_unit_id: int | None = None) -> dict[str, Any] | None:
+    """The newest retrieval trace (of one episode when given)."""
+    query = select(retrieval_traces).order_by(retrieval_traces.c.id.desc()).limit(1)
+    if episode_unit_id is not None:
+        query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
+    with engine.connect() as conn:
+        row = conn.execute(query).mappings().first()
+    return {**dict(row), "trace": json.loads(row["trace_json"])} if row else None
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    """Units per kind (active and deleted)."""
+    with engine.connect() as conn:
+        return {k: int(n) for k, n in conn.execute(select(units.c.kind, func.count()).group_by(units.c.kind))}
+
+
+def extraction_of_episode(engine: Engine, unit_id: int) -> dict[str, Any]:
+    """The stored extraction result of an episode (entities, relations, facts, loops, errors)."""
+    with engine.connect() as conn:
+        raw = conn.execute(
+            select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
+        ).scalar()
+    return json.loads(raw or "{}")

@@ -1,0 +1,196 @@
+"""One persona chat turn (spec 03: chat SSE; issue 5 "Chat"): retrieve -> stream with the trailer withheld
+-> save the episode -> extract -> summaries when due.
+
+The page drives it in three calls so it can stream: `prepare_turn`, iterate `stream_reply(...)`,
+`finish_turn`. `run_turn` does all three for scripts and tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Engine
+
+from core.debuglog import DebugSink
+from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, FLOW, TRAILER_MARKER
+from core.flows.memory.extraction import ExtractionOutcome, extract_for_episode, format_time, run_reflection
+from core.flows.memory.indexing import index_units
+from core.flows.memory.mood import Mood, load_mood
+from core.flows.memory.repository import expired_loop_ids, save_episode
+from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
+from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.flows.memory.trailer import TrailerSplitter, parse_trailer
+from core.flows.memory.versions import hard_delete
+from core.guard import GuardedStream, GuardResult, guarded_text
+from core.llm.base import LLMClient, Message
+from core.prompts import fill, load_prompt
+
+DEFAULT_REFLECTION: dict[str, Any] = {
+    "reflection_text": "",
+    "persona_affect_label": "neutral",
+    "persona_affect_intensity": 0.0,
+    "topic_tags": [],
+    "salience": 0.3,
+    "confidence": 0.3,
+}
+
+
+def build_chat_messages(
+    history: list[dict[str, Any]], user_input: str, pack_text: str, mood_text: str, now: int
+) -> list[Message]:
+    """[system = persona anchor + memory pack + mood policy + trailer rules, last 12 messages, user input]."""
+    system = fill(
+        load_prompt("memory_chat_system"),
+        PERSONA_ANCHOR=load_prompt("persona_anchor").strip(),
+        MEMORY_PACK=pack_text,
+        MOOD_POLICY=mood_text,
+        NOW=format_time(now),
+        TRAILER_MARKER=TRAILER_MARKER,
+    )
+    recent = [
+        {"role": m["role"], "content": m["content"]}
+        for m in history[-CHAT_HISTORY_MESSAGES:]
+        if m.get("role") in ("user", "assistant") and m.get("content")
+    ]
+    return [{"role": "system", "content": system}, *recent, {"role": "user", "content": user_input}]
+
+
+@dataclass
+class PreparedTurn:
+    user_input: str
+    messages: list[Message]
+    retrieval: RetrievalResult
+    mood: Mood
+    now: int
+    purged_loops: list[int] = field(default_factory=list)
+
+
+def purge_expired_loops(engine: Engine, collection: Collection | None, now: int) -> list[int]:
+    """Hard-delete loops whose expiry has passed (spec 03: サーバ側が自動削除)."""
+    with engine.connect() as conn:
+        ids = expired_loop_ids(conn, now)
+    for unit_id in ids:
+        hard_delete(engine, collection, unit_id)
+    return ids
+
+
+def prepare_turn(
+    engine: Engine, collection: Collection | None, history: list[dict[str, Any]], user_input: str, now: int
+) -> PreparedTurn:
+    """Purge expired loops, retrieve memories (no LLM), read the mood, and build the message stack."""
+    purged = purge_expired_loops(engine, collection, now)
+    result = retrieve(engine, collection, history, user_input, now)
+    with engine.connect() as conn:
+        mood = load_mood(conn, now)
+    messages = build_chat_messages(history, user_input, format_pack(result), mood.describe(), now)
+    return PreparedTurn(user_input, messages, result, mood, now, purged)
+
+
+class ReplyStream:
+    """Iterate for the text to show (the trailer is withheld); then read visible_text, trailer_text, result."""
+
+    def __init__(self, stream: GuardedStream):
+        self._stream = stream
+        self.splitter = TrailerSplitter()
+        self.trailer_text: str | None = None
+        self.result: GuardResult | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        for delta in self._stream:
+            shown = self.splitter.feed(delta)
+            if shown:
+                yield shown
+        rest, self.trailer_text = self.splitter.finish()
+        if rest:
+            yield rest
+        self.result = self._stream.result
+
+    @property
+    def visible_text(self) -> str:
+        return self.splitter.visible_text
+
+
+def stream_reply(client: LLMClient, prepared: PreparedTurn, sink: DebugSink | None = None) -> ReplyStream:
+    """The streamed chat reply through guarded_text (tags flow=memory, step=chat)."""
+    stream = guarded_text(
+        client,
+        prepared.messages,
+        sink=sink,
+        tags={"flow": FLOW, "step": "chat"},
+        stream=True,
+        max_tokens=1200,
+    )
+    assert isinstance(stream, GuardedStream)
+    return ReplyStream(stream)
+
+
+@dataclass
+class TurnOutcome:
+    ok: bool
+    reply_text: str = ""
+    episode_id: int | None = None
+    trace_id: int | None = None
+    trailer: dict[str, Any] | None = None
+    trailer_errors: list[str] = field(default_factory=list)
+    reflection: dict[str, Any] = field(default_factory=dict)
+    reflection_source: str = ""
+    extraction: ExtractionOutcome | None = None
+    summaries: list[SummaryOutcome] = field(default_factory=list)
+    error: str = ""
+    raw: str = ""
+
+
+def finish_turn(
+    engine: Engine,
+    collection: Collection | None,
+    client: LLMClient,
+    prepared: PreparedTurn,
+    reply: ReplyStream,
+    sink: DebugSink | None = None,
+) -> TurnOutcome:
+    """Validate the trailer (reflection call if missing/invalid), save the episode first, then extract."""
+    now = prepared.now
+    result = reply.result
+    if result is None or not result.ok:
+        message = result.message if result else "応答が完了しませんでした。"
+        return TurnOutcome(False, reply.visible_text, error=message, raw=result.raw if result else "")
+    text = reply.visible_text
+    trailer, errors = parse_trailer(reply.trailer_text)
+    reflection, source = (trailer, "trailer") if trailer else (None, "")
+    if reflection is None:
+        fallback = run_reflection(client, prepared.user_input, text, now, now, sink)
+        reflection, source = (
+            (fallback.data, "reflection") if fallback.ok else (dict(DEFAULT_REFLECTION), "default")
+        )
+    with engine.begin() as conn:
+        episode_id = save_episode(
+            conn, prepared.user_input, text, reflection, source=source, occurred_at=now, now=now
+        )
+        index_units(conn, collection, [episode_id])
+        trace_id = save_trace(conn, prepared.retrieval, now, "chat", episode_id)
+    outcome = TurnOutcome(
+        True, text, episode_id, trace_id, trailer, errors, reflection, source, raw=result.raw
+    )
+    outcome.extraction = extract_for_episode(engine, collection, client, episode_id, now, sink)
+    outcome.summaries = run_summaries(engine, collection, client, now, sink)
+    return outcome
+
+
+def run_turn(
+    engine: Engine,
+    collection: Collection | None,
+    client: LLMClient,
+    history: list[dict[str, Any]],
+    user_input: str,
+    now: int,
+    sink: DebugSink | None = None,
+) -> tuple[PreparedTurn, TurnOutcome]:
+    """prepare_turn + consume the stream + finish_turn (scripts, tests, sample data)."""
+    prepared = prepare_turn(engine, collection, history, user_input, now)
+    reply = stream_reply(client, prepared, sink)
+    for _ in reply:
+        pass
+    return prepared, finish_turn(engine, collection, client, prepared, reply, sink)

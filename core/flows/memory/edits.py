@@ -1,0 +1,83 @@
+"""Turn the browser's st.data_editor changes into versioned unit edits (issue 5: each edit versioned)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Engine
+
+from core.flows.memory.constants import AFFECT_LABELS, KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.flows.memory.normalize import PREDICATES, clamp01
+from core.flows.memory.versions import edit_unit
+
+COMMON_EDITABLE = ("state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
+EDITABLE_COLUMNS = {
+    KIND_EPISODE: (
+        *COMMON_EDITABLE,
+        "input_text",
+        "reply_text",
+        "persona_affect_label",
+        "persona_affect_intensity",
+    ),
+    KIND_FACT: (*COMMON_EDITABLE, "predicate", "object_text"),
+    KIND_LOOP: (*COMMON_EDITABLE, "loop_text"),
+    KIND_SUMMARY: (*COMMON_EDITABLE, "summary_text"),
+}
+
+
+class InvalidEdit(ValueError):
+    """A value an analyst typed that the store cannot take (message in Japanese)."""
+
+
+def _clean(column: str, value: Any) -> Any:
+    if column == "topic_tags":
+        return [t.strip() for t in str(value or "").replace(",", "、").split("、") if t.strip()]
+    if column == "pin":
+        return int(bool(value))
+    if column == "sensitivity":
+        if int(value) not in (0, 1, 2):
+            raise InvalidEdit("機微度は 0・1・2 のいずれかです。")
+        return int(value)
+    if column in ("confidence", "salience", "persona_affect_intensity"):
+        return clamp01(float(value))
+    if column == "state" and value not in ("active", "deleted"):
+        raise InvalidEdit("状態は active か deleted です。")
+    if column == "persona_affect_label" and value not in AFFECT_LABELS:
+        raise InvalidEdit(f"感情ラベルは {', '.join(AFFECT_LABELS)} のいずれかです。")
+    if column == "predicate" and value not in PREDICATES:
+        raise InvalidEdit(f"述語は制御語彙（{', '.join(PREDICATES)}）から選んでください。")
+    if isinstance(value, str) and not value.strip() and column.endswith("_text"):
+        raise InvalidEdit("本文を空にはできません（削除は削除ボタンで行ってください）。")
+    return value
+
+
+def changed_rows(kind: str, before: pd.DataFrame, after: pd.DataFrame) -> dict[int, dict[str, Any]]:
+    """unit id -> {column: new value} for every editable cell that changed."""
+    changes: dict[int, dict[str, Any]] = {}
+    old = before.set_index("id")
+    for _, row in after.iterrows():
+        unit_id = int(row["id"])
+        if unit_id not in old.index:
+            continue
+        for column in EDITABLE_COLUMNS[kind]:
+            if column in row and str(row[column]) != str(old.at[unit_id, column]):
+                changes.setdefault(unit_id, {})[column] = _clean(column, row[column])
+    return changes
+
+
+def apply_edits(
+    engine: Engine,
+    collection: Collection | None,
+    kind: str,
+    before: pd.DataFrame,
+    after: pd.DataFrame,
+    now: int,
+) -> dict[int, int]:
+    """Apply every changed row as one versioned edit; returns unit id -> new version."""
+    changes = changed_rows(kind, before, after)
+    return {
+        uid: edit_unit(engine, collection, uid, values, now, "記憶ブラウザで編集")
+        for uid, values in changes.items()
+    }

@@ -1,0 +1,305 @@
+"""Retrieval without an LLM (spec 03: 記憶検索; issue 5): two fixed queries, four lanes, RRF, rerank, pack, trace."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Connection, Engine, insert, select
+
+from core.flows.memory import scoring
+from core.flows.memory.constants import (
+    DEDUPE_OVERLAP,
+    DROP_BELOW,
+    FACT_POOL,
+    HISTORY_MESSAGES_FOR_Q2,
+    INJECT_MIN_BEST,
+    KIND_FACT,
+    LANE_K,
+    LOOPS_INJECTED,
+    MAX_INJECTED,
+    Q2_SEPARATOR,
+    RRF_TOP,
+    STATE_ACTIVE,
+    VECTOR_MIN_SIMILARITY,
+)
+from core.flows.memory.indexing import display_name, dumps, unit_texts
+from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes, vector_lane
+from core.flows.memory.repository import new_id
+from core.store.memory import entities, payload_fact, payload_loop, payload_summary, retrieval_traces, units
+from core.store.memory_fts import fts_bodies
+
+JST = dt.timezone(dt.timedelta(hours=9))
+
+
+def build_queries(history: list[dict[str, Any]], user_input: str) -> tuple[str, str]:
+    """Q1 = the input; Q2 = the last 6 messages + "\\n---\\n" + the input (Q2 = Q1 with no history)."""
+    recent = [m["content"] for m in history[-HISTORY_MESSAGES_FOR_Q2:] if m.get("content")]
+    if not recent:
+        return user_input, user_input
+    return user_input, "\n".join(recent) + Q2_SEPARATOR + user_input
+
+
+@dataclass
+class RetrievalResult:
+    q1: str
+    q2: str
+    lanes: dict[str, list[dict[str, Any]]]
+    candidates: list[scoring.Candidate]
+    selected: list[scoring.Candidate]
+    facts: list[dict[str, Any]]
+    loops: list[dict[str, Any]]
+    bond: dict[str, Any] | None
+    matched_entities: list[str]
+    texts: dict[int, str] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+    @property
+    def injected_unit_ids(self) -> list[int]:
+        return (
+            [c.unit_id for c in self.selected]
+            + [f["unit_id"] for f in self.facts]
+            + [lp["unit_id"] for lp in self.loops]
+            + ([self.bond["unit_id"]] if self.bond else [])
+        )
+
+    def trace(self) -> dict[str, Any]:
+        """Everything that led to the pack: queries, lane hits, score components, thresholds, decisions."""
+        return {
+            "q1": self.q1,
+            "q2": self.q2,
+            "queries_run": 1 if self.q1 == self.q2 else 2,
+            "matched_entities": self.matched_entities,
+            "lanes": self.lanes,
+            "candidates": [c.row() for c in self.candidates],
+            "thresholds": {
+                "lane_k": LANE_K,
+                "vector_min_similarity": VECTOR_MIN_SIMILARITY,
+                "rrf_top": RRF_TOP,
+                "drop_below": DROP_BELOW,
+                "dedupe_overlap": DEDUPE_OVERLAP,
+                "max_injected": MAX_INJECTED,
+                "inject_min_best": INJECT_MIN_BEST,
+            },
+            "pack": {
+                "memories": [c.unit_id for c in self.selected],
+                "facts": [{"unit_id": f["unit_id"], "score": f["score"]} for f in self.facts],
+                "loops": [lp["unit_id"] for lp in self.loops],
+                "bond_summary": self.bond["unit_id"] if self.bond else None,
+            },
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
+
+
+def retrieve(
+    engine: Engine,
+    collection: Collection | None,
+    history: list[dict[str, Any]],
+    user_input: str,
+    now: int,
+    k: int = LANE_K,
+) -> RetrievalResult:
+    """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond summary."""
+    start = time.perf_counter()
+    q1, q2 = build_queries(history, user_input)
+    queries = {"Q1": q1} if q1 == q2 else {"Q1": q1, "Q2": q2}
+    lanes: dict[str, list[dict[str, Any]]] = {}
+    with engine.connect() as conn:
+        for (label, _), hits in zip(
+            queries.items(), vector_lane(collection, list(queries.values()), k), strict=True
+        ):
+            lanes[f"vector/{label}"] = _rows(hits)
+        for label, query in queries.items():
+            for lane, hits in keyword_lanes(conn, query, k).items():
+                lanes[f"{lane}/{label}"] = _rows(hits)
+        matched, hits = entity_lane(conn, q1, k, entity_names(conn))
+        lanes["entity/Q1"] = _rows(hits)
+        ranked_lists = [[h["unit_id"] for h in hits] for hits in lanes.values() if hits]
+        fused = scoring.rrf_merge(ranked_lists)
+        candidates = _candidates(conn, fused, lanes)
+        live = [c for c in candidates if c.decision != "inactive"]
+        ranked = scoring.rerank(live, list(queries.values()), now, len(ranked_lists))
+        selected = scoring.select_pack(ranked)
+        facts = scoring.select_facts(load_fact_pool(conn), now)
+        loops = load_open_loops(conn, now)
+        bond = load_bond_summary(conn)
+        ids = [c.unit_id for c in selected] + [f["unit_id"] for f in facts] + [lp["unit_id"] for lp in loops]
+        texts = unit_texts(conn, ids)
+    inactive = [c for c in candidates if c.decision == "inactive"]
+    return RetrievalResult(
+        q1,
+        q2,
+        lanes,
+        ranked + inactive,
+        selected,
+        facts,
+        loops,
+        bond,
+        [n for n, _ in matched],
+        texts,
+        (time.perf_counter() - start) * 1000,
+    )
+
+
+def _rows(hits: list[tuple[int, float]]) -> list[dict[str, Any]]:
+    return [{"rank": r, "unit_id": uid, "raw_score": round(score, 4)} for r, (uid, score) in enumerate(hits)]
+
+
+def _candidates(
+    conn: Connection, fused: list[tuple[int, float]], lanes: dict[str, list[dict[str, Any]]]
+) -> list[scoring.Candidate]:
+    ids = [uid for uid, _ in fused]
+    rows = {
+        r.id: r
+        for r in conn.execute(
+            select(units.c.id, units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id.in_(ids))
+        )
+    }
+    bodies = fts_bodies(conn, ids)
+    out = []
+    for uid, rrf in fused:
+        row = rows.get(uid)
+        if row is None:
+            continue
+        c = scoring.Candidate(uid, row.kind, rrf, bodies.get(uid, ""), int(row.occurred_at))
+        c.lanes = [name for name, hits in lanes.items() if any(h["unit_id"] == uid for h in hits)]
+        if row.state != STATE_ACTIVE:
+            c.decision = "inactive"
+        out.append(c)
+    return out
+
+
+def load_fact_pool(conn: Connection, pool: int = FACT_POOL) -> list[dict[str, Any]]:
+    """The latest 200 active facts with what select_facts needs (and names for display)."""
+    rows = (
+        conn.execute(
+            select(
+                units.c.id,
+                units.c.occurred_at,
+                units.c.confidence,
+                units.c.salience,
+                units.c.pin,
+                payload_fact.c.subject_entity_id,
+                payload_fact.c.predicate,
+                payload_fact.c.object_text,
+                payload_fact.c.valid_to,
+                entities.c.name.label("subject"),
+            )
+            .join(payload_fact, payload_fact.c.unit_id == units.c.id)
+            .outerjoin(entities, entities.c.id == payload_fact.c.subject_entity_id)
+            .where((units.c.kind == KIND_FACT) & (units.c.state == STATE_ACTIVE))
+            .order_by(units.c.occurred_at.desc(), units.c.id.desc())
+            .limit(pool)
+        )
+        .mappings()
+        .all()
+    )
+    return [{**dict(r), "unit_id": r["id"]} for r in rows]
+
+
+def load_open_loops(conn: Connection, now: int, limit: int = LOOPS_INJECTED) -> list[dict[str, Any]]:
+    """Active, unexpired loops; those with a due date first (soonest first), then the newest."""
+    rows = (
+        conn.execute(
+            select(
+                units.c.id,
+                units.c.occurred_at,
+                payload_loop.c.loop_text,
+                payload_loop.c.due_at,
+                payload_loop.c.expires_at,
+            )
+            .join(payload_loop, payload_loop.c.unit_id == units.c.id)
+            .where((units.c.state == STATE_ACTIVE) & (payload_loop.c.expires_at > now))
+        )
+        .mappings()
+        .all()
+    )
+    ordered = sorted(rows, key=lambda r: (r["due_at"] is None, r["due_at"] or 0, -r["occurred_at"]))
+    return [{**dict(r), "unit_id": r["id"]} for r in ordered[:limit]]
+
+
+def load_bond_summary(conn: Connection) -> dict[str, Any] | None:
+    """The rolling 7-day bond summary, if one exists and is active."""
+    row = (
+        conn.execute(
+            select(
+                units.c.id,
+                units.c.occurred_at,
+                payload_summary.c.summary_text,
+                payload_summary.c.summary_json,
+            )
+            .join(payload_summary, payload_summary.c.unit_id == units.c.id)
+            .where((payload_summary.c.scope_label == "bond") & (units.c.state == STATE_ACTIVE))
+        )
+        .mappings()
+        .first()
+    )
+    return {**dict(row), "unit_id": row["id"]} if row else None
+
+
+def format_pack(result: RetrievalResult) -> str:
+    """The memory block injected into the system prompt (plain Japanese text)."""
+    parts: list[str] = []
+    if result.selected:
+        parts.append("## 関連する記憶")
+        for c in result.selected:
+            day = dt.datetime.fromtimestamp(c.occurred_at, JST).strftime("%Y-%m-%d")
+            body = result.texts.get(c.unit_id, c.body).replace("\n", " / ")
+            parts.append(f"- [{day}・{_KIND_JA.get(c.kind, c.kind)}] {body[:300]}")
+    if result.facts:
+        parts.append("## ユーザーについて知っていること")
+        parts += [f"- {result.texts.get(f['unit_id'], '')}" for f in result.facts]
+    if result.loops:
+        parts.append("## 未完了の約束・続きの話題")
+        for lp in result.loops:
+            due = (
+                (" (期限 " + dt.datetime.fromtimestamp(lp["due_at"], JST).strftime("%m/%d") + ")")
+                if lp["due_at"]
+                else ""
+            )
+            parts.append(f"- {lp['loop_text']}{due}")
+    if result.bond:
+        parts.append("## この1週間の関係")
+        parts.append(result.bond["summary_text"])
+    return "\n".join(parts) if parts else "（関連する記憶はありません）"
+
+
+_KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "まとめ"}
+
+
+def save_trace(
+    conn: Connection,
+    result: RetrievalResult,
+    now: int,
+    source: str = "chat",
+    episode_unit_id: int | None = None,
+) -> int:
+    """Write the retrieval trace (issue 5: every query writes one)."""
+    return new_id(
+        conn.execute(
+            insert(retrieval_traces).values(
+                created_at=now,
+                source=source,
+                query_input=result.q1,
+                q1=result.q1,
+                q2=result.q2,
+                trace_json=dumps(result.trace()),
+                injected_unit_ids_json=json.dumps(result.injected_unit_ids),
+                episode_unit_id=episode_unit_id,
+            )
+        )
+    )
+
+
+def subject_label(name: str | None) -> str:
+    return display_name(name or "SPEAKER")
+
+
+def save_trace_for(engine: Engine, result: RetrievalResult, now: int, source: str = "search_test") -> int:
+    """save_trace in its own transaction (the search test tab)."""
+    with engine.begin() as conn:
+        return save_trace(conn, result, now, source)

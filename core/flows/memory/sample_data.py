@@ -1,0 +1,124 @@
+"""Seeded sample memories (issue 5: about 200 episodes of Japanese conversation, through the same pipeline)."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Engine, select
+
+from core.debuglog import DebugSink
+from core.flows.memory.chat import DEFAULT_REFLECTION
+from core.flows.memory.constants import DAY, KIND_EPISODE
+from core.flows.memory.extraction import extract_for_episode, run_reflection
+from core.flows.memory.indexing import index_units
+from core.flows.memory.repository import save_episode
+from core.llm.base import LLMClient
+from core.store.memory import units
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
+SAMPLE_SEED = 20261121
+SAMPLE_EPISODES = 200
+SAMPLE_DAYS = 60
+
+
+@dataclass(frozen=True)
+class Exchange:
+    occurred_at: int
+    input_text: str
+    reply_text: str
+
+
+def generate_conversation(
+    now: int, count: int = SAMPLE_EPISODES, seed: int = SAMPLE_SEED, days: int = SAMPLE_DAYS
+) -> list[Exchange]:
+    """`count` exchanges spread over the last `days` days, oldest first; the same seed gives the same list."""
+    data = json.loads((SAMPLES / "conversation_templates.json").read_text(encoding="utf-8"))
+    rng = random.Random(seed)
+    start = now - days * DAY
+    times = sorted(start + rng.randrange(days * DAY - 3600) for _ in range(count))
+    out = []
+    for ts in times:
+        user, reply = rng.choice(data["templates"])
+        person = rng.choice(data["people"])
+        slots = {
+            "person": person["name"],
+            "relation": person["relation"],
+            "place": rng.choice(data["places"]),
+            "food": rng.choice(data["foods"]),
+            "hobby": rng.choice(data["hobbies"]),
+            "work": rng.choice(data["work"]),
+            "bad": rng.choice(data["bad"]),
+        }
+        out.append(Exchange(ts, user.format(**slots), reply.format(**slots)))
+    return out
+
+
+def ingest_exchange(
+    engine: Engine,
+    client: LLMClient,
+    exchange: Exchange,
+    sink: DebugSink | None = None,
+    collection: Collection | None = None,
+) -> int:
+    """One past exchange through the pipeline: reflection call, save the episode, extraction.
+    Times are the exchange's own (loops expire relative to it)."""
+    ts = exchange.occurred_at
+    reflection = run_reflection(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
+    data = reflection.data if reflection.ok else dict(DEFAULT_REFLECTION)
+    with engine.begin() as conn:
+        unit_id = save_episode(
+            conn,
+            exchange.input_text,
+            exchange.reply_text,
+            data,
+            source="reflection" if reflection.ok else "default",
+            occurred_at=ts,
+            now=ts,
+        )
+        if collection is not None:
+            index_units(conn, collection, [unit_id])
+    extract_for_episode(engine, collection, client, unit_id, ts, sink)
+    return unit_id
+
+
+def load_exchanges(
+    engine: Engine,
+    collection: Collection | None,
+    client: LLMClient,
+    exchanges: list[Exchange],
+    sink: DebugSink | None = None,
+) -> list[int]:
+    """Ingest many exchanges, then index every new unit in one batch (FTS5 + Chroma)."""
+    with engine.connect() as conn:
+        before = conn.execute(select(units.c.id).order_by(units.c.id.desc()).limit(1)).scalar() or 0
+    ids = [ingest_exchange(engine, client, ex, sink) for ex in exchanges]
+    with engine.begin() as conn:
+        new_ids = [int(i) for i in conn.execute(select(units.c.id).where(units.c.id > before)).scalars()]
+        index_units(conn, collection, new_ids)
+    return ids
+
+
+def load_sample_memories(
+    engine: Engine,
+    collection: Collection | None,
+    client: LLMClient,
+    now: int,
+    sink: DebugSink | None = None,
+    count: int = SAMPLE_EPISODES,
+) -> list[int]:
+    """The one-click 「サンプル記憶を読み込む」: the seeded conversation through the pipeline."""
+    return load_exchanges(engine, collection, client, generate_conversation(now, count), sink)
+
+
+def episode_count(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return len(conn.execute(select(units.c.id).where(units.c.kind == KIND_EPISODE)).all())
+
+
+def as_dicts(exchanges: list[Exchange]) -> list[dict[str, Any]]:
+    return [ex.__dict__ for ex in exchanges]

@@ -1,0 +1,172 @@
+"""Pure arithmetic of retrieval (issue 5): RRF merge, rerank, thresholds, dedupe, fact scores."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.flows.memory.constants import (
+    DAY,
+    DEDUPE_OVERLAP,
+    DROP_BELOW,
+    EXCLUSIVE_PREDICATES,
+    FACT_TOP,
+    FACT_W_CONFIDENCE,
+    FACT_W_PIN,
+    FACT_W_RECENCY,
+    FACT_W_SALIENCE,
+    INJECT_MIN_BEST,
+    LEX_CHARS,
+    LEX_FULL_GRAMS,
+    MAX_INJECTED,
+    RECENCY_TAU_DAYS,
+    RRF_K,
+    RRF_TOP,
+    W_LEX,
+    W_REC,
+    W_RRF,
+)
+from core.flows.memory.text import char_trigrams, dice
+
+
+def rrf_term(rank: int) -> float:
+    """Reciprocal rank fusion term 1/(60 + rank + 1), rank counted from 0."""
+    return 1.0 / (RRF_K + rank + 1)
+
+
+def rrf_merge(lists: Sequence[Sequence[int]], top: int = RRF_TOP) -> list[tuple[int, float]]:
+    """Fuse ranked id lists: sum of 1/(60+rank+1) per id; the best `top`, ties by first appearance."""
+    scores: dict[int, float] = {}
+    for ids in lists:
+        for rank, unit_id in enumerate(ids):
+            scores[unit_id] = scores.get(unit_id, 0.0) + rrf_term(rank)
+    order = sorted(scores.items(), key=lambda kv: -kv[1])
+    return order[:top]
+
+
+def rrf_normalizer(n_lists: int) -> float:
+    """The largest possible RRF score: rank 0 in each of the `n_lists` lists that returned hits."""
+    return n_lists * rrf_term(0) if n_lists else 1.0
+
+
+def lex_score(query: str, body: str) -> float:
+    """Dice overlap of character 3-grams (query's last 1,200 chars vs the memory's first 1,200),
+    times min(1, query_grams / 30) so very short queries count for less."""
+    q = char_trigrams(query[-LEX_CHARS:])
+    if not q:
+        return 0.0
+    return dice(q, char_trigrams(body[:LEX_CHARS])) * min(1.0, len(q) / LEX_FULL_GRAMS)
+
+
+def recency(age_seconds: float, tau_days: float = RECENCY_TAU_DAYS) -> float:
+    """exp(-age_days / 45); a memory from the future counts as new."""
+    return math.exp(-max(0.0, age_seconds) / DAY / tau_days)
+
+
+def final_score(rrf_norm: float, lex: float, rec: float) -> float:
+    """final = 0.55·rrf_norm + 0.35·lex + 0.10·rec."""
+    return W_RRF * rrf_norm + W_LEX * lex + W_REC * rec
+
+
+@dataclass
+class Candidate:
+    """One fused candidate and every number that decided its fate (kept in the trace)."""
+
+    unit_id: int
+    kind: str
+    rrf: float
+    body: str
+    occurred_at: int
+    rrf_norm: float = 0.0
+    lex: float = 0.0
+    rec: float = 0.0
+    final: float = 0.0
+    decision: str = ""
+    lanes: list[str] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "kind": self.kind,
+            "lanes": ",".join(self.lanes),
+            "rrf": round(self.rrf, 5),
+            "rrf_norm": round(self.rrf_norm, 4),
+            "lex": round(self.lex, 4),
+            "rec": round(self.rec, 4),
+            "final": round(self.final, 4),
+            "decision": self.decision,
+        }
+
+
+def rerank(candidates: list[Candidate], queries: Sequence[str], now: int, n_lists: int) -> list[Candidate]:
+    """Fill rrf_norm, lex (best over the queries), rec and final; sorted by final, best first."""
+    norm = rrf_normalizer(n_lists)
+    grams_cache = list(queries)
+    for c in candidates:
+        c.rrf_norm = min(1.0, c.rrf / norm)
+        c.lex = max((lex_score(q, c.body) for q in grams_cache), default=0.0)
+        c.rec = recency(now - c.occurred_at)
+        c.final = final_score(c.rrf_norm, c.lex, c.rec)
+    return sorted(candidates, key=lambda c: (-c.final, c.unit_id))
+
+
+def select_pack(ranked: list[Candidate]) -> list[Candidate]:
+    """Apply the thresholds in order: drop below 0.28, skip near-duplicates (3-gram overlap ≥ 0.90)
+    of an already chosen memory, at most 5; nothing at all when the best is below 0.35.
+    Every candidate gets its decision written down."""
+    chosen: list[Candidate] = []
+    chosen_grams: list[tuple[int, set[str]]] = []
+    for c in ranked:
+        if c.final < DROP_BELOW:
+            c.decision = f"below_{DROP_BELOW}"
+            continue
+        grams = char_trigrams(c.body[:LEX_CHARS])
+        dup = next((uid for uid, g in chosen_grams if dice(grams, g) >= DEDUPE_OVERLAP), None)
+        if dup is not None:
+            c.decision = f"duplicate_of_{dup}"
+            continue
+        if len(chosen) >= MAX_INJECTED:
+            c.decision = "over_limit"
+            continue
+        c.decision = "selected"
+        chosen.append(c)
+        chosen_grams.append((c.unit_id, grams))
+    if chosen and chosen[0].final < INJECT_MIN_BEST:
+        for c in chosen:
+            c.decision = f"best_below_{INJECT_MIN_BEST}"
+        return []
+    return chosen
+
+
+def fact_score(confidence: float, salience: float, age_seconds: float, pin: int) -> float:
+    """0.45·confidence + 0.25·salience + 0.20·exp(−age/45 d) + 0.10·pin."""
+    return (
+        FACT_W_CONFIDENCE * confidence
+        + FACT_W_SALIENCE * salience
+        + FACT_W_RECENCY * recency(age_seconds)
+        + FACT_W_PIN * (1 if pin else 0)
+    )
+
+
+def select_facts(facts: list[dict[str, Any]], now: int, top: int = FACT_TOP) -> list[dict[str, Any]]:
+    """Facts to inject: expired valid_to excluded; for exclusive predicates (name_is, goal_is, ...) only the
+    latest fact per subject survives; then the best `top` by fact_score. Each dict needs unit_id,
+    subject_entity_id, predicate, valid_to, occurred_at, confidence, salience, pin."""
+    live = [f for f in facts if f.get("valid_to") is None or f["valid_to"] > now]
+    latest: dict[tuple[Any, str], dict[str, Any]] = {}
+    for f in live:
+        if f["predicate"] in EXCLUSIVE_PREDICATES:
+            key = (f["subject_entity_id"], f["predicate"])
+            best = latest.get(key)
+            if best is None or (f["occurred_at"], f["unit_id"]) > (best["occurred_at"], best["unit_id"]):
+                latest[key] = f
+    kept = [
+        f
+        for f in live
+        if f["predicate"] not in EXCLUSIVE_PREDICATES or latest[(f["subject_entity_id"], f["predicate"])] is f
+    ]
+    for f in kept:
+        f["score"] = round(fact_score(f["confidence"], f["salience"], now - f["occurred_at"], f["pin"]), 4)
+    return sorted(kept, key=lambda f: (-f["score"], -f["unit_id"]))[:top]

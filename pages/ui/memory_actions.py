@@ -1,0 +1,98 @@
+"""Memory page: store access, the toolbar (sample memories, summaries now, retry extraction), the one-click demo."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import streamlit as st
+
+from core.flows.memory.browse import counts
+from core.flows.memory.extraction import retry_pending_extractions
+from core.flows.memory.indexing import memory_collection
+from core.flows.memory.sample_data import SAMPLE_EPISODES, load_sample_memories
+from core.flows.memory.summaries import run_summaries
+from core.llm.demo import DemoClient
+from pages.ui import state
+
+DEMO_FIRST_INPUT = (
+    "こんばんは、灯。同僚の田中さんとまた新宿でラーメンを食べてきたよ。来週は締切があってちょっと不安。"
+)
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def engine() -> Any:
+    return state.engine()
+
+
+def collection() -> Any:
+    """The memory units collection on the shared Chroma client."""
+    return memory_collection(state.chroma())
+
+
+def load_samples() -> int:
+    """Load the seeded sample conversation through the pipeline (always with the offline demo model)."""
+    ids = load_sample_memories(engine(), collection(), DemoClient(), now(), state.sink())
+    return len(ids)
+
+
+def load_demo() -> None:
+    """One-click demo: sample memories (once) and a first scripted exchange."""
+    if counts(engine()).get("EPISODE", 0) == 0:
+        with st.spinner("サンプル記憶を読み込んでいます…"):
+            load_samples()
+    if not st.session_state.chat["memory"]:
+        st.session_state["memory_pending_input"] = DEMO_FIRST_INPUT
+    st.toast("サンプル記憶を読み込みました。会話タブで続きを話しかけてみてください。")
+
+
+def render_toolbar() -> None:
+    n = counts(engine())
+    with st.container(border=True):
+        st.markdown(
+            f"**記憶の件数** エピソード {n.get('EPISODE', 0)} ・ 事実 {n.get('FACT', 0)} ・ "
+            f"約束 {n.get('LOOP', 0)} ・ サマリー {n.get('SUMMARY', 0)}"
+        )
+        cols = st.columns(3)
+        if cols[0].button(
+            "サンプル記憶を読み込む",
+            key="memory_load_samples",
+            icon=":material/upload:",
+            help=f"約{SAMPLE_EPISODES}件の会話（固定シード）を、デモモデルで抽出しながら読み込みます。",
+        ):
+            with st.spinner("サンプル記憶を読み込んでいます…"):
+                loaded = load_samples()
+            st.session_state["memory_notice"] = f"サンプル記憶を {loaded} 件読み込みました。"
+            st.rerun()
+        if cols[1].button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
+            with st.spinner("サマリーを作成しています…"):
+                outcomes = run_summaries(
+                    engine(), collection(), state.client(), now(), state.sink(), force=True
+                )
+            ok = sum(o.ok for o in outcomes)
+            failed = [o.message for o in outcomes if not o.ok]
+            st.session_state["memory_notice"] = f"サマリーを {ok} 件作成しました。" + (
+                f"（失敗 {len(failed)} 件: {failed[0]}）" if failed else ""
+            )
+            st.rerun()
+        if cols[2].button(
+            "抽出を再試行",
+            key="memory_retry_extraction",
+            icon=":material/refresh:",
+            help="失敗したエピソードの抽出（人物・事実・約束）をやり直します。",
+        ):
+            results = retry_pending_extractions(
+                engine(), collection(), state.client(), now(), state.sink(), limit=10
+            )
+            st.session_state["memory_notice"] = (
+                f"{len(results)} 件を再試行し、{sum(r.ok for r in results)} 件成功しました。"
+                if results
+                else "再試行が必要なエピソードはありません。"
+            )
+            st.rerun()
+    notice = st.session_state.pop("memory_notice", None)
+    if notice:
+        st.success(notice)

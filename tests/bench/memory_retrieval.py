@@ -1,0 +1,161 @@
+"""Benchmark of memory retrieval (issue 5): p50/p95 latency and recall@5 at 1k / 10k / 100k units,
+beside the FTS5 unicode61 keyword lane; plus extraction + storage time of one episode without LLM time.
+
+Run: .venv/bin/python tests/bench/memory_retrieval.py [sizes...]   (default: 1000 10000 100000)
+Units are synthetic and seeded: the labelled set's 45 key episodes among template-generated episodes.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from sqlalchemy import insert  # noqa: E402
+
+from core.flows.memory.constants import DAY  # noqa: E402
+from core.flows.memory.evaluation import load_eval_set  # noqa: E402
+from core.flows.memory.extraction import apply_extraction, call_extractors  # noqa: E402
+from core.flows.memory.indexing import index_units, memory_collection  # noqa: E402
+from core.flows.memory.lanes import unicode61_lane  # noqa: E402
+from core.flows.memory.repository import save_episode  # noqa: E402
+from core.flows.memory.retrieval import retrieve  # noqa: E402
+from core.flows.memory.sample_data import generate_conversation  # noqa: E402
+from core.llm.demo import DemoClient  # noqa: E402
+from core.store import open_store  # noqa: E402
+from core.store.memory import payload_episode, units  # noqa: E402
+from core.store.memory_fts import ensure_unicode61_baseline  # noqa: E402
+from core.vectors import open_chroma  # noqa: E402
+
+NOW = 1_795_000_000
+
+
+def bulk_store(size: int):  # type: ignore[no-untyped-def]
+    """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches."""
+    data = load_eval_set()
+    tmp = Path(tempfile.mkdtemp(prefix="membench"))
+    engine = open_store(tmp)
+    collection = memory_collection(open_chroma(tmp))
+    distractors = generate_conversation(NOW, size - len(data["episodes"]), seed=11, days=365)
+    rows = [(ex.occurred_at, ex.input_text, ex.reply_text) for ex in distractors]
+    rows += [(NOW - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]
+    start = time.perf_counter()
+    with engine.begin() as conn:
+        conn.execute(
+            insert(units),
+            [
+                {
+                    "id": i + 1,
+                    "kind": "EPISODE",
+                    "occurred_at": ts,
+                    "created_at": ts,
+                    "updated_at": ts,
+                    "state": "active",
+                    "confidence": 0.7,
+                    "salience": 0.5,
+                    "sensitivity": 0,
+                    "pin": 0,
+                    "topic_tags": "[]",
+                    "persona_affect_label": "neutral",
+                    "persona_affect_intensity": 0.2,
+                    "extract_state": "done",
+                    "extract_attempts": 1,
+                }
+                for i, (ts, _, _) in enumerate(rows)
+            ],
+        )
+        conn.execute(
+            insert(payload_episode),
+            [
+                {
+                    "unit_id": i + 1,
+                    "input_text": a,
+                    "reply_text": b,
+                    "reflection_json": "{}",
+                    "reflection_source": "bench",
+                    "extraction_json": "{}",
+                }
+                for i, (_, a, b) in enumerate(rows)
+            ],
+        )
+        ids = list(range(1, len(rows) + 1))
+        for s in range(0, len(ids), 5000):
+            index_units(conn, collection, ids[s : s + 5000], batch=2000)
+        ensure_unicode61_baseline(conn)
+    build_s = time.perf_counter() - start
+    key_ids = {e["key"]: len(distractors) + i + 1 for i, e in enumerate(data["episodes"])}
+    return engine, collection, key_ids, build_s
+
+
+def measure(engine, collection, key_ids):  # type: ignore[no-untyped-def]
+    data = load_eval_set()
+    times, base_times, hits, base_hits = [], [], 0, 0
+    for _ in range(2):  # warm-up pass + measured pass
+        times, base_times, hits, base_hits = [], [], 0, 0
+        for q in data["queries"]:
+            relevant = {key_ids[k] for k in q["relevant"]}
+            t = time.perf_counter()
+            result = retrieve(engine, collection, [], q["query"], NOW)
+            times.append((time.perf_counter() - t) * 1000)
+            hits += bool(relevant & {c.unit_id for c in result.selected[:5]})
+            t = time.perf_counter()
+            with engine.connect() as conn:
+                base = {u for u, _ in unicode61_lane(conn, q["query"], 5)}
+            base_times.append((time.perf_counter() - t) * 1000)
+            base_hits += bool(relevant & base)
+    n = len(data["queries"])
+    return times, hits / n, base_times, base_hits / n
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+
+
+def episode_cost(engine, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Median ms of save + index + extraction storage for one episode, LLM (demo) time excluded."""
+    client, costs, llm = DemoClient(), [], []
+    for i, ex in enumerate(generate_conversation(NOW, 30, seed=99)):
+        t = time.perf_counter()
+        results = call_extractors(client, ex.input_text, ex.reply_text, ex.occurred_at, NOW)
+        llm.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        with engine.begin() as conn:
+            uid = save_episode(
+                conn,
+                ex.input_text,
+                ex.reply_text,
+                {"salience": 0.5, "confidence": 0.5},
+                source="bench",
+                occurred_at=NOW + i,
+                now=NOW + i,
+            )
+            index_units(conn, collection, [uid])
+        apply_extraction(engine, collection, uid, NOW + i, results, NOW + i)
+        costs.append((time.perf_counter() - t) * 1000)
+    return statistics.median(costs), statistics.median(llm)
+
+
+def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or [1000, 10_000, 100_000]
+    print(
+        f"{'units':>8} {'build s':>8} {'p50 ms':>7} {'p95 ms':>7} {'recall@5':>8} | "
+        f"{'u61 p50':>7} {'u61 recall@5':>12} | {'episode ms':>10}"
+    )
+    for size in sizes:
+        engine, collection, key_ids, build_s = bulk_store(size)
+        times, recall, base_times, base_recall = measure(engine, collection, key_ids)
+        cost, _ = episode_cost(engine, collection)
+        print(
+            f"{size:>8} {build_s:>8.1f} {pct(times, 0.5):>7.1f} {pct(times, 0.95):>7.1f} {recall:>8.2f} | "
+            f"{pct(base_times, 0.5):>7.2f} {base_recall:>12.2f} | {cost:>10.1f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
