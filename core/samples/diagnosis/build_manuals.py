@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from manual_topics import TOPICS
-
 HERE = Path(__file__).resolve().parent
+# Topics shared by the vehicles: chapter, section, type, warning, tag (which vehicles), text, keys.
+TOPICS: list[dict[str, Any]] = json.loads((HERE / "manual_topics.json").read_text(encoding="utf-8"))
 
 VEHICLES: list[dict[str, Any]] = [
     {
