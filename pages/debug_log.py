@@ -47,10 +47,17 @@ if not events:
 frame = calls_frame(events)
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
-    flows = c1.multiselect("フロー", sorted(frame["フロー"].unique()), key="debug_filter_flow")
-    results = c2.multiselect("結果", sorted(frame["結果"].unique()), key="debug_filter_result")
+    flows = c1.multiselect(
+        "フロー", sorted(frame["フロー"].unique()), key="debug_filter_flow", placeholder="すべて"
+    )
+    results = c2.multiselect(
+        "結果", sorted(frame["結果"].unique()), key="debug_filter_result", placeholder="すべて"
+    )
     providers = c3.multiselect(
-        "プロバイダー", sorted(frame["プロバイダー"].unique()), key="debug_filter_provider"
+        "プロバイダー",
+        sorted(frame["プロバイダー"].unique()),
+        key="debug_filter_provider",
+        placeholder="すべて",
     )
 shown = filter_calls(frame, flows, results, providers)
 

@@ -72,7 +72,9 @@ def _filters(kind: str) -> browse.Filters:
         )
         tag = c[3].text_input("タグを含む", key="memory_f_tag")
         c2 = st.columns(4)
-        emotions = c2[0].multiselect("感情ラベル", LABELS, key="memory_f_emotion", disabled=kind != "EPISODE")
+        emotions = c2[0].multiselect(
+            "感情ラベル", LABELS, key="memory_f_emotion", disabled=kind != "EPISODE", placeholder="すべて"
+        )
         sensitivity = c2[1].selectbox(
             "機微度（以下）",
             [2, 1, 0],
