@@ -330,3 +330,19 @@ def test_browser_table_edits_become_versions(store) -> None:  # type: ignore[no-
     assert frame.empty
     facts, _ = units_frame(engine, "FACT", Filters(tag="", state="active"))
     assert facts.loc[0, "subject"] == "SPEAKER" and facts.loc[0, "object_text"] == "ラーメン"
+
+
+def test_a_later_turn_catches_up_on_a_failed_extraction(store) -> None:  # type: ignore[no-untyped-def]
+    engine, collection = store
+    outputs = full_turn_outputs()
+    outputs[1] = ProviderError("timeout", "slow")
+    run_turn(engine, collection, ReplayClient(outputs[:5]), [], USER, NOW)
+    second = ReplayClient([*full_turn_outputs()[:4], j(ENTITIES), j(FACTS), j(LOOPS), j(PERSON)])
+    _, outcome = run_turn(engine, collection, second, [], USER, NOW + 60)
+    steps = [r.tags["step"] for r in second.requests]
+    assert steps[:7] == ["chat", *["extract_entities", "extract_facts", "extract_loops"] * 2]
+    assert outcome.extraction is not None and outcome.extraction.ok
+    assert [r.ok for r in outcome.retried] == [True]
+    with engine.connect() as conn:
+        state = conn.execute(select(units.c.extract_state).where(units.c.id == 1)).scalar_one()
+    assert state != "failed" and count(engine, unit_entities, unit_entities.c.unit_id == 1) == 2

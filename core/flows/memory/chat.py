@@ -15,8 +15,14 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Engine
 
 from core.debuglog import DebugSink
-from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, FLOW, TRAILER_MARKER
-from core.flows.memory.extraction import ExtractionOutcome, extract_for_episode, format_time, run_reflection
+from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, EXTRACT_RETRIES_PER_TURN, FLOW, TRAILER_MARKER
+from core.flows.memory.extraction import (
+    ExtractionOutcome,
+    extract_for_episode,
+    format_time,
+    retry_pending_extractions,
+    run_reflection,
+)
 from core.flows.memory.indexing import index_units
 from core.flows.memory.mood import Mood, load_mood
 from core.flows.memory.repository import expired_loop_ids, save_episode
@@ -138,6 +144,7 @@ class TurnOutcome:
     reflection: dict[str, Any] = field(default_factory=dict)
     reflection_source: str = ""
     extraction: ExtractionOutcome | None = None
+    retried: list[ExtractionOutcome] = field(default_factory=list)
     summaries: list[SummaryOutcome] = field(default_factory=list)
     error: str = ""
     raw: str = ""
@@ -175,6 +182,10 @@ def finish_turn(
         True, text, episode_id, trace_id, trailer, errors, reflection, source, raw=result.raw
     )
     outcome.extraction = extract_for_episode(engine, collection, client, episode_id, now, sink)
+    if outcome.extraction.ok:  # the model answers again: catch up on episodes whose extraction failed
+        outcome.retried = retry_pending_extractions(
+            engine, collection, client, now, sink, limit=EXTRACT_RETRIES_PER_TURN
+        )
     outcome.summaries = run_summaries(engine, collection, client, now, sink)
     return outcome
 

@@ -63,4 +63,5 @@ ENTITY_SUMMARY_EPISODES = 40
 # Chat.
 CHAT_HISTORY_MESSAGES = 12
 EXTRACT_MAX_ATTEMPTS = 3
+EXTRACT_RETRIES_PER_TURN = 1  # earlier failed extractions retried after a turn whose own extraction worked
 VECTOR_COLLECTION = "memory_units"
