@@ -36,6 +36,17 @@ if top_left.button("デモを読み込む（警告灯の問診）", key="diagnos
     load_demo(rag)
     st.rerun()
 
+if rag is not None:
+    with st.sidebar.expander("車両診断: 取扱説明書の索引"):
+        st.caption(f"登録済みの取扱説明書チャンク: {rag.collection.count()} 件（サンプル車両 3 台分）")
+        if st.button("索引を作り直す", key="diagnosis_reindex", icon=":material/refresh:"):
+            bar = st.progress(0.0, text="取扱説明書を索引に登録しています…")
+            count = rag.reindex(
+                lambda done, total, _label: bar.progress(done / total, text=f"登録中… {done}/{total}")
+            )
+            bar.empty()
+            st.success(f"索引を作り直しました（{count} 件）。")
+
 
 def act(request: ChatRequest, user_text: str = "") -> None:
     if send(request, rag, user_text) is not None:

@@ -57,3 +57,10 @@ def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # t
     labels = [b.label for b in at.button]
     assert "🛻 出張・ロードサービスを手配する" in labels and "🚗 来店予約をする" not in labels
     assert at.session_state["chat"]["diagnosis"][-2] == {"role": "user", "content": "ブレーキが効かない"}
+
+
+def test_manual_index_can_be_rebuilt_from_the_page(tmp_path):
+    at = make_app(tmp_path, page="pages/diagnosis.py")
+    at.button(key="diagnosis_reindex").click().run()
+    assert not at.exception
+    assert any(s.value.startswith("索引を作り直しました（236 件）") for s in at.sidebar.success)
