@@ -89,6 +89,7 @@ if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_C
         choice = w.choice_buttons(prompt, f"diagnosis_choice_t{session.diagnostic_turn}_{step}")
         if choice and choice["value"] == FREE_INPUT_VALUE:
             ss["diagnosis_free_input"] = True
+            w.focus_chat_input()
         elif choice:
             act(ChatRequest(action=prompt.action, action_value=choice["value"]), choice["label"])
     if ss.get("diagnosis_free_input"):

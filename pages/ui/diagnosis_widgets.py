@@ -182,3 +182,21 @@ def bookings_table(rows: list[dict[str, Any]]) -> None:
         hide_index=True,
         width="stretch",
     )
+
+
+_FOCUS_CHAT_INPUT = """<script>
+(() => {
+  let tries = 0;
+  const focus = () => {
+    const box = document.querySelector('[data-testid="stChatInputTextArea"]');
+    if (box) { box.focus(); return; }
+    if (tries++ < 40) setTimeout(focus, 50);
+  };
+  focus();
+})();
+</script>"""
+
+
+def focus_chat_input() -> None:
+    """Put the keyboard focus in the chat input (「✏️ 自由入力」); a fixed script, no model text in it."""
+    st.html(_FOCUS_CHAT_INPUT, unsafe_allow_javascript=True)

@@ -64,3 +64,19 @@ def test_choices_rewind_and_booking(page, app_url):  # type: ignore[no-untyped-d
     click(page, "この内容で予約する")
     see(page, "来店予約を承りました")
     shot(page, "diagnosis-done")
+
+
+def test_free_input_choice_puts_the_cursor_in_the_chat_input(page, app_url):  # type: ignore[no-untyped-def]
+    page.goto(app_url)
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("車両診断").click()
+    wait_idle(page)
+    click(page, "デモを読み込む（警告灯の問診）")
+    see(page, "いちばん近いものはどれですか")
+    click(page, "✏️ 自由入力")
+    see(page, "画面下の入力欄に")
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.getAttribute('data-testid') === 'stChatInputTextArea'"
+    )
+    page.keyboard.type("メーターの左側が黄色く光っています")
+    assert "黄色く光って" in page.get_by_test_id("stChatInputTextArea").input_value()
