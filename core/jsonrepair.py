@@ -57,27 +57,8 @@ def parse_json_locally(raw: str) -> LocalParse:
 
 def looks_truncated(raw: str) -> bool:
     """True when the text opens a JSON object/array that never closes (cut off mid-reply)."""
-    start = min((i for i in (raw.find("{"), raw.find("[")) if i >= 0), default=-1)
-    if start < 0:
-        return False
-    depth, in_str, esc = 0, False, False
-    for ch in raw[start:]:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return False
-    return depth > 0
+    starts = [i for i in (raw.find("{"), raw.find("[")) if i >= 0]
+    return bool(starts) and _balanced_end(raw, min(starts)) is None
 
 
 def _outer_json(text: str) -> str | None:

@@ -9,44 +9,16 @@ from typing import Any
 import anthropic
 
 from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
+from core.llm.sdk_errors import map_sdk_error, sanitize
 from core.schemas import strict_copy
 
 CONVERSATION_START = "（会話の開始）"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}
 
 
-def _sanitize(text: str, secret: str | None) -> str:
-    """Remove the API key from an error text (the SDK does not put it there; this is a belt)."""
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
-
-
 def map_anthropic_error(exc: Exception, api_key: str | None = None) -> ProviderError:
-    """Translate an `anthropic` SDK exception into a `ProviderError` (kind, sanitized detail, status).
-
-    Callers raise the result `from None` so the SDK exception (request, headers, body) is not chained.
-    """
-    status = getattr(exc, "status_code", None)
-    detail = _sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
-    if isinstance(exc, anthropic.APITimeoutError):
-        kind = "timeout"
-    elif isinstance(exc, anthropic.APIConnectionError):
-        kind = "connection"
-    elif isinstance(exc, anthropic.RateLimitError) or status == 429:
-        kind = "rate_limit"
-    elif isinstance(exc, anthropic.InternalServerError) or (isinstance(status, int) and status >= 500):
-        kind = "server_error"  # includes 529 overloaded
-    elif isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError) or status in (
-        401,
-        403,
-    ):
-        kind = "auth"
-    elif status == 408:
-        kind = "timeout"
-    else:
-        kind = "bad_request"
-    return ProviderError(kind, detail, status if isinstance(status, int) else None)
+    """Translate an `anthropic` SDK exception into a `ProviderError` (see core.llm.sdk_errors)."""
+    return map_sdk_error(anthropic, exc, api_key)
 
 
 def split_messages(messages: list[Message]) -> tuple[str, list[dict[str, str]]]:
@@ -105,7 +77,7 @@ class AnthropicClient:
                 api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
             )
         except anthropic.AnthropicError as exc:
-            raise ProviderError("auth", _sanitize(str(exc), api_key)) from None
+            raise ProviderError("auth", sanitize(str(exc), api_key)) from None
 
     def _params(self, request: LLMRequest) -> dict[str, Any]:
         system, turns = split_messages(request.messages)

@@ -9,41 +9,15 @@ from typing import Any
 import openai
 
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
+from core.llm.sdk_errors import map_sdk_error, sanitize
 from core.schemas import strict_copy
 
 DOWNGRADE_NOTE = "response_format json_schema rejected; downgraded to json_object"
 
 
-def _sanitize(text: str, secret: str | None) -> str:
-    """Remove the API key from an error text (the SDK does not put it there; this is a belt)."""
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
-
-
 def map_openai_error(exc: Exception, api_key: str | None = None) -> ProviderError:
-    """Translate an `openai` SDK exception into a `ProviderError` (kind, sanitized detail, status).
-
-    Callers raise the result `from None`: the SDK exception (its request, headers and body) is not
-    chained, so a printed traceback cannot carry a key the server echoed back.
-    """
-    status = getattr(exc, "status_code", None)
-    detail = _sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
-    if isinstance(exc, openai.APITimeoutError):
-        kind = "timeout"
-    elif isinstance(exc, openai.APIConnectionError):
-        kind = "connection"
-    elif isinstance(exc, openai.RateLimitError) or status == 429:
-        kind = "rate_limit"
-    elif isinstance(exc, openai.InternalServerError) or (isinstance(status, int) and status >= 500):
-        kind = "server_error"
-    elif isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError) or status in (401, 403):
-        kind = "auth"
-    elif status == 408:
-        kind = "timeout"
-    else:
-        kind = "bad_request"
-    return ProviderError(kind, detail, status if isinstance(status, int) else None)
+    """Translate an `openai` SDK exception into a `ProviderError` (see core.llm.sdk_errors)."""
+    return map_sdk_error(openai, exc, api_key)
 
 
 def _is_response_format_rejection(exc: openai.APIStatusError) -> bool:
@@ -86,7 +60,7 @@ class OpenAIClient:
                 http_client=http_client,
             )
         except openai.OpenAIError as exc:  # e.g. no key anywhere
-            raise ProviderError("auth", _sanitize(str(exc), api_key)) from None
+            raise ProviderError("auth", sanitize(str(exc), api_key)) from None
 
     # -- request building -------------------------------------------------------------------
     def _response_format(self, request: LLMRequest) -> dict[str, Any] | None:
