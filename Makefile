@@ -14,8 +14,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)  ## start the app on the offline demo model (unless a key is configured)
-	$(BIN)/streamlit run streamlit_app.py
+# The app starts on the offline demo model; keys that are configured can be chosen in the sidebar.
+# `make run KATACHI_PROVIDER=openai` starts on a real provider instead.
+KATACHI_PROVIDER ?= demo
+run: $(STAMP)  ## start the app (offline demo model by default)
+	KATACHI_PROVIDER=$(KATACHI_PROVIDER) $(BIN)/streamlit run streamlit_app.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
