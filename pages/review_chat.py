@@ -32,7 +32,8 @@ if review is None:  # e.g. a thread link to a review that no longer exists: fall
     rs.new_thread(rs.sample_id())
     st.rerun()
 
-notice = ss.pop("review_notice", None)
+# While a reply is pending this run ends in a rerun: keep the notice for the run that follows it.
+notice = ss.get("review_notice") if ss.get("review_pending") else ss.pop("review_notice", None)
 if notice:
     {"success": st.success, "error": st.error}.get(notice[0], st.warning)(notice[1])
 
@@ -120,10 +121,12 @@ with right:
         for item in rs.chat():
             with st.chat_message(item["role"]):
                 if item.get("status") == "error":
-                    st.error(f"{item['content']}（{item.get('error_type')}）")
+                    st.error(f"{item['content']}（エラー種別: {item.get('error_type')}）")
                     if item.get("raw"):
                         st.caption("途中までの出力")
                         st.text(item["raw"])
+                elif item["role"] == "user":
+                    st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
                     st.markdown(item["content"])
                 if item.get("status") == "failed":
@@ -131,21 +134,24 @@ with right:
                 if item["role"] == "assistant" and item.get("info"):
                     rw.turn_info(item["info"])
         if ss.get("review_pending"):
-            rs.run_pending(review)
+            rs.run_pending_safely(review)
     if rs.chat() and rs.chat()[-1].get("status") == "error":
         st.button("もう一度送信する", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
     st.text_area(
         "質問",
         key="review_draft",
         height=90,
-        placeholder="例: §11 の論述について、講評ではどう評価されていますか？",
+        placeholder="例: §11 の論述について、講評ではどう評価されていますか？（Ctrl+Enter で送信）",
     )
+    # Enter stays a newline (Japanese IMEs confirm with Enter); Ctrl+Enter (⌘+Enter on a Mac) sends.
+    st.html(rw.HIDE_APPLY_HINT_CSS)
     st.button(
         "送信",
         key="review_send",
         type="primary",
         icon=":material/send:",
         on_click=rs.on_send,
-        disabled=bool(ss.get("review_pending")),
+        shortcut="Ctrl+Enter",
+        help="Ctrl+Enter（Mac は ⌘+Enter）でも送信できます。Enter は改行です。",
     )
     rw.last_call_panel(ss.get("review_last_call"))

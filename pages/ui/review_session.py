@@ -99,6 +99,13 @@ def on_send() -> None:
     if not text:
         st.session_state["review_notice"] = ("warning", "質問を入力してください。")
         return
+    if st.session_state.get("review_pending"):
+        # A click while a reply was still streaming: that reply is restarted; the new text stays in the box.
+        st.session_state["review_notice"] = (
+            "warning",
+            "前の質問への回答を作成中です。回答が表示されてから、もう一度送信してください（入力は残してあります）。",
+        )
+        return
     submit_text(text)
     st.session_state["review_draft"] = ""
 
@@ -137,6 +144,29 @@ def import_review(raw: bytes) -> list[str]:
     note = f"「{check.record.title}」を読み込みました。" + "".join(f" 注意: {w}" for w in check.warnings)
     st.session_state["review_notice"] = ("warning" if check.warnings else "success", note)
     return []
+
+
+def run_pending_safely(review: ReviewRecord) -> None:
+    """run_pending, but an unexpected error becomes a Japanese message and a retry, never a traceback."""
+    try:
+        run_pending(review)
+    except Exception:  # noqa: BLE001 - st.rerun()/st.stop() are BaseException and pass through
+        ss = st.session_state
+        ss["review_pending"] = False
+        pending = next((m for m in reversed(chat()) if m.get("status") == "pending"), None)
+        if pending is not None:
+            pending["status"] = "failed"
+            chat().append(
+                {
+                    "role": "assistant",
+                    "content": "回答の処理中に予期しないエラーが起きました。もう一度送信してください。",
+                    "status": "error",
+                    "error_type": "unexpected_error",
+                }
+            )
+        else:  # the reply was already shown and stored; what failed came after it (e.g. the summary)
+            ss["review_notice"] = ("error", "回答の後処理（会話の要約など）で予期しないエラーが起きました。")
+        st.rerun()
 
 
 def run_pending(review: ReviewRecord) -> None:

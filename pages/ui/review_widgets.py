@@ -13,6 +13,8 @@ from core.flows.review_chat.paragraphs import item_paragraph_numbers
 
 _ASCII_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~])")
 SOURCE_LABELS = {"input": "今回の入力", "carried": "持続", "none": "なし"}
+# The question box's built-in English hint ("Press Ctrl+Enter to apply") would be wrong here: Ctrl+Enter sends.
+HIDE_APPLY_HINT_CSS = '<style>.st-key-review_draft [data-testid="InputInstructions"] {display: none;}</style>'
 
 Mention = Callable[[int], None]
 

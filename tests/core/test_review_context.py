@@ -148,12 +148,16 @@ def test_persistence_with_unusable_column(stored: str | None) -> None:
 
 def test_decision_descriptions() -> None:
     d = resolve_paragraph_numbers("§2", ThreadState(), 3)
-    assert d.describe() == "今回（ターン3）の入力で §2 を指定"
+    assert d.describe() == "ターン3の入力で §2 を指定"
     assert (
         resolve_paragraph_numbers("x", d.state, 4).describe()
         == "ターン3で指定された §2 を持続（ターン5まで）"
     )
     assert (
         resolve_paragraph_numbers("x", d.state, 6).describe()
-        == "段落の指定なし（Specified／Related は含めない）"
+        == "ターン3の §2 の指定はターン5で終了（Specified／Related は含めない）"
+    )
+    assert (
+        resolve_paragraph_numbers("x", ThreadState(), 1).describe()
+        == "§N・第N段落の指定なし（Specified／Related は含めない）"
     )

@@ -238,7 +238,82 @@ def test_empty_summary_is_an_error() -> None:
 
 @pytest.mark.parametrize(
     ("up_to", "completed", "due"),
-    [(0, 4, None), (0, 5, (1, 5)), (5, 9, None), (5, 10, (6, 10)), (0, 12, (1, 10)), (10, 10, None)],
+    [
+        (0, 4, None),
+        (0, 5, (1, 5)),
+        (5, 9, None),
+        (5, 10, (6, 10)),
+        (0, 12, (1, 10)),
+        (10, 10, None),
+        (10, 14, None),
+        (10, 15, (11, 15)),
+        (15, 20, (16, 20)),
+    ],
 )
 def test_due_summary_segment(up_to: int, completed: int, due: tuple[int, int] | None) -> None:
     assert due_summary_segment(ThreadState(summary_up_to_turn=up_to), completed) == due
+
+
+ISSUE_CLOSING_SENTENCE = (  # copied from issue 4 / spec 02, deliberately not the constant
+    "すみませんが、該当箇所を確認できません。該当箇所をコピペするか、"
+    "答案左の§記号または講評の該当箇所をクリックすることで、入力に含めてください。"
+)
+
+
+def test_system_prompt_covers_the_spec_and_ends_with_the_exact_sentence() -> None:
+    system = load_prompt("review_chat_system").strip()
+    assert system.endswith("\n" + ISSUE_CLOSING_SENTENCE)
+    for needle in (
+        "【問題文】",
+        "【講評（全体）】",
+        "Specified",
+        "Related",
+        "機械的に抽出",
+        "無視",
+        "Markdown",
+    ):
+        assert needle in system, needle
+    assert load_prompt("review_chat_user").strip() == "ユーザーの質問: {QUESTION}"
+    summarize = load_prompt("review_chat_summarize")
+    assert all(w in summarize for w in ("疑問・観点", "行った回答", "残っている論点", "{CONVERSATION}"))
+
+
+def test_reply_is_streamed_in_chunks_and_the_result_matches() -> None:
+    from core.flows.review_chat import prepare_review_turn, request_review_reply
+    from core.guard import GuardedStream
+
+    reply = "§3 について。" * 10
+    plan = prepare_review_turn(REVIEW, ThreadState(), [], "§3 は？")
+    stream = request_review_reply(ReplayClient([reply]), plan, stream=True)
+    assert isinstance(stream, GuardedStream)
+    chunks = list(stream)
+    assert len(chunks) > 1 and "".join(chunks) == reply
+    assert stream.result is not None and stream.result.ok and stream.result.text == reply
+
+
+def test_third_segment_is_appended_after_turn_15() -> None:
+    history = [m for i in range(1, 16) for m in ({"role": "user", "content": f"q{i}"}, a(i))]
+    state = ThreadState("【1～5ターンの要約】\nS1\n\n【6～10ターンの要約】\nS2", 10)
+    client = ReplayClient(["S3"])
+    outcome = maybe_summarize(state, history, client)
+    assert outcome.state.summary_up_to_turn == 15
+    assert outcome.state.conversation_summary.endswith(
+        "\n\n【6～10ターンの要約】\nS2\n\n【11～15ターンの要約】\nS3"
+    )
+    transcript = client.requests[0].messages[0]["content"]
+    assert "【ユーザー】\nq11\n\n" in transcript and "q10" not in transcript and "\nA15\n" in transcript
+    # turn 16 then sends: summary (1-15) + user_15, assistant_15 + the question
+    messages = build_review_chat_messages(
+        "CTX",
+        history,
+        "q16",
+        conversation_summary=outcome.state.conversation_summary,
+        summary_up_to_turn=15,
+        system="SYS",
+    )
+    assert messages[2:] == [
+        {"role": "user", "content": "【これまでの会話の要約】\n" + outcome.state.conversation_summary},
+        {"role": "user", "content": "q15"},
+        a(15),
+        {"role": "user", "content": "ユーザーの質問: q16"},
+    ]

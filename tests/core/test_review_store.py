@@ -96,11 +96,11 @@ def test_import_problems_are_listed() -> None:
     check = read_review_file(json.dumps(bad).encode())
     assert check.record is None
     assert check.errors == [
-        "$.review_json.strengths[0].paragraph_number: 型が違います（整数にしてください）。",
-        "$.review_json.strengths[0]: 講評の項目には title か description が必要です。",
-        "$.review_json: 必須の項目「overall_review」がありません。",
-        "$.title: 空にはできません。",
-        "$: 決められていない項目があります（extra）。",
+        "ファイル全体: 決められていない項目があります（extra）。",
+        "review_json: 必須の項目「overall_review」がありません。",
+        "review_json › strengths › 1件目: 講評の項目には title か description が必要です。",
+        "review_json › strengths › 1件目 › paragraph_number: 型が違います（整数にしてください）。",
+        "title: 空にはできません。",
     ]
 
 
@@ -121,7 +121,7 @@ def test_import_problems_are_listed() -> None:
                     "review_json": {"overall_review": "OV"},
                 }
             ).encode(),
-            "$.answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）",
+            "answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）。",
         ),
     ],
 )
@@ -139,3 +139,14 @@ def test_import_warns_about_missing_cited_paragraphs() -> None:
     check = read_review_file(json.dumps(data, ensure_ascii=False).encode("utf-8-sig"))
     assert check.errors == [] and check.warnings == ["講評が答案にない段落 §7 を参照しています。"]
     assert check.record is not None and check.record.purpose_text == ""
+
+
+def test_import_problems_follow_document_order() -> None:
+    items = [{"title": f"t{i}"} for i in range(12)]
+    items[1], items[10] = {"title": 1}, {"title": 2}
+    data = {"title": "t", "question_text": "Q", "answer_text": "$$[1] a", "review_json": {}}
+    data["review_json"] = {"overall_review": "OV", "weaknesses": items}
+    assert read_review_file(json.dumps(data).encode()).errors == [
+        "review_json › weaknesses › 2件目 › title: 型が違います（文字列にしてください）。",
+        "review_json › weaknesses › 11件目 › title: 型が違います（文字列にしてください）。",
+    ]

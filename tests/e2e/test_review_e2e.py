@@ -43,6 +43,20 @@ def test_click_paragraph_control_and_send(page, app_url):  # type: ignore[no-unt
     main.get_by_role("button", name="§9", exact=True).first.click()
     wait_idle(page)
     assert draft.input_value() == "では §9 "
+    # the keyboard path: Enter is a newline (IME-safe), Ctrl+Enter sends what was typed
+    draft.press("End")
+    draft.type("はどうですか？")
+    draft.press("Enter")
+    draft.type("理由も教えてください。")
+    assert main.get_by_test_id(
+        "InputInstructions"
+    ).first.is_hidden()  # no English "Press Ctrl+Enter to apply"
+    draft.press("Control+Enter")
+    wait_idle(page)
+    main.get_by_test_id("stChatMessage").filter(has_text="§9 の記述").first.wait_for()
+    assert "では §9 はどうですか？\n理由も教えてください。" in main.inner_text()
+    assert draft.input_value() == ""
+    shot(page, "review-sent-with-ctrl-enter")
 
 
 def test_one_click_demo_from_home(page, app_url):  # type: ignore[no-untyped-def]

@@ -6,11 +6,11 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.flows.review_chat import NOT_FOUND_SENTENCE
-from core.llm.base import ProviderError
+from core.flows.review_chat import NOT_FOUND_SENTENCE, load_sample_review
+from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.store import open_store
-from core.store.review import ReviewStore
+from core.store.review import ReviewStore, review_messages, review_threads
 from tests.pages.conftest import make_app
 
 PAGE = "pages/review_chat.py"
@@ -80,6 +80,17 @@ def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: 
         state.last_section_paragraph_numbers,
     ) == (5, 6, "[20]")
     assert len(store.load_messages(thread_id)) == 14
+    # spec 02 注意点: the per-turn context is rebuilt every turn and never stored
+    question_line = load_sample_review().question_text.splitlines()[0]
+    with store.engine.connect() as conn:
+        stored = [
+            str(value)
+            for table in (review_messages, review_threads)
+            for row in conn.execute(table.select())
+            for value in row
+        ]
+    assert stored and not [v for v in stored if question_line in v or "ユーザーの質問:" in v]
+    assert not [v for v in stored if "【これまでの会話の要約】" in v or '"strengths": [' in v]
 
 
 def test_clicking_a_paragraph_control_puts_it_into_the_next_message(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -159,3 +170,48 @@ def test_importing_a_review_file(tmp_path) -> None:  # type: ignore[no-untyped-d
     assert "「取り込みテスト」を読み込みました。" in [s.value for s in at.success]
     assert at.selectbox(key="review_picker").value == at.session_state["review_review_id"] == 2
     assert at.button(key="review_para_2") is not None
+
+
+def test_send_has_the_ctrl_enter_shortcut(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, page=PAGE)
+    assert at.button(key="review_send").proto.shortcut == "ctrl+enter"
+
+
+def test_sending_while_a_reply_is_pending_keeps_the_new_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A send click that interrupted a streaming reply: that reply is restarted, the new text stays."""
+    client = ReplayClient(["最初の質問への回答です。"])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    chat = at.session_state["chat"]
+    chat["review"] = [{"role": "user", "content": "§3 の評価は？", "status": "pending"}]
+    at.session_state["chat"] = chat
+    at.session_state["review_pending"] = True
+    send(at, "次の質問です")
+    items = [(m["role"], m["status"], m["content"]) for m in at.session_state["chat"]["review"]]
+    assert items == [
+        ("user", "done", "§3 の評価は？"),
+        ("assistant", "done", "最初の質問への回答です。"),
+    ]
+    assert at.text_area(key="review_draft").value == "次の質問です"
+    assert "前の質問への回答を作成中です" in at.warning[0].value
+    assert len(client.requests) == 1
+
+
+class BrokenClient:
+    """A client failing in a way the guard does not translate (a bug, not a provider error)."""
+
+    provider, model = "broken", "broken"
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        raise RuntimeError("boom")
+
+    def stream(self, request: LLMRequest) -> TextStream:
+        raise RuntimeError("boom")
+
+
+def test_an_unexpected_error_is_a_japanese_message_not_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, client=BrokenClient(), page=PAGE)  # type: ignore[arg-type]
+    send(at, "§3 の評価は？")
+    assert "予期しないエラーが起きました" in at.error[0].value and "boom" not in at.error[0].value
+    assert [m["status"] for m in at.session_state["chat"]["review"]] == ["failed", "error"]
+    assert at.session_state["review_pending"] is False
+    assert at.button(key="review_retry") is not None

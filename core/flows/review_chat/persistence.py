@@ -40,12 +40,17 @@ class ParagraphDecision:
         """A Japanese line for the page: which rule fired."""
         labels = "、".join(f"§{n}" for n in self.numbers)
         if self.source == "input":
-            return f"今回（ターン{self.turn}）の入力で {labels} を指定"
+            return f"ターン{self.turn}の入力で {labels} を指定"
         if self.source == "carried":
             assert self.from_turn is not None
             last = self.from_turn + PARAGRAPH_PERSIST_TURNS
             return f"ターン{self.from_turn}で指定された {labels} を持続（ターン{last}まで）"
-        return "段落の指定なし（Specified／Related は含めない）"
+        mentioned, stored = self.state.last_section_mention_turn, self.state.stored_paragraph_numbers()
+        if mentioned is not None and stored:
+            old = "、".join(f"§{n}" for n in stored)
+            last = mentioned + PARAGRAPH_PERSIST_TURNS
+            return f"ターン{mentioned}の {old} の指定はターン{last}で終了（Specified／Related は含めない）"
+        return "§N・第N段落の指定なし（Specified／Related は含めない）"
 
 
 def resolve_paragraph_numbers(user_input: str, state: ThreadState, turn: int) -> ParagraphDecision:

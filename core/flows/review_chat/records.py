@@ -52,8 +52,14 @@ TYPE_NAMES = {
 }
 
 
+def error_location(parts: Any) -> str:
+    """A JSON path a staff member can read: `review_json › strengths › 1件目 › title`, or ファイル全体."""
+    names = [f"{p + 1}件目" if isinstance(p, int) else str(p) for p in parts]
+    return " › ".join(names) if names else "ファイル全体"
+
+
 def _japanese_error(error: Any) -> str:
-    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    path = error_location(error.absolute_path)
     kind = error.validator
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
@@ -81,7 +87,16 @@ def _japanese_error(error: Any) -> str:
 
 def review_record_errors(data: Any) -> list[str]:
     """Every schema problem of a review record, in Japanese, in a stable order."""
-    return sorted(_japanese_error(e) for e in validator_for(load_schema(SCHEMA_NAME)).iter_errors(data))
+    errors = validator_for(load_schema(SCHEMA_NAME)).iter_errors(data)
+    ordered = sorted(
+        errors,
+        key=lambda e: (
+            [f"{p:09d}" if isinstance(p, int) else p for p in e.absolute_path],
+            e.validator,
+            e.message,
+        ),
+    )
+    return [_japanese_error(e) for e in ordered]  # parents before their items, stable
 
 
 def cited_paragraph_numbers(review_json: Any) -> list[int]:
@@ -106,7 +121,7 @@ def check_review_record(data: Any) -> ImportCheck:
     if not paragraphs:
         return ImportCheck(
             errors=[
-                "$.answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）"
+                "answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）。"
             ]
         )
     existing = {n for n, _ in paragraphs}
