@@ -62,7 +62,7 @@ def sidebar_settings() -> None:
             value=ss["app_fault_pct"],
             key="sidebar_fault_pct",
             format_func=lambda v: f"{v}%",
-            help="指定した割合でLLMの出力をわざと壊し、ガードが修復する様子をデバッグログで確認できます。",
+            help="指定した割合でLLMの出力をわざと壊したり、通信エラー（タイムアウト・429・5xx）を起こしたりして、ガードが修復・報告する様子をデバッグログで確認できます。",
         )
 
 

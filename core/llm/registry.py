@@ -35,12 +35,21 @@ FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {
 }
 
 
+PROVIDER_ERROR_SHARE = 0.2  # of the demo fault rate; the rest damages replies (what the guard can repair)
+
+
 def build_client(settings: Settings, fault_rate: float = 0.0, seed: int = 0) -> LLMClient:
-    """The client for these settings; `fault_rate` > 0 wraps it in FaultyClient (the demo toggle)."""
+    """The client for these settings; `fault_rate` > 0 wraps it in FaultyClient (the demo toggle).
+
+    80% of the rate damages replies (code fences, prose, trailing commas, missing fields, wrong enums,
+    truncation), 20% raises provider errors (timeout, 429, 5xx), so free-text flows see faults too.
+    """
     client = FACTORIES[settings.provider](settings)
     if fault_rate > 0:
-        from core.llm.faulty import CORRUPTIONS, FaultyClient
+        from core.llm.faulty import CORRUPTIONS, PROVIDER_ERRORS, FaultyClient
 
-        share = fault_rate / len(CORRUPTIONS)
-        client = FaultyClient(client, seed=seed, rates={kind: share for kind in CORRUPTIONS})
+        damage = fault_rate * (1 - PROVIDER_ERROR_SHARE) / len(CORRUPTIONS)
+        errors = fault_rate * PROVIDER_ERROR_SHARE / len(PROVIDER_ERRORS)
+        rates = {**dict.fromkeys(CORRUPTIONS, damage), **dict.fromkeys(PROVIDER_ERRORS, errors)}
+        client = FaultyClient(client, seed=seed, rates=rates)
     return client

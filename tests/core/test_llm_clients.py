@@ -110,7 +110,10 @@ def test_settings_default_to_demo_without_keys_and_secrets_win():
 
 def test_registry_builds_each_provider_and_wraps_faults():
     assert build_client(Settings()).provider == "demo"
-    assert isinstance(build_client(Settings(), fault_rate=0.5), FaultyClient)
+    faulty = build_client(Settings(), fault_rate=0.5)
+    assert isinstance(faulty, FaultyClient) and sum(faulty.rates.values()) == pytest.approx(0.5)
+    assert faulty.rates["timeout"] == pytest.approx(0.5 * 0.2 / 3)
+    assert faulty.rates["code_fence"] == pytest.approx(0.5 * 0.8 / 6)
     openai = build_client(Settings("openai", "gpt-x", None, "sk-test-123456"))
     anthropic = build_client(Settings("anthropic", "claude-x", None, None, "sk-ant-test-123456"))
     assert (openai.provider, openai.model) == ("openai", "gpt-x")
