@@ -195,7 +195,8 @@ def guarded_json(
         if error_type not in REPAIRABLE or number > max_repairs:
             break
         repair = build_repair_instruction(raw, "\n".join(errors), error_type, field_names)
-        stack = [*stack, {"role": "assistant", "content": raw}, {"role": "user", "content": repair}]
+        # spec 00: each repair call is the original stack + [assistant=latest raw, user=repair]
+        stack = [*messages, {"role": "assistant", "content": raw}, {"role": "user", "content": repair}]
         emit(
             sink,
             DebugEvent(

@@ -92,8 +92,15 @@ def test_all_repairs_failing_gives_ok_false_with_three_attempts():
     assert len(result.attempts) == 3 and len(client.requests) == 3
     assert [a.error_type for a in result.attempts] == ["parse_error", "parse_error", "schema_error"]
     assert result.message.startswith("LLMの出力が決められた形")
-    # the third request carries both earlier repairs on the stack
-    assert len(client.requests[2].messages) == len(MESSAGES) + 4
+    # spec 00: every repair call restarts from the original stack with the latest raw output only
+    assert client.requests[2].messages == [
+        *MESSAGES,
+        {"role": "assistant", "content": "still nope"},
+        {
+            "role": "user",
+            "content": build_repair_instruction("still nope", result.attempts[1].errors[0], "parse_error"),
+        },
+    ]
 
 
 def test_max_repairs_is_configurable():
