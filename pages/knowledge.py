@@ -4,6 +4,7 @@ import streamlit as st
 
 from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from pages.ui import knowledge_base_tab, knowledge_widgets, state
+from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 
 state.ensure_shell("pages/knowledge.py")
@@ -19,7 +20,7 @@ if st.session_state.pop("knowledge_demo_request", False):
     with st.spinner("サンプル契約書を読み込み、聞き取りを始めています…"):
         ks.start_demo()
 else:
-    ks.resume_from_url()
+    kr.resume_from_url()
 
 tab_interview, tab_base, tab_history = st.tabs(["聞き取り", "ナレッジベース", "聞き取り一覧・分析"])
 
@@ -29,6 +30,7 @@ with tab_interview:
         if ks.chat():
             st.button("新しい聞き取り", key="knowledge_new", icon=":material/add:", on_click=ks.reset)
         knowledge_widgets.render_history()
+        pending = st.container()  # the message being sent shows here at once, above the input
         demo_answer = ks.next_demo_answer()
         if demo_answer and st.button(
             f"デモの回答例を送る：「{demo_answer[:30]}…」",
@@ -44,7 +46,10 @@ with tab_interview:
             type=list(SUPPORTED_EXTENSIONS),
             accept_multiple_files=True,
             key=f"knowledge_uploader_{nonce}",
-            help=f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。本文は送信にのみ使い、保存しません。",
+            help=(
+                f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。ここに添付すると、送信前にページ数と"
+                "段落数を確認できます（入力欄の＋から添付した場合は送信後に表示）。本文は送信にのみ使い、保存しません。"
+            ),
         )
         docs, errors = ks.read_attachments(uploaded or [])
         for doc in docs:
@@ -66,8 +71,14 @@ with tab_interview:
                     + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
                 )
             else:
-                with st.spinner("AIが考えています…"):
-                    ks.submit(prompt.text, all_docs, all_errors)
+                shown, waiting = pending.container(), pending.container()
+
+                def show(item: dict) -> None:
+                    with shown:
+                        knowledge_widgets.render_user(item)
+
+                with waiting, st.spinner("AIが考えています…"):
+                    ks.submit(prompt.text, all_docs, all_errors, on_added=show)
                 st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
                 st.rerun()
         knowledge_widgets.render_last_call()

@@ -88,6 +88,13 @@ _ISSUE_HINT = re.compile(r"相手方|先方|提示|限定|上限|要求|求め�
 _QUOTE_RE = re.compile(r"「([^「」]{10,})」")
 _APPROVE_RE = re.compile(r"問題ありません|問題なし|OK|ＯＫ|確定|これでよい|これで良い|大丈夫|結構です")
 _NONE_RE = re.compile(r"おまかせ|お任せ|なし|ありません|わから|分から")
+_UNSURE_RE = re.compile(r"わから|分から|わかりません|分かりません|不明|知らな")
+UNSURE_MAX_CHARS = 20  # a longer answer that mentions 分からない still says something
+UNCONFIRMED = "（未確認）"
+UNSURE_LEAD = (
+    "分かる範囲で構いません。分からなければもう一度「分からない」とお送りください。"
+    "その項目は未確認として草案を作ります。"
+)
 
 
 @dataclass
@@ -100,6 +107,7 @@ class Interview:
     approved: bool = False
     corrections: list[str] = field(default_factory=list)
     clarify: bool = False
+    unsure: dict[str, int] = field(default_factory=dict)  # slot -> "分からない" answers so far
 
 
 def split_payload(payload: str) -> tuple[str, str]:
@@ -168,7 +176,12 @@ def _absorb(iv: Interview, text: str) -> None:
         declines = bool(_NONE_RE.search(text)) and (
             slot == "sample" or ("sample" in open_asked and len(text) < 12)
         )
-        if declines:
+        unsure = slot != "sample" and len(text.strip()) < UNSURE_MAX_CHARS and _UNSURE_RE.search(text)
+        if unsure:  # ask once more; the second "分からない" leaves the item unconfirmed
+            iv.unsure[slot] = iv.unsure.get(slot, 0) + 1
+            if iv.unsure[slot] >= 2:
+                iv.slots[slot] = UNCONFIRMED
+        elif declines:
             iv.slots["sample"] = ""
         else:
             iv.slots[slot] = text.strip()
@@ -231,7 +244,7 @@ def build_entry(iv: Interview) -> dict[str, str]:
 def _question_text(iv: Interview, ask: tuple[str, ...], first: bool) -> str:
     lead = "ありがとうございます。" if not first else "契約審査ナレッジの聞き取りを始めます。"
     if iv.clarify:
-        lead = "確認させてください。"
+        lead = UNSURE_LEAD if any(iv.unsure.get(slot) == 1 for slot in ask) else "確認させてください。"
     if first and iv.headings:
         shown = "、".join(f"{n}（{t}）" for n, t in iv.headings[:4])
         more = f"など全{len(iv.headings)}か条" if len(iv.headings) > 4 else ""
@@ -280,7 +293,7 @@ def reply_for(user_texts: list[str]) -> dict[str, object]:
         )
         return _turn("finalize", "draft_knowledge", [], message, entry)
     if iv.approved:
-        message = "ナレッジを確定しました。右のカードの「ナレッジベースに保存」を押すと、チームで再利用できるようになります。"
+        message = "ナレッジを確定しました。右のカードから保存すると、チームで再利用できるようになります。"
         return _turn("finalize", "review_knowledge", [], message, entry)
     message = "ご指摘を審査ポイントの補足として反映しました。ほかに直す点がなければ「問題ありません」とお送りください。"
     return _turn("clarify", "review_knowledge", ["草案への最終確認"], message, entry)

@@ -133,6 +133,22 @@ def get_entry(engine: Engine, entry_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def entry_for_interview(engine: Engine, interview_id: str) -> dict[str, Any] | None:
+    """The latest knowledge base entry saved from an interview (so a resumed interview updates it)."""
+    with engine.connect() as conn:
+        row = (
+            conn.execute(
+                select(knowledge_entries)
+                .where(knowledge_entries.c.source_interview_id == interview_id)
+                .order_by(knowledge_entries.c.id.desc())
+                .limit(1)
+            )
+            .mappings()
+            .first()
+        )
+    return dict(row) if row else None
+
+
 def entry_versions(engine: Engine, entry_id: int) -> list[dict[str, Any]]:
     """Every version of an entry, oldest first."""
     with engine.connect() as conn:

@@ -12,9 +12,11 @@ from core.flows import knowledge_analytics as ka
 from core.flows import knowledge_export as kx
 from core.store import knowledge as store
 from core.store import knowledge_base as kbase
-from pages.ui import knowledge_session as ks
+from pages.ui import knowledge_resume as kr
 from pages.ui import state
 
+PICK_KEY = "knowledge_base_pick"  # selectbox widget key
+TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
 TABLE_COLUMNS = {
     "id": "ID",
     "knowledge_title": "ナレッジ名",
@@ -61,11 +63,34 @@ def render_knowledge_base() -> None:
         on_select="rerun",
         selection_mode="single-row",
     )
-    st.caption(f"{len(entries)} 件。行を選ぶと内容の確認・編集ができます。")
     render_exports(entries)
     rows = selection.selection.rows if selection is not None else []
-    if rows:
-        render_entry_editor(entries[rows[0]])
+    picked = _pick_entry(entries, entries[rows[0]]["id"] if rows else None)
+    if picked is not None:
+        render_entry_editor(picked)
+
+
+def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
+    """The entry to view/edit: chosen in the selectbox (keyboard friendly) or by selecting a table row."""
+    ss = st.session_state
+    by_id = {e["id"]: e for e in entries}
+    if table_pick != ss.get(TABLE_SEEN_KEY):  # a new row selection in the table moves the selectbox
+        ss[TABLE_SEEN_KEY] = table_pick
+        if table_pick is not None:
+            ss[PICK_KEY] = table_pick
+    if ss.get(PICK_KEY) not in by_id:  # filtered out or deleted
+        ss[PICK_KEY] = None
+    chosen = st.selectbox(
+        "確認・編集するナレッジ",
+        list(by_id),
+        format_func=lambda i: (
+            f"ID {i}：{by_id[i]['knowledge_title'] or '（無題）'}（第{by_id[i]['version']}版）"
+        ),
+        index=None,
+        key=PICK_KEY,
+        placeholder="表の行を選ぶか、ここから選んでください",
+    )
+    return by_id.get(chosen) if chosen is not None else None
 
 
 def render_exports(entries: list[dict]) -> None:
@@ -131,9 +156,15 @@ def render_entry_editor(entry: dict) -> None:
             note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:
-            version = kbase.update_entry(
-                engine, entry["id"], edited, by=editor.strip() or "担当者", note=note
-            )
+            try:
+                version = kbase.update_entry(
+                    engine, entry["id"], edited, by=editor.strip() or kbase.DEFAULT_EDITOR, note=note
+                )
+            except Exception:  # noqa: BLE001
+                st.error(
+                    "変更を保存できませんでした（データベースに書き込めません）。入力内容はそのまま残っています。"
+                )
+                return
             if version == entry["version"]:
                 st.info("変更はありませんでした。")
             else:
@@ -158,7 +189,11 @@ def render_entry_editor(entry: dict) -> None:
         if entry.get("source_interview_id") and st.button(
             "元の聞き取りを開く", key=f"knowledge_base_open_{entry['id']}", icon=":material/forum:"
         ):
-            ks.resume(entry["source_interview_id"])
+            if kr.resume(entry["source_interview_id"]):
+                st.toast("元の聞き取りを開きました。「聞き取り」タブで続きができます。")
+            else:
+                st.warning("元の聞き取りの記録が見つかりませんでした。")
+                return
             st.rerun()
 
 
@@ -185,10 +220,10 @@ def render_interviews() -> None:
         "聞き取り", list(labels), format_func=labels.__getitem__, key="knowledge_interview_pick"
     )
     if cols[1].button("再開", key="knowledge_interview_resume", icon=":material/play_arrow:") and chosen:
-        if ks.resume(chosen):
+        if kr.resume(chosen):
             st.toast("聞き取りを再開しました。「聞き取り」タブに戻って続けてください。")
         st.rerun()
-    st.markdown("**分析**（spec 01 §7.2）")
+    st.markdown("**分析**")
     frame = pd.DataFrame(progress)
     reached = frame["to_draft"].dropna()
     finals = frame["to_finalize"].dropna()

@@ -7,8 +7,7 @@ the error type are appended. Every turn is also written to the store (spec 01 §
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -149,8 +148,17 @@ def _call(user_item: dict[str, Any], history: list[dict[str, Any]]) -> None:
             st.error("このターンをデータベースに記録できませんでした。会話は続けられます。")
 
 
-def submit(text: str, docs: list[ExtractedDocument], attachment_errors: Sequence[str] = ()) -> None:
-    """Append the user's message (spec 00: before the call), then call the model."""
+def submit(
+    text: str,
+    docs: list[ExtractedDocument],
+    attachment_errors: Sequence[str] = (),
+    *,
+    on_added: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Append the user's message (spec 00: before the call), then call the model.
+
+    `on_added` is called with the new user item before the call (the page shows it at once).
+    """
     text = (text or "").strip()
     if not text and not docs:
         return
@@ -166,16 +174,25 @@ def submit(text: str, docs: list[ExtractedDocument], attachment_errors: Sequence
         "turn_no": _user_turn_no() + 1,
     }
     chat().append(user_item)
+    if on_added is not None:
+        on_added(user_item)
     _ensure_interview(text or (docs[0].filename if docs else ""))
     _call(user_item, history)
 
 
-def retry() -> None:
-    """再試行: drop the trailing error item and call again for the same user message."""
+def needs_retry() -> bool:
+    """The chat ends in a failed turn, or in a user message whose call never finished (an interrupted run)."""
     items = chat()
-    if not items or items[-1]["role"] != "error":
+    return bool(items) and items[-1]["role"] in ("error", "user")
+
+
+def retry() -> None:
+    """再試行: drop the trailing error item (if any) and call again for the same user message."""
+    items = chat()
+    if not needs_retry():
         return
-    items.pop()
+    if items[-1]["role"] == "error":
+        items.pop()
     index = max(i for i, m in enumerate(items) if m["role"] == "user")
     _call(items[index], items[:index])
 
@@ -191,74 +208,6 @@ def reset() -> None:
     ss[DEMO_STEP_KEY] = None
     ss[DRAFT_VERSION_KEY] += 1
     st.query_params.pop(QUERY_PARAM, None)
-
-
-def _resumed_user_content(text: str, attachments: list[dict[str, Any]]) -> str:
-    names = "、".join(a.get("name") or "" for a in attachments)
-    note = [f"（添付ファイル: {names} — 本文は保存していないため省略）"] if attachments else []
-    return kf.build_user_payload(text, note)
-
-
-def resume(interview_id: str) -> bool:
-    """Rebuild the chat of a stored interview (attachment text is not stored, only names)."""
-    try:
-        rows = store.interview_turns(state.engine(), interview_id)
-    except Exception:  # noqa: BLE001
-        st.error("保存された聞き取りを読み込めませんでした。")
-        return False
-    if not rows:
-        return False
-    reset()
-    items: list[dict[str, Any]] = []
-    knowledge: list[dict[str, str]] = []
-    last_by_turn = {r["turn_no"]: r for r in rows}  # a retried input keeps only its last outcome
-    for turn_no in sorted(last_by_turn):
-        first = next(r for r in rows if r["turn_no"] == turn_no)
-        last = last_by_turn[turn_no]
-        items.append(
-            {
-                "role": "user",
-                "content": _resumed_user_content(first["user_text"], first["attachments"]),
-                "text": first["user_text"],
-                "attachments": first["attachments"],
-                "attachment_errors": [],
-                "file_texts": [],
-                "turn_no": turn_no,
-            }
-        )
-        if last["ok"] and last["turn"]:
-            turn = last["turn"]
-            items.append(
-                {
-                    "role": "assistant",
-                    "content": json.dumps(turn, ensure_ascii=False),
-                    "assistant_message": turn["assistant_message"],
-                    "turn": turn,
-                }
-            )
-            knowledge = kf.normalize_knowledge(turn["knowledge_json"])
-        else:
-            items.append(
-                {
-                    "role": "error",
-                    "content": last["raw"],
-                    "error_type": last["error_type"],
-                    "error": last["error"],
-                    "message": "",
-                }
-            )
-    st.session_state.chat["knowledge"] = items
-    st.session_state.knowledge_outputs = knowledge
-    st.session_state[INTERVIEW_KEY] = interview_id
-    st.query_params[QUERY_PARAM] = interview_id
-    return True
-
-
-def resume_from_url() -> None:
-    """After a browser reload: reopen the interview named in the URL."""
-    wanted = st.query_params.get(QUERY_PARAM)
-    if wanted and not chat() and st.session_state[INTERVIEW_KEY] is None and not resume(wanted):
-        st.query_params.pop(QUERY_PARAM, None)
 
 
 def start_demo() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from core.flows import knowledge as kf
+from core.guard import ERROR_MESSAGES
 from pages.ui import knowledge_session as ks
 
 ERROR_TYPE_LABELS = {
@@ -41,38 +42,58 @@ def render_history() -> None:
         )
     for index, item in enumerate(items):
         if item["role"] == "user":
-            with st.chat_message("user"):
-                if item["text"]:
-                    st.markdown(item["text"])
-                for summary in item.get("attachments", []):
-                    st.caption(attachment_caption(summary))
-                    for warning in summary.get("warnings", []):
-                        st.caption(f":material/warning: {warning}")
-                for error in item.get("attachment_errors", []):
-                    st.warning(f"添付できなかったファイル: {error}")
+            render_user(item)
         elif item["role"] == "assistant":
             with st.chat_message("assistant"):
                 st.markdown(item["assistant_message"])
         else:
             render_error(item, is_last=index == len(items) - 1)
+    if items and items[-1]["role"] == "user":  # the call for it never finished (the run was interrupted)
+        with st.chat_message("assistant", avatar=":material/error:"):
+            st.warning("この入力への応答がまだありません。入力内容は残っています。再試行してください。")
+            _retry_button()
+
+
+def render_user(item: dict[str, Any]) -> None:
+    """A user message: the typed text, each attachment's name and counts, files that could not be read."""
+    with st.chat_message("user"):
+        if item["text"]:
+            st.markdown(item["text"])
+        for summary in item.get("attachments", []):
+            st.caption(attachment_caption(summary))
+            for warning in summary.get("warnings", []):
+                st.caption(f":material/warning: {warning}")
+        if item.get("resumed") and item.get("attachments"):
+            st.caption(
+                ":material/info: 添付ファイルの本文は保存していないため、再開後はAIに送られません。"
+                "必要なら添付し直してください。"
+            )
+        for error in item.get("attachment_errors", []):
+            st.warning(f"添付できなかったファイル: {error}")
 
 
 def render_error(item: dict[str, Any], *, is_last: bool) -> None:
     """Spec 00: a failed turn shows the raw output and the error type (internal staff), plus 再試行."""
     with st.chat_message("assistant", avatar=":material/error:"):
         label = ERROR_TYPE_LABELS.get(item["error_type"], item["error_type"])
+        reason = item.get("message") or ERROR_MESSAGES.get(item["error_type"], "")
         st.error(
-            f"応答を受け取れませんでした（エラー種別: `{item['error_type']}` — {label}）。"
-            "入力内容は残っています。再試行してください。"
+            f"一時的なエラーのため、応答を受け取れませんでした。{reason}\n\n"
+            f"エラー種別: `{item['error_type']}`（{label}）。入力内容は残っています。再試行してください。"
         )
         st.caption("エラー内容")
         st.code(item.get("error") or "", language=None, wrap_lines=True)
         st.caption("LLMの生出力")
         st.code(item["content"] or "（空）", language=None, wrap_lines=True)
-        if is_last and st.button("再試行", key="knowledge_retry", icon=":material/refresh:", type="primary"):
-            with st.spinner("もう一度問い合わせています…"):
-                ks.retry()
-            st.rerun()
+        if is_last:
+            _retry_button()
+
+
+def _retry_button() -> None:
+    if st.button("再試行", key="knowledge_retry", icon=":material/refresh:", type="primary"):
+        with st.spinner("もう一度問い合わせています…"):
+            ks.retry()
+        st.rerun()
 
 
 def render_last_call() -> None:
@@ -173,6 +194,10 @@ def render_card() -> None:
             saved = st.session_state[ks.SAVED_ENTRY_KEY]
             label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
             submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
+        st.caption(
+            "カードで直した内容は、保存ボタンを押すまで記録されません。"
+            "AIが草案を更新すると、保存していない編集は新しい草案に置き換わります。"
+        )
         if submitted:
             if not edited["knowledge_title"].strip():
                 st.error("ナレッジ名を入力してください。")

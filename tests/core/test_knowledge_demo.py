@@ -90,6 +90,23 @@ def test_corrections_after_the_draft_are_reflected():
     assert "再委託先の監督責任も書いてください" in last["knowledge"][0]["review_points"]
 
 
+def test_an_unsure_answer_is_asked_again_then_left_unconfirmed():
+    opening = [
+        "業務委託契約の第5条（再委託）です",
+        "相手方が再委託の事前承諾を削除してきました",
+    ]
+    results = interview([(a, []) for a in [*opening, "よくわからない"]])
+    again = results[-1]
+    assert again["control"]["mode"] == "clarify" and "当方にとってのリスク" in again["state"]["missing_info"]
+    assert again["assistant_message"].startswith("分かる範囲で構いません。")
+    assert kd.QUESTIONS["risk"] in again["assistant_message"]
+    results = interview(
+        [(a, []) for a in [*opening, "よくわからない", "分かりません", "通知で足りる形にした", "おまかせ"]]
+    )
+    entry = next(r for r in results if r["knowledge"])["knowledge"][0]
+    assert "【リスク】（未確認）" in entry["review_points"] and entry["action_plan"] == "通知で足りる形にした"
+
+
 def test_repair_requests_get_the_same_valid_turn():
     messages = kf.build_messages("売買契約です", [], "S", [])
     request = LLMRequest(

@@ -159,10 +159,15 @@ def test_three_failures_return_ok_false_with_error_type():
     assert out["error_type"] == "schema_error"
     assert out["raw"] == bad
     assert "$.knowledge_json" in out["error"]
-    # every repair request is the original stack + [assistant raw, user repair]
+    # spec 00: each repair call is the original messages + [assistant raw, user repair]
     base = client.requests[0].messages
-    assert client.requests[2].messages[: len(base)] == base
-    assert len(client.requests[2].messages) == len(base) + 4
+    error = kf.parse_and_validate_turn(bad, TURN, ENTRY)["error"]
+    pair = [
+        {"role": "assistant", "content": bad},
+        {"role": "user", "content": kf.build_repair_instruction(bad, error, "schema_error")},
+    ]
+    assert client.requests[1].messages == [*base, *pair]
+    assert client.requests[2].messages == [*base, *pair]
 
 
 def test_provider_error_is_a_result():

@@ -117,6 +117,17 @@ def test_entries_are_versioned(engine):
         kbase.update_entry(engine, 999, ENTRY)
 
 
+def test_entry_for_interview_is_the_latest_entry_saved_from_it(engine):
+    assert kbase.entry_for_interview(engine, "abc") is None
+    kbase.save_entry(engine, ENTRY, source_interview_id="other", now=1.0)
+    first = kbase.save_entry(engine, ENTRY, source_interview_id="abc", now=2.0)
+    assert kbase.entry_for_interview(engine, "abc")["id"] == first
+    latest = kbase.save_entry(
+        engine, {**ENTRY, "knowledge_title": "二件目"}, source_interview_id="abc", now=3.0
+    )
+    assert kbase.entry_for_interview(engine, "abc")["id"] == latest
+
+
 def test_search_and_contract_type_filter(engine):
     kbase.save_entry(
         engine, {**ENTRY, "contract_type": "売買契約", "review_points": "損害賠償の上限"}, now=1.0

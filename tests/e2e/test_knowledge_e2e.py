@@ -48,9 +48,15 @@ def test_attach_sample_docx_in_chat_input_and_reach_the_draft(page, app_url):
     wait_idle(page)
     main.get_by_text("ナレッジの草案を作成しました").first.wait_for()
     assert "interview=" in page.url
+    # the saved entry stays linked after the reload: saving again adds a version, not a duplicate
+    main.get_by_role("button", name="ナレッジベースを更新（新しい版）").wait_for()
     page.get_by_role("tab", name="ナレッジベース").click()
     wait_idle(page)
     main.get_by_role("button", name="Word（DOCX）").wait_for()
+    main.get_by_label("確認・編集するナレッジ").click()
+    page.get_by_role("option").first.click()
+    wait_idle(page)
+    main.get_by_role("button", name="変更を保存（新しい版）").wait_for()
     shot(page, "knowledge-base-tab")
     page.get_by_role("tab", name="聞き取り一覧・分析").click()
     wait_idle(page)

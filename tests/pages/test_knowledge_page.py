@@ -87,7 +87,9 @@ def test_failed_turn_shows_raw_output_and_error_type_then_retry(tmp_path):
     chat = at.session_state["chat"]["knowledge"]
     assert [m["role"] for m in chat] == ["user", "error"]
     assert chat[0]["text"] == "秘密保持期間を3年に限定されました"
-    assert any("parse_error" in e.value for e in at.error)
+    assert any(
+        "parse_error" in e.value and "LLMの出力をJSONとして読み取れませんでした" in e.value for e in at.error
+    )
     assert any(c.value == "最後も壊れています" for c in at.code)
     at.button(key="knowledge_retry").click()
     run(at)
@@ -179,3 +181,152 @@ def test_an_unexpected_client_failure_is_an_error_item_not_a_traceback(tmp_path)
     chat = at.session_state["chat"]["knowledge"]
     assert [m["role"] for m in chat] == ["user", "error"] and chat[1]["error_type"] == "unexpected_error"
     assert any("unexpected_error" in e.value for e in at.error)
+
+
+def _stored_draft_interview(engine, title="第8条の相談"):
+    """An interview with one stored draft turn (knowledge_json filled), as a past session left it."""
+    entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
+    interview = store.create_interview(engine, title=title)
+    result = kf.parse_and_validate_turn(
+        valid_turn("草案を作りました。", entry, "draft_knowledge", "finalize"),
+        kf.turn_schema(),
+        kf.entry_schema(),
+    )
+    store.record_turn(
+        engine,
+        interview,
+        turn_no=1,
+        user_text=title,
+        attachments=[
+            {"name": "contract.docx", "kind": "docx", "pages": None, "paragraphs": 30, "chars": 900}
+        ],
+        result=result,
+    )
+    return interview, entry
+
+
+def test_resumed_interview_updates_its_saved_entry_instead_of_saving_a_duplicate(tmp_path):
+    engine = open_store(tmp_path)
+    interview, entry = _stored_draft_interview(engine)
+    entry_id = kbase.save_entry(engine, entry, by="山田", source_interview_id=interview)
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.query_params["interview"] = interview  # a browser reload: a fresh session, the id in the URL
+    run(at)
+    assert at.session_state["knowledge_saved_entry_id"] == entry_id
+    assert any("本文は保存していないため" in c.value for c in at.caption)
+    labels = [b.label for b in at.button]
+    assert "ナレッジベースを更新（新しい版）" in labels and "ナレッジベースに保存" not in labels
+    title_key = next(
+        w.key for w in at.text_input if w.key and w.key.startswith("knowledge_card_knowledge_title")
+    )
+    at.text_input(key=title_key).set_value("直したナレッジ名")
+    at.button[labels.index("ナレッジベースを更新（新しい版）")].click()
+    run(at)
+    entries = kbase.list_entries(engine)
+    assert [(e["id"], e["version"], e["knowledge_title"]) for e in entries] == [
+        (entry_id, 2, "直したナレッジ名")
+    ]
+
+
+def test_retry_after_resume_sends_what_the_history_shows(tmp_path):
+    engine = open_store(tmp_path)
+    interview = store.create_interview(engine, title="相談")
+    store.record_turn(
+        engine,
+        interview,
+        turn_no=1,
+        user_text="この契約を見てください",
+        attachments=[{"name": "contract.docx", "kind": "docx", "pages": None, "paragraphs": 3, "chars": 90}],
+        result={"ok": False, "raw": "壊れた", "error": "Expecting value", "error_type": "parse_error"},
+    )
+    client = ReplayClient([valid_turn()])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    at.query_params["interview"] = interview
+    run(at)
+    shown = at.session_state["chat"]["knowledge"][0]["content"]
+    assert shown == (
+        "ユーザー指示:\nこの契約を見てください\n\n"
+        "添付テキスト:\n（添付ファイル: contract.docx — 本文は保存していないため省略）"
+    )
+    at.button(key="knowledge_retry").click()
+    run(at)
+    assert client.requests[0].messages[-1]["content"] == shown
+    assert [m["role"] for m in at.session_state["chat"]["knowledge"]] == ["user", "assistant"]
+
+
+def test_a_user_message_left_without_reply_can_be_retried(tmp_path):
+    client = ReplayClient([valid_turn()])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    # a run interrupted between "append the input" and "call the model" leaves the input unanswered
+    at.session_state["chat"]["knowledge"] = [
+        {
+            "role": "user",
+            "content": "ユーザー指示:\n途中で止まった相談",
+            "text": "途中で止まった相談",
+            "attachments": [],
+            "attachment_errors": [],
+            "file_texts": [],
+            "turn_no": 1,
+        }
+    ]
+    run(at)
+    assert any("応答がまだありません" in w.value for w in at.warning)
+    at.button(key="knowledge_retry").click()
+    run(at)
+    assert client.requests[0].messages[-1]["content"] == "ユーザー指示:\n途中で止まった相談"
+    assert [m["role"] for m in at.session_state["chat"]["knowledge"]] == ["user", "assistant"]
+    assert not at.warning
+
+
+def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
+    engine = open_store(tmp_path)
+    entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
+    first = kbase.save_entry(engine, entry, by="山田")
+    kbase.save_entry(engine, {**entry, "knowledge_title": "別のナレッジ"}, by="佐藤")
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.selectbox(key="knowledge_base_pick").select(first)
+    run(at)
+    key = f"knowledge_base_action_plan_{first}_1"
+    assert at.text_area(key=key).value == "action_planの値"
+    at.text_area(key=key).set_value("上限を2倍にする")
+    at.text_input(key=f"knowledge_base_editor_{first}").set_value("鈴木")
+    at.text_input(key=f"knowledge_base_note_{first}").set_value("交渉結果を反映")
+    at.button[[b.label for b in at.button].index("変更を保存（新しい版）")].click()
+    run(at)
+    saved = kbase.get_entry(engine, first)
+    assert (saved["version"], saved["action_plan"], saved["updated_by"]) == (2, "上限を2倍にする", "鈴木")
+    assert [v["note"] for v in kbase.entry_versions(engine, first)] == ["作成", "交渉結果を反映"]
+    assert at.selectbox(key="knowledge_base_pick").value == first  # still open, now at version 2
+    assert at.text_area(key=f"knowledge_base_action_plan_{first}_2").value == "上限を2倍にする"
+
+
+def test_exports_download_files_that_open(tmp_path, monkeypatch):
+    import csv
+    import io
+
+    import docx
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, mimetype, kind, filename=None):  # type: ignore[no-untyped-def]
+        if filename and isinstance(path_or_data, bytes):
+            files[filename.rsplit(".", 1)[-1]] = path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    engine = open_store(tmp_path)
+    entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
+    kbase.save_entry(engine, entry, by="山田")
+    make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    assert set(files) == {"json", "csv", "md", "docx"}
+    document = docx.Document(io.BytesIO(files["docx"]))
+    assert document.paragraphs[0].text == "契約審査ナレッジ"
+    assert document.tables[0].cell(0, 1).text == "contract_typeの値"
+    assert json.loads(files["json"])[0]["clause_sample"] == "clause_sampleの値"
+    assert (
+        next(csv.DictReader(io.StringIO(files["csv"].decode("utf-8-sig"))))["action_plan"]
+        == "action_planの値"
+    )
+    assert "### 対応方針" in files["md"].decode()
