@@ -8,6 +8,7 @@ from core.flows.review_chat import load_sample_review, parse_marked_answer_parag
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
 from pages.ui import state
+from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
@@ -128,7 +129,7 @@ with right:
                 elif item["role"] == "user":
                     st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
-                    st.markdown(item["content"])
+                    llm_markdown(item["content"])
                 if item.get("status") == "failed":
                     st.caption("この質問への回答を取得できませんでした。")
                 if item["role"] == "assistant" and item.get("info"):

@@ -13,6 +13,7 @@ import streamlit as st
 from core.flows import knowledge as kf
 from core.guard import ERROR_MESSAGES
 from pages.ui import knowledge_session as ks
+from pages.ui.render import llm_markdown
 
 ERROR_TYPE_LABELS = {
     "parse_error": "JSONとして読めない出力",
@@ -45,7 +46,7 @@ def render_history() -> None:
             render_user(item)
         elif item["role"] == "assistant":
             with st.chat_message("assistant"):
-                st.markdown(item["assistant_message"])
+                llm_markdown(item["assistant_message"])
         else:
             render_error(item, is_last=index == len(items) - 1)
     if items and items[-1]["role"] == "user":  # the call for it never finished (the run was interrupted)

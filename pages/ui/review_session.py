@@ -25,6 +25,7 @@ from core.flows.review_chat.summary import due_summary_segment
 from core.guard import GuardedStream
 from core.store.review import ReviewStore
 from pages.ui import state
+from pages.ui.render import stream_llm_markdown
 
 DEMO_QUESTION = "§11 の論述について、講評ではどう評価されていますか？"
 QUERY_KEY = "review_thread"
@@ -180,7 +181,7 @@ def run_pending(review: ReviewRecord) -> None:
     with st.chat_message("assistant"):
         stream = request_review_reply(client, plan, sink=sink, stream=True)
         assert isinstance(stream, GuardedStream)
-        st.write_stream(stream)
+        stream_llm_markdown(stream)
     result = stream.result
     assert result is not None
     ss["review_pending"] = False
