@@ -7,7 +7,7 @@ import streamlit as st
 from core.flows.diagnosis.catalog import find_vehicle, load_vehicles
 from core.flows.diagnosis.constants import FREE_INPUT_VALUE
 from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
-from core.flows.diagnosis.snapshots import snapshot_turns
+from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import state
 from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
@@ -83,6 +83,9 @@ for message in ss.chat["diagnosis"]:
     ):
         st.markdown(message["content"])
 
+for failure in ss.get("diagnosis_last_failures") or []:
+    st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
+
 if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_CONFIRM, ChatStep.DONE):
     if prompt.type in ("single_choice", "reservation_choice") and prompt.choices:
         st.caption("選択肢から選ぶか、下の入力欄に自由に入力してください。")
@@ -124,7 +127,6 @@ if turns:
         st.markdown("**やり直し（Rewind）**: 以前の質問に戻って、別の回答を試せます。")
         if len(turns) == 1:
             target = turns[0]
-            st.caption(f"戻れる質問: ターン{target}")
         else:
             target = st.select_slider(
                 "戻る質問のターン",
@@ -133,6 +135,10 @@ if turns:
                 key=f"diagnosis_rewind_{turns[0]}_{turns[-1]}",  # fresh default when the turns change
                 format_func=lambda t: f"ターン{t}",
             )
+        question, answer = turn_preview(session, int(target))
+        st.caption(f"ターン{target}の質問: {question or '（記録なし）'}")
+        if answer:
+            st.caption(f"そのときの回答: {answer}")
         if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
             ss["diagnosis_free_input"] = False
             act(ChatRequest(rewind_to_turn=int(target)))

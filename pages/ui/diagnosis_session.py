@@ -13,9 +13,25 @@ from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.session_store import SessionStore
+from core.guard_result import user_message
 from core.store.diagnosis import BookingRepository
 from pages.ui import state
 
+# Names of the LLM calls (request.tags["step"]) as staff read them.
+CALL_LABELS = {
+    "diagnosing": "問診の質問・回答",
+    "spec_check": "仕様確認",
+    "urgency_check": "緊急度の判定",
+    "rag_answer": "取扱説明書の要約",
+    "summary": "会話の要約",
+}
+FAILURE_CONSEQUENCES = {
+    "diagnosing": "代わりの質問を表示しています。",
+    "spec_check": "仕様確認を省いて問診を続けています。",
+    "urgency_check": "キーワード判定の結果だけで緊急度を決めています。",
+    "rag_answer": "取扱説明書の該当箇所だけを使っています。",
+    "summary": "前回までの要約のまま続けています。",
+}
 DEMO_VEHICLE = "minato-soleil-2022"
 DEMO_SYMPTOM = "エンジン警告灯が点灯した"
 
@@ -83,6 +99,7 @@ def restart() -> None:
         service.store.delete(old)
     st.session_state.pop("diagnosis_session_id", None)
     st.session_state.pop("diagnosis_last_events", None)
+    st.session_state.pop("diagnosis_last_failures", None)
     st.session_state.chat["diagnosis"] = []
 
 
@@ -104,8 +121,24 @@ def send(request: ChatRequest, rag: RAGService | None, user_text: str = "") -> C
     ss["diagnosis_session_id"] = session.session_id
     ss.chat["diagnosis"] = copy.deepcopy(session.conversation_history)
     ss["diagnosis_last_events"] = [_event_view(e) for e in sink.events if e.kind in ("call", "error")]
+    ss["diagnosis_last_failures"] = failed_calls(sink.events)
     ss["diagnosis_last_rewound"] = response.rewound_to_turn
     return response
+
+
+def failed_calls(events: list[DebugEvent]) -> list[str]:
+    """One Japanese line per LLM call of this turn that ended without a usable answer (its last event not ok)."""
+    last: dict[str, DebugEvent] = {}
+    for event in events:
+        last[event.call_id or str(id(event))] = event
+    lines = []
+    for event in last.values():
+        if event.ok is not False:
+            continue
+        label = CALL_LABELS.get(event.step, event.step)
+        reason = user_message(event.error_type or "", event.errors)
+        lines.append(f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip())
+    return lines
 
 
 def _event_view(event: DebugEvent) -> dict[str, Any]:

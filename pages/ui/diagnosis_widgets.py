@@ -27,19 +27,37 @@ STEP_LABELS = [
 ]
 
 
+CONTENT_TYPE_LABELS = {
+    "procedure": "手順",
+    "specification": "仕様",
+    "general": "一般",
+    "warning": "警告",
+    "danger": "危険",
+}
+DATETIME_HELP = "「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」の形で入力できます。"
+URGENCY_LABELS = {"critical": "緊急", "high": "高", "medium": "中", "low": "低", "none": "なし", "": "なし"}
+
+
 def step_indicator(session: SessionState) -> None:
-    """Every state of the machine in one line; the current one highlighted, earlier ones checked."""
+    """Every state of the machine in one line: the current one highlighted, passed ones checked, skipped ones struck out."""
     order = [s for s, _ in STEP_LABELS]
     index = order.index(session.current_step)
+    visited = set(session.visited_steps)
     parts = []
-    for i, (_, label) in enumerate(STEP_LABELS):
+    skipped = False
+    for i, (step, label) in enumerate(STEP_LABELS):
         if i == index:
             parts.append(f"**:blue-background[{i + 1}. {label}]**")
-        elif i < index:
+        elif i < index and step in visited:
             parts.append(f":gray[✓ {label}]")
+        elif i < index:
+            parts.append(f":gray[~~{label}~~]")
+            skipped = True
         else:
             parts.append(f":gray[{i + 1}. {label}]")
     st.markdown(" → ".join(parts))
+    if skipped:
+        st.caption("取り消し線の段階は、今回の問診では通っていません。")
 
 
 def vehicle_card(session: SessionState, *, width: int = 320) -> None:
@@ -80,7 +98,7 @@ def sources_expander(session: SessionState) -> None:
                 {
                     "ページ": s["page"],
                     "項目": s["section"],
-                    "種類": s["content_type"],
+                    "種類": CONTENT_TYPE_LABELS.get(s["content_type"], s["content_type"]),
                     "警告": "あり" if s["has_warning"] else "",
                     "関連度": round(s["score"], 3),
                 }
@@ -143,7 +161,11 @@ def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> st
                 )
             else:
                 values[f["name"]] = st.text_input(
-                    label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
+                    label,
+                    value=f.get("value", ""),
+                    placeholder=f["placeholder"],
+                    key=key,
+                    help=DATETIME_HELP if f["type"] == "datetime" else None,
                 )
         submitted = st.form_submit_button("入力内容を確認する", type="primary")
     if not submitted:
@@ -169,12 +191,12 @@ def bookings_table(rows: list[dict[str, Any]]) -> None:
             {
                 "受付番号": f"D-{r['id']:06d}",
                 "種別": "出張手配" if r["booking_type"] == "dispatch" else "来店予約",
-                "車両": r["vehicle_label"],
+                "緊急度": URGENCY_LABELS.get(r["urgency_level"], r["urgency_level"]),
                 "お名前": r["name"],
                 "電話番号": r["phone"],
-                "住所・場所": r["address"],
-                "希望日時": r["preferred_time"],
-                "緊急度": r["urgency_level"],
+                "希望日時・場所": r["preferred_time"] or r["address"],
+                "症状": r["symptom"],
+                "車両": r["vehicle_label"],
                 "受付日時": r["created_at"].strftime("%Y-%m-%d %H:%M") if r["created_at"] else "",
             }
             for r in rows

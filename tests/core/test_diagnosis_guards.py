@@ -97,6 +97,7 @@ def test_waiting_and_irrelevant_and_duplicate() -> None:
     assert not _is_irrelevant_topic("保険の等級", "保険で修理できるか知りたい", [])
     assert not _is_irrelevant_topic("異音の発生タイミング", "異音がする", [])
     assert _is_irrelevant_topic("カーナビ地図更新", "ブレーキがキーキー鳴る", [])
+    assert not _is_irrelevant_topic("回答", "ドアがきしむ", [])  # an answer's topic is never off-topic
     assert _is_duplicate_question("いつ音がしますか？", ["いつ音がしますか?"])
     assert not _is_duplicate_question("どこから音がしますか？", ["いつ音がしますか？"])
 

@@ -7,10 +7,10 @@ from datetime import datetime
 
 import pytest
 
-from core.flows.diagnosis.booking import validate_booking
+from core.flows.diagnosis.booking import clean_booking, validate_booking
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
-from core.llm.strict import is_strict_compatible
+from core.llm.strict import is_strict_compatible, openai_strict_schema
 from core.schemas import load_schema
 from core.store import open_store
 from core.store.diagnosis import BookingRepository
@@ -58,6 +58,95 @@ def test_session_defaults_cover_spec_fields() -> None:
     }
 
 
+def test_session_defaults_exactly() -> None:
+    """spec 04 §8: every field of the table with its default (diagnostic_turn 0-based, max 8)."""
+    s = SessionState(session_id="x")
+    assert vars(s) == {
+        "session_id": "x",
+        "current_step": ChatStep.VEHICLE_ID,
+        "vehicle_id": "",
+        "make": "",
+        "model": "",
+        "year": 0,
+        "symptom_text": "",
+        "collected_symptoms": [],
+        "conversation_history": [],
+        "diagnostic_turn": 0,
+        "max_diagnostic_turns": 8,
+        "last_confidence": 0.0,
+        "candidates_shown": False,
+        "solutions_tried": 0,
+        "conversation_summary": "",
+        "rewritten_query": "",
+        "urgency_level": "none",
+        "can_drive": True,
+        "manual_coverage": "",
+        "visit_urgency": "",
+        "state_snapshots": [],
+        "spec_hint": False,
+        "spec_check_shown": False,
+        "booking_type": "",
+        "booking_data": {},
+        # page-side extras
+        "urgency_reasons": [],
+        "last_prompt": {},
+        "last_rag_sources": [],
+        "asked_questions": [],
+        "booking_id": None,
+        "visited_steps": ["vehicle_id"],
+    }
+    assert [str(step) for step in ChatStep] == [
+        "vehicle_id",
+        "photo_confirm",
+        "free_text",
+        "spec_check",
+        "diagnosing",
+        "urgency_check",
+        "reservation",
+        "booking_info",
+        "booking_confirm",
+        "done",
+    ]
+
+
+def test_session_store_is_thread_safe() -> None:
+    import threading
+
+    store = SessionStore()
+    made: list[str] = []
+
+    def work() -> None:
+        for _ in range(200):
+            s = store.create()
+            made.append(s.session_id)
+            store.update(s)
+            assert store.get(s.session_id) is s
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store) == 800 == len(set(made))
+
+
+@pytest.mark.parametrize(
+    ("schema", "prompt"),
+    [
+        ("diagnostic_response", "diagnostic_prompt"),
+        ("urgency", "urgency_assessment_prompt"),
+        ("spec_classification", "spec_classification_prompt"),
+    ],
+)
+def test_prompts_state_the_meaning_of_every_field(schema: str, prompt: str) -> None:
+    """spec 04 §12 step 2: the prompt explains every schema field (schema = types, prompt = meaning)."""
+    from core.prompts import load_prompt
+
+    text = load_prompt(prompt)
+    for name in load_schema(schema)["properties"]:
+        assert f"- {name}:" in text, name
+
+
 def test_session_store_ttl_crud() -> None:
     now = [0.0]
     store = SessionStore(ttl_seconds=10, clock=lambda: now[0])
@@ -100,6 +189,34 @@ def test_valid_bookings() -> None:
     assert "address" in validate_booking("dispatch", {"name": "a", "phone": "09012345678"}, NOW)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["2026-11-25 10:30", "2026/11/25 10:30", "2026年11月25日 10時30分", "２０２６年１１月２５日　１０：３０"],
+)
+def test_visit_time_accepts_japanese_formats(text: str) -> None:
+    data = {"name": "山田", "phone": "090-1234-5678", "preferred_time": text}
+    assert validate_booking("visit", data, NOW) == {}
+    assert clean_booking("visit", data)["preferred_time"] == "2026-11-25 10:30"
+
+
+def test_visit_time_messages_are_japanese() -> None:
+    base = {"name": "山田", "phone": "090-1234-5678"}
+    assert validate_booking("visit", {**base, "preferred_time": "2026-02-30 10:00"}, NOW) == {
+        "preferred_time": "来店希望日時は「2026-11-25 10:00」または「2026年11月25日 10時」の形式で入力してください。"
+    }
+    assert validate_booking("visit", {**base, "preferred_time": "2026年11月21日 9時"}, NOW) == {
+        "preferred_time": "来店希望日時は現在より後の日時を指定してください。"
+    }
+    assert validate_booking("dispatch", {"name": " ", "phone": "", "address": ""}, NOW) == {
+        "name": "お名前を入力してください。",
+        "phone": "電話番号を入力してください。",
+        "address": "車両のある場所（住所・目印）を入力してください。",
+    }
+    assert validate_booking("visit", {**base, "phone": "0120-12"}, NOW)["phone"] == (
+        "電話番号の形式が正しくありません（例: 090-1234-5678）。"
+    )
+
+
 def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = BookingRepository(open_store(tmp_path))
     booking_id = repo.save_booking(
@@ -129,6 +246,8 @@ def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-unty
 def test_schemas_strict_mode_valid(name: str) -> None:
     schema = load_schema(name)
     assert is_strict_compatible(schema)
+    # nothing to rewrite: every property is already required, so strict mode sends the schema as written
+    assert openai_strict_schema(schema) == {k: v for k, v in schema.items() if k != "$schema"}
     assert schema["additionalProperties"] is False and set(schema["required"]) == set(schema["properties"])
     text = json.dumps(schema)
     for banned in ("uniqueItems", "pattern", "minItems", "maxItems"):

@@ -6,7 +6,7 @@ from dataclasses import fields
 
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.prompting import CANDIDATES_INSTRUCTION
-from core.flows.diagnosis.snapshots import rewind, save_snapshot, snapshot_turns
+from core.flows.diagnosis.snapshots import rewind, save_snapshot, snapshot_turns, turn_preview
 from core.flows.diagnosis.state_machine import process_step
 from core.prompts import fill, load_prompt
 from tests.core.diagnosis_fixtures import FakeRag, diag, make_deps, make_session, src
@@ -125,3 +125,28 @@ def test_exact_diagnostic_message_stack() -> None:
     assert request.json_schema.name == "diagnostic_response"
     assert request.tags == {"flow": "diagnosis", "step": "diagnosing"} and request.temperature == 0.3
     assert "{" + "VEHICLE}" not in user and rag.queries == ["ドアの閉まりが悪い\nオレンジのランプ"]
+
+
+def test_turn_preview_names_the_question_and_its_answer() -> None:
+    deps = make_deps([diag(message="いつ鳴りますか？"), diag(message="どこから鳴りますか？")], rag=FakeRag())
+    s = make_session(ChatStep.FREE_TEXT, conversation_history=[{"role": "assistant", "content": "症状は？"}])
+    s.last_prompt = {"type": "text", "message": "症状は？"}
+    process_step(s, ChatRequest("s1", message="ドアがきしむ"), deps)
+    answer(s, "走行中", deps)
+    assert turn_preview(s, 1)[1] == "ドアがきしむ" and turn_preview(s, 1)[0].startswith("どのような症状")
+    assert turn_preview(s, 2) == ("いつ鳴りますか？", "走行中")
+    assert turn_preview(s, 3) == ("", "")
+    assert turn_preview(s, 2, limit=4) == ("いつ鳴…", "走行中")
+
+
+def test_visited_steps_follow_the_path_and_rewind() -> None:
+    deps = make_deps([diag(), diag(action="escalate", choices=None)], rag=FakeRag())
+    s = make_session(ChatStep.FREE_TEXT)
+    s.visited_steps = ["vehicle_id", "photo_confirm", "free_text"]
+    process_step(s, ChatRequest("s1", message="ドアがきしむ"), deps)
+    answer(s, "走行中", deps)
+    assert s.visited_steps == ["vehicle_id", "photo_confirm", "free_text", "diagnosing", "reservation"]
+    process_step(s, ChatRequest("s1", rewind_to_turn=2), deps)
+    assert s.visited_steps[-1] == "diagnosing" and "reservation" not in s.visited_steps
+    process_step(s, ChatRequest("s1", rewind_to_turn=1), deps)
+    assert s.visited_steps == ["vehicle_id", "photo_confirm", "free_text"]

@@ -285,6 +285,17 @@ def test_action_escalate_to_reservation() -> None:
         s, req(message="ときどき"), make_deps([diag(action="escalate", choices=None, urgency_flag="medium")])
     )
     assert s.current_step == ChatStep.RESERVATION and s.urgency_level == "high"
+    assert s.urgency_reasons == ["問診の内容からの判断"]
+
+
+def test_action_escalate_that_cannot_drive_offers_no_visit() -> None:
+    s = make_session()
+    r = process_step(
+        s, req(message="ときどき"), make_deps([diag(action="escalate", choices=None, can_drive=False)])
+    )
+    assert s.current_step == ChatStep.RESERVATION and not s.can_drive
+    assert [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]
+    assert r.urgency is not None and r.urgency.message == "🚨 今すぐロードサービスまたは来場が必要です"
 
 
 def test_action_spec_answer_to_spec_check() -> None:
@@ -355,13 +366,35 @@ def test_action_provide_answer_not_covered_raises_to_medium_and_notes() -> None:
         ),
     )
     assert s.urgency_level == "medium" and "⚠️ 取扱説明書に該当する記載がないため" in r.prompt.message
+    # the banner says why it appeared
+    assert r.urgency is not None and r.urgency.reasons == ["取扱説明書に記載のない症状"]
+    assert r.urgency.message == "⚠️ 今週中の来場をおすすめします"
 
 
-def test_action_clarify_term_and_ask_question_stay_with_choices() -> None:
-    for action in ("clarify_term", "ask_question"):
-        s = make_session()
-        r = process_step(
-            s, req(message="ガタガタする"), make_deps([diag(action=action, term_to_clarify="ガタガタ")])
-        )
-        assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
-        assert [c["label"] for c in r.prompt.choices] == ["走行中", "停車中", "わからない", "✏️ 自由入力"]
+@pytest.mark.parametrize("action", ["clarify_term", "ask_question"])
+def test_action_clarify_term_and_ask_question_stay_with_choices(action: str) -> None:
+    s = make_session()
+    r = process_step(
+        s, req(message="ガタガタする"), make_deps([diag(action=action, term_to_clarify="ガタガタ")])
+    )
+    assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
+    assert [c["label"] for c in r.prompt.choices] == ["走行中", "停車中", "わからない", "✏️ 自由入力"]
+    assert s.asked_questions == ["いつ症状が出ますか？"]
+
+
+def test_booking_info_back_to_reservation_keeps_the_entries() -> None:
+    s = make_session(
+        ChatStep.BOOKING_INFO, booking_type="visit", booking_data={"name": "山田"}, can_drive=True
+    )
+    r = process_step(s, req(action="back"), make_deps())
+    assert s.current_step == ChatStep.RESERVATION and r.prompt.type == "reservation_choice"
+    process_step(s, req(action="reservation", action_value="visit"), make_deps())
+    assert s.current_step == ChatStep.BOOKING_INFO and s.booking_data == {"name": "山田"}
+
+
+def test_done_stays_done_without_calling_the_model() -> None:
+    deps = make_deps([])
+    s = make_session(ChatStep.DONE)
+    r = process_step(s, req(message="もう一つ相談"), deps)
+    assert s.current_step == ChatStep.DONE and "最初からやり直す" in r.prompt.message
+    assert deps.client.requests == []  # type: ignore[attr-defined]

@@ -30,6 +30,8 @@ CASES = [
     ("走行中にエンジンが止まった", "critical"),
     ("ハンドルが効かない感じがする", "critical"),
     ("ＢＲＡＫＥではなくブレーキが故障したみたい", "critical"),
+    ("ゴムが焼けるようなにおいがする", "critical"),
+    ("エンジンルームから炎が見えた", "critical"),
     # high: warning light, abnormal noise, vibration
     ("エンジン警告灯が点灯した", "high"),
     ("メーターにオレンジのランプが点いた", "high"),
@@ -56,6 +58,12 @@ CASES = [
     ("警告灯は点いていない", "low"),
     ("タイヤの空気圧はいくつですか", "low"),
     ("ナビの地図を更新したい", "low"),
+    # words that merely contain 炎 / 火災 / 煙 are not fire or smoke
+    ("炎天下に駐車したらエアコンが効かない", "medium"),
+    ("発炎筒の使い方を教えて", "low"),
+    ("火災保険で修理できますか", "low"),
+    ("煙草のにおいが取れない", "low"),
+    ("タバコの煙のにおいが残っている", "low"),
 ]
 
 
@@ -110,3 +118,25 @@ def test_merge_higher_level_wins_and_reasons_merge() -> None:
     llm2 = UrgencyResult("critical", False, "immediate", ["LLM"])
     assert merge_urgency(kw, llm2) == UrgencyResult("critical", False, "immediate", ["警告灯の点灯", "LLM"])
     assert merge_urgency(kw, None) == kw
+
+
+@pytest.mark.parametrize(
+    ("can_drive", "visit", "banner"),
+    [
+        (False, "today", "🚨 今すぐロードサービスまたは来場が必要です"),  # can_drive=false wins over visit
+        (True, "immediate", "🚨 今すぐ来場またはロードサービスが必要です"),
+        (True, "today", "⚠️ 本日中の来場をおすすめします"),
+        (True, "this_week", "⚠️ 今週中の来場をおすすめします"),
+    ],
+)
+def test_reservation_banner_per_spec_table(can_drive: bool, visit: str, banner: str) -> None:
+    """spec 04 §7: one row each; the banner heads the reservation prompt and the page's alert."""
+    from core.flows.diagnosis.handlers.common import reservation_prompt
+    from core.flows.diagnosis.responses import urgency_banner, urgency_info
+    from tests.core.diagnosis_fixtures import make_session
+
+    assert urgency_banner(can_drive, visit) == banner
+    s = make_session(urgency_level="high", can_drive=can_drive, visit_urgency=visit)
+    assert banner in reservation_prompt(s).message
+    info = urgency_info(s)
+    assert info is not None and info.message == banner

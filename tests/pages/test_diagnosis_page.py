@@ -1,9 +1,12 @@
-"""AppTest of the diagnosis page: the demo path to a confirmed booking, and the brake escalation."""
+"""AppTest of the diagnosis page: vehicle selection to a confirmed booking, the brake escalation, failures."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from core.flows.diagnosis.constants import FALLBACK_MESSAGE
+from core.llm.base import ProviderError
+from core.llm.replay import ReplayClient
 from tests.pages.conftest import make_app
 
 PAGE = "pages/diagnosis.py"
@@ -16,10 +19,24 @@ def click(at: AppTest, label: str) -> AppTest:
     return at
 
 
-def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_one_click_demo_shows_the_first_question(tmp_path) -> None:  # type: ignore[no-untyped-def]
     at = make_app(tmp_path, page=PAGE)
     at.session_state["diagnosis_demo_request"] = True
     at.run()
+    assert not at.exception
+    assert "エンジン警告灯" in [b.label for b in at.button]
+    assert at.session_state["chat"]["diagnosis"][1] == {"role": "user", "content": "エンジン警告灯が点灯した"}
+
+
+def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, page=PAGE)
+    at.selectbox(key="diagnosis_make").select("ミナト自動車").run()
+    at.selectbox(key="diagnosis_model").select("ソレイユ").run()
+    at.selectbox(key="diagnosis_year").select(2022).run()
+    at.button(key="diagnosis_select").click().run()
+    assert any("「ミナト自動車 ソレイユ（2022年式）」でお間違いない" in m.value for m in at.markdown)
+    click(at, "はい、この車両です")
+    at.chat_input(key="diagnosis_input").set_value("エンジン警告灯が点灯した").run()
     assert not at.exception
     labels = [b.label for b in at.button]
     assert "エンジン警告灯" in labels and "わからない" in labels and "✏️ 自由入力" in labels
@@ -28,6 +45,9 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     click(at, "エンジン警告灯")
     assert "走行中" in [b.label for b in at.button]
     assert at.select_slider(key="diagnosis_rewind_1_2").options == ["ターン1", "ターン2"]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("ターン2の質問: （デモ）取扱説明書では次の項目が") for c in captions)
+    assert "そのときの回答: エンジン警告灯" in captions
     click(at, "走行中")
     assert "🚗 来店予約をする" in [b.label for b in at.button]
     assert any("p.19「エンジン警告灯」" in m.markdown[0].value for m in at.chat_message)
@@ -44,7 +64,11 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     assert any("問診は完了しました" in s.value for s in at.success)
     assert "最初からやり直す" in [b.label for b in at.button]
     frames = [d.value for d in at.dataframe]
-    assert any("山田 太郎" in f.to_string() for f in frames)
+    booking = next(f for f in frames if "お名前" in f.columns)
+    assert booking["お名前"].tolist() == ["山田 太郎"] and booking["緊急度"].tolist() == ["高"]
+    assert booking["症状"].tolist() == ["エンジン警告灯が点灯した"]
+    sources = next(f for f in frames if "種類" in f.columns)
+    assert set(sources["種類"]) <= {"手順", "仕様", "一般", "警告", "危険"}
 
 
 def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -57,6 +81,30 @@ def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # t
     labels = [b.label for b in at.button]
     assert "🛻 出張・ロードサービスを手配する" in labels and "🚗 来店予約をする" not in labels
     assert at.session_state["chat"]["diagnosis"][-2] == {"role": "user", "content": "ブレーキが効かない"}
+    indicator = at.markdown[0].value
+    assert "~~仕様確認~~" in indicator and "~~問診~~" in indicator and ":gray[✓ 症状]" in indicator
+    assert "取り消し線の段階は、今回の問診では通っていません。" in [c.value for c in at.caption]
+
+
+def test_llm_failure_shows_the_fallback_and_a_japanese_reason(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, client=ReplayClient([ProviderError("timeout")] * 4), page=PAGE)
+    at.button(key="diagnosis_select").click().run()
+    click(at, "はい、この車両です")
+    at.chat_input(key="diagnosis_input").set_value("ドアがきしむ").run()
+    assert not at.exception
+    history = at.session_state["chat"]["diagnosis"]
+    assert history[-2:] == [
+        {"role": "user", "content": "ドアがきしむ"},
+        {"role": "assistant", "content": FALLBACK_MESSAGE},
+    ]
+    warnings = [w.value for w in at.warning]
+    assert any(
+        w.startswith(
+            "AIの応答を取得できませんでした（問診の質問・回答: LLMの呼び出しに失敗しました。 LLMの応答がタイムアウトしました。"
+        )
+        for w in warnings
+    ), warnings
+    assert any("取扱説明書の要約:" in w for w in warnings)
 
 
 def test_manual_index_can_be_rebuilt_from_the_page(tmp_path):

@@ -10,7 +10,9 @@ from typing import Any
 from core.flows.diagnosis.models import SessionState
 
 BOOKING_TYPE_LABELS = {"dispatch": "出張・ロードサービス手配", "visit": "来店予約"}
-DATETIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%dT%H:%M")
+DATETIME_PATTERN = re.compile(
+    r"^(\d{4})\s*[-/年]\s*(\d{1,2})\s*[-/月]\s*(\d{1,2})\s*日?\s*T?\s*(\d{1,2})\s*[:時]\s*(\d{1,2})?\s*分?$"
+)
 PHONE_PATTERN = re.compile(r"^0\d{1,4}-?\d{1,4}-?\d{3,4}$")
 
 _NAME = {"name": "name", "label": "お名前", "type": "text", "required": True, "placeholder": "例: 山田 太郎"}
@@ -68,13 +70,15 @@ def normalize_phone(phone: str) -> str:
 
 
 def parse_datetime(text: str) -> datetime | None:
-    value = unicodedata.normalize("NFKC", text or "").strip()
-    for fmt in DATETIME_FORMATS:
-        try:
-            return datetime.strptime(value, fmt)
-        except ValueError:
-            continue
-    return None
+    """「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」 (full-width too); None if not a date/time."""
+    match = DATETIME_PATTERN.match(unicodedata.normalize("NFKC", text or "").strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute = (int(g) if g else 0 for g in match.groups())
+    try:
+        return datetime(year, month, day, hour, minute)
+    except ValueError:
+        return None
 
 
 def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> dict[str, str]:
@@ -93,7 +97,9 @@ def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> 
     if booking_type == "visit" and "preferred_time" not in errors:
         when = parse_datetime(str(data.get("preferred_time", "")))
         if when is None:
-            errors["preferred_time"] = "来店希望日時は「2026-11-25 10:00」の形式で入力してください。"
+            errors["preferred_time"] = (
+                "来店希望日時は「2026-11-25 10:00」または「2026年11月25日 10時」の形式で入力してください。"
+            )
         elif when <= now:
             errors["preferred_time"] = "来店希望日時は現在より後の日時を指定してください。"
     return errors

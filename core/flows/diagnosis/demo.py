@@ -1,8 +1,10 @@
 """The demo model's diagnosis persona: deterministic, reads the manual excerpts in the prompt.
 
-It asks 2 questions with choices drawn from the retrieved chunks, raises its confidence as answers
-come, then gives a provide_answer citing the manual page; it escalates when the best chunk is a
-danger item and echoes the keyword rules in the urgency check.
+It asks 2 questions with choices drawn from the retrieved chunks that share a key noun with the
+symptom, raises its confidence as answers come, then gives a provide_answer citing the manual page;
+after a failed solution it cites another relevant chunk, or says the manual has nothing more. It
+escalates when the best relevant chunk is a danger item and echoes the keyword rules in the urgency
+check. It only ever quotes the excerpts it was given.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ _EXCERPT = re.compile(
 )
 _TURN = re.compile(r"問診ターン: (\d+) / (\d+)")
 _KEYWORD = re.compile(r"level=(\w+), can_drive=(\w+), visit_urgency=(\w+)")
-TIMING_CHOICES = ["走行中", "停車中・アイドリング中", "エンジン（電源）を入れた直後", "ブレーキを踏んだとき"]
+TIMING_CHOICES = ["走行中", "停車中・アイドリング中", "エンジン（電源）を入れた直後"]
+_KEY_TERM = re.compile(r"[ァ-ヴー]{2,}|[一-龥々]{2,}|[A-Za-z0-9]{2,}")
+_CITED = re.compile(r"「([^」]+)」によると")
 
 
 def _section(prompt: str, title: str) -> str:
@@ -66,7 +70,51 @@ def _diagnostic(base: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _key_terms(text: str) -> set[str]:
+    """Katakana, kanji and Latin runs of 2+ characters: the nouns a symptom is about (エアコン, 警告灯, ABS)."""
+    return set(_KEY_TERM.findall(text))
+
+
+def _relevant(excerpts: list[dict[str, Any]], symptom: str) -> list[dict[str, Any]]:
+    """The excerpts whose section shares a key noun with the symptom (all of them when none does).
+
+    The character-gram search also returns near misses (「エアコンの効きが悪い」 finds
+    「ブレーキの効きが悪いとき」); a reader would skip those, and so does the persona.
+    """
+    terms = _key_terms(symptom)
+    hits = [
+        e
+        for e in excerpts
+        if any(t in e["section"] for t in terms) or any(t in symptom for t in _key_terms(e["section"]))
+    ]
+    return hits or excerpts
+
+
+def _cited(prompt: str) -> set[str]:
+    """Sections the persona already answered with (visible in the recent turns or the summary)."""
+    text = _section(prompt, "直近の会話") + "\n" + _section(prompt, "会話の要約")
+    return set(_CITED.findall(text))
+
+
+def _no_more_answer() -> dict[str, Any]:
+    return _diagnostic(
+        {
+            "action": "provide_answer",
+            "message": "（デモ）取扱説明書には、ほかに該当しそうな記載が見つかりませんでした。"
+            "部品の点検が必要な可能性があるため、販売店での点検をおすすめします。",
+            "urgency_flag": "medium",
+            "confidence_to_answer": 0.4,
+            "manual_coverage": "not_covered",
+            "question_topic": "回答",
+            "can_drive": True,
+            "visit_urgency": "this_week",
+        }
+    )
+
+
 def _answer_from(chunk: dict[str, Any] | None, symptom: str, retry: bool) -> dict[str, Any]:
+    if chunk is None and retry:
+        return _no_more_answer()
     if chunk is None:
         return _diagnostic(
             {
@@ -89,7 +137,8 @@ def _answer_from(chunk: dict[str, Any] | None, symptom: str, retry: bool) -> dic
             "confidence_to_answer": 0.8,
             "manual_coverage": "covered",
             "question_topic": chunk["section"],
-            "rewritten_query": chunk["section"],
+            # a later retry searches the whole symptom again, not just this section
+            "rewritten_query": symptom,
             "can_drive": flag != "critical",
             "visit_urgency": {"critical": "immediate", "high": "today"}.get(flag, "when_convenient"),
             "reasoning": f"（デモ）p.{chunk['page']} の記載と回答が一致",
@@ -97,13 +146,18 @@ def _answer_from(chunk: dict[str, Any] | None, symptom: str, retry: bool) -> dic
     )
 
 
+def _timing_choices(symptom: str, chosen: dict[str, Any] | None) -> list[str]:
+    about_brakes = "ブレーキ" in symptom or (chosen is not None and "ブレーキ" in chosen["section"])
+    return [*TIMING_CHOICES, "ブレーキを踏んだとき" if about_brakes else "いつも（常に）"]
+
+
 def diagnostic_reply(prompt: str) -> dict[str, Any]:
     """One DIAGNOSTIC_SCHEMA reply from what the prompt shows (turn, excerpts, answers)."""
     turn_match = _TURN.search(prompt)
     turn = int(turn_match.group(1)) if turn_match else 1
-    excerpts = _excerpts(prompt)
-    answers = _answers(prompt)
     symptom = _section(prompt, "お客様が最初に伝えた症状")
+    excerpts = _relevant(_excerpts(prompt), symptom)
+    answers = _answers(prompt)
     retries = sum("解決しませんでした" in a or "変わりません" in a for a in answers)
     force = "provide_answer にして" in prompt or "問診ターンの上限" in prompt
     if excerpts and excerpts[0]["type"] == "danger" and excerpts[0]["score"] >= 0.5:
@@ -120,14 +174,12 @@ def diagnostic_reply(prompt: str) -> dict[str, Any]:
             }
         )
     chosen = next((e for a in reversed(answers) for e in excerpts if e["section"] in a), None)
-    if turn >= 3 or force or retries:
-        pool = [e for e in excerpts if e is not chosen]
-        pick = (
-            chosen
-            if chosen is not None and not retries
-            else (pool[min(retries, len(pool) - 1)] if pool else chosen)
-        )
-        return _answer_from(pick, symptom, retry=bool(retries))
+    if retries:
+        cited = _cited(prompt)
+        pool = [e for e in excerpts if e["section"] not in cited and e is not chosen]
+        return _answer_from(pool[0] if pool else None, symptom, retry=True)
+    if turn >= 3 or force:
+        return _answer_from(chosen or (excerpts[0] if excerpts else None), symptom, retry=False)
     if turn == 1:
         sections = list(dict.fromkeys(e["section"] for e in excerpts))[:3]
         if not sections:
@@ -152,7 +204,7 @@ def diagnostic_reply(prompt: str) -> dict[str, Any]:
     return _diagnostic(
         {
             "message": "（デモ）その症状が出るのはどんなときですか？",
-            "choices": TIMING_CHOICES,
+            "choices": _timing_choices(symptom, chosen),
             "question_topic": "症状の発生タイミング",
             "confidence_to_answer": 0.55,
             "rewritten_query": chosen["section"] if chosen else symptom,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from core.flows.diagnosis.constants import (
     CANDIDATE_CONFIDENCE,
@@ -72,6 +73,10 @@ GENERIC_TOPIC_WORDS = (
     "いつ",
     "どこ",
     "程度",
+    # answers: the topic of a provide_answer is the answer itself
+    "回答",
+    "原因",
+    "対処",
 )
 # Topics outside vehicle diagnosis; irrelevant unless the user brought them up.
 OFF_DOMAIN_TOPIC_WORDS = (
@@ -205,3 +210,16 @@ def raise_urgency_for_coverage(urgency_flag: str, manual_coverage: str | None) -
 def should_show_candidates(confidence: float, turn: int) -> bool:
     """spec 04 §4 D.6: candidates once confidence >= 0.7 or from turn 4."""
     return confidence >= CANDIDATE_CONFIDENCE or turn >= CANDIDATE_TURN
+
+
+def validate_diagnostic(data: Any) -> list[str]:
+    """App-side checks strict mode cannot express (spec 04 §12: range, required-by-action fields)."""
+    errors = []
+    confidence = data.get("confidence_to_answer")
+    if isinstance(confidence, int | float) and not 0.0 <= confidence <= 1.0:
+        errors.append("$.confidence_to_answer: 0.0〜1.0 の範囲で指定してください")
+    if data.get("action") in ("ask_question", "clarify_term") and not data.get("choices"):
+        errors.append("$.choices: ask_question / clarify_term では選択肢を指定してください")
+    if data.get("action") == "clarify_term" and not data.get("term_to_clarify"):
+        errors.append("$.term_to_clarify: clarify_term では確認する用語を指定してください")
+    return errors

@@ -64,6 +64,19 @@ class SessionState:
     last_rag_sources: list[dict[str, Any]] = field(default_factory=list)
     asked_questions: list[str] = field(default_factory=list)
     booking_id: int | None = None
+    # Every step the session has been in, in order (the page's step indicator marks the others skipped).
+    visited_steps: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.visited_steps:
+            self.visited_steps.append(str(self.current_step))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "current_step":
+            visited = self.__dict__.get("visited_steps")
+            if visited is not None and str(value) not in visited:
+                visited.append(str(value))
 
     def dump(self) -> dict[str, Any]:
         """A deep copy of every field except `state_snapshots` (what a snapshot stores, spec 04 §4 D.2)."""
@@ -78,7 +91,8 @@ class SessionState:
         for f in fields(self):
             if f.name != "state_snapshots" and f.name in data:
                 setattr(self, f.name, copy.deepcopy(data[f.name]))
-        self.current_step = ChatStep(self.current_step)
+        # set last: setting current_step appends to visited_steps, which must stay as dumped
+        self.__dict__["current_step"] = ChatStep(self.current_step)
 
     @property
     def all_symptom_text(self) -> str:

@@ -4,7 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.flows.diagnosis.models import SessionState
+from core.flows.diagnosis.handlers.step2_photo_confirm import SYMPTOM_QUESTION
+from core.flows.diagnosis.models import ChatStep, SessionState
+
+
+def turn_start_state(session: SessionState) -> dict[str, Any]:
+    """The state while this turn's question was on screen; turn 1's question is the symptom question (FREE_TEXT)."""
+    state = session.dump()
+    if session.diagnostic_turn == 0:
+        first_user = next(
+            (i for i, m in enumerate(session.conversation_history) if m["role"] == "user"), None
+        )
+        visited = state["visited_steps"]
+        state.update(
+            current_step=str(ChatStep.FREE_TEXT),
+            visited_steps=visited[: visited.index(ChatStep.FREE_TEXT) + 1]
+            if ChatStep.FREE_TEXT in visited
+            else visited,
+            symptom_text="",
+            spec_hint=False,
+            spec_check_shown=False,
+            last_rag_sources=[],
+            conversation_history=state["conversation_history"][:first_user],
+            last_prompt={"type": "text", "message": SYMPTOM_QUESTION, "choices": []},
+        )
+    return state
 
 
 def save_snapshot(session: SessionState, turn: int, state: dict[str, Any]) -> None:
@@ -36,3 +60,24 @@ def rewind(session: SessionState, turn: int) -> bool:
     session.restore(snapshot["state"])
     session.state_snapshots = [s for s in session.state_snapshots if s["turn"] <= turn]
     return True
+
+
+def turn_preview(session: SessionState, turn: int, limit: int = 80) -> tuple[str, str]:
+    """(question, answer) of a snapshot turn: what was on screen then, and what was answered to it.
+
+    The page shows these under the rewind slider so staff know which question they return to.
+    Both are shortened to `limit` characters; unknown turns give empty strings.
+    """
+    snapshot = next((s for s in session.state_snapshots if s["turn"] == turn), None)
+    if snapshot is None:
+        return "", ""
+    state = snapshot["state"]
+    question = str((state.get("last_prompt") or {}).get("message", ""))
+    answered = len(state.get("collected_symptoms") or [])
+    answer = session.collected_symptoms[answered] if answered < len(session.collected_symptoms) else ""
+    return _shorten(question, limit), _shorten(answer, limit)
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -25,9 +25,9 @@ from core.flows.diagnosis.guards import (
     _is_waiting_message,
     raise_urgency_for_coverage,
     should_show_candidates,
+    validate_diagnostic,
 )
 from core.flows.diagnosis.handlers.common import enter_reservation, raise_urgency
-from core.flows.diagnosis.handlers.step2_photo_confirm import SYMPTOM_QUESTION
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.prompting import (
     _build_additional_instructions,
@@ -41,7 +41,7 @@ from core.flows.diagnosis.responses import (
     record_user,
     respond,
 )
-from core.flows.diagnosis.snapshots import rewind, save_snapshot
+from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_state
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
 from core.guard import GuardResult, guarded_json, guarded_text
 from core.schemas import load_schema
@@ -54,20 +54,10 @@ RESOLVED_CHOICES = [
 RESOLVED_LABELS = {c["value"]: c["label"] for c in RESOLVED_CHOICES}
 DONE_MESSAGE = "解決してよかったです。症状が再発した場合は、お早めに販売店へご相談ください。"
 RETRY_MESSAGE = "提案された対処では解決しませんでした。"
+# Shown under the urgency banner when the raise came from the model, not from a keyword rule.
+REASON_MODEL = "問診の内容からの判断"
+REASON_NOT_COVERED = "取扱説明書に記載のない症状"
 REWIND_MESSAGE = "ターン{turn}の質問に戻りました。別の回答を選んでください。"
-
-
-def _validate_diagnostic(data: Any) -> list[str]:
-    """App-side checks strict mode cannot express (spec 04 §12: range, required-by-action fields)."""
-    errors = []
-    confidence = data.get("confidence_to_answer")
-    if isinstance(confidence, int | float) and not 0.0 <= confidence <= 1.0:
-        errors.append("$.confidence_to_answer: 0.0〜1.0 の範囲で指定してください")
-    if data.get("action") in ("ask_question", "clarify_term") and not data.get("choices"):
-        errors.append("$.choices: ask_question / clarify_term では選択肢を指定してください")
-    if data.get("action") == "clarify_term" and not data.get("term_to_clarify"):
-        errors.append("$.term_to_clarify: clarify_term では確認する用語を指定してください")
-    return errors
 
 
 def _llm_call(
@@ -80,7 +70,7 @@ def _llm_call(
         build_diagnostic_messages(session, rag_context, additional),
         load_schema("diagnostic_response"),
         name="diagnostic_response",
-        validators=(_validate_diagnostic,),
+        validators=(validate_diagnostic,),
         sink=deps.sink,
         tags={"flow": FLOW_TAG, "step": "diagnosing"},
         temperature=DIAGNOSTIC_TEMPERATURE,
@@ -184,7 +174,7 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> ChatRes
     """spec 04 §4 D steps 1-14."""
     from core.flows.diagnosis.handlers.step_urgency import handle_urgency_check
 
-    before = _turn_start_state(session)
+    before = turn_start_state(session)
     # 1. save the input, count the turn
     session.collected_symptoms.append(text)
     session.conversation_history.append({"role": "user", "content": text})
@@ -229,36 +219,24 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> ChatRes
         data["question_topic"] = "発生状況"
     _store_result(session, data)
     # 12. manual_coverage raise, 13. urgency_flag
-    flag = raise_urgency_for_coverage(data["urgency_flag"], data["manual_coverage"])
+    flag = _apply_urgency_flag(session, data)
     if flag == "critical":
-        can_drive = bool(data["can_drive"]) if data["can_drive"] is not None else False
-        raise_urgency(session, UrgencyResult("critical", can_drive, data["visit_urgency"] or "immediate", []))
         return enter_reservation(session, data["message"], rag_sources=sources)
-    if urgency_rank(flag) >= urgency_rank("medium"):
-        default_visit = "today" if flag == "high" else "this_week"
-        can_drive = data["can_drive"] if data["can_drive"] is not None else True
-        raise_urgency(session, UrgencyResult(flag, can_drive, data["visit_urgency"] or default_visit, []))
     # 14. by action
     return _by_action(session, data, flag, sources)
 
 
-def _turn_start_state(session: SessionState) -> dict[str, Any]:
-    """The state while this turn's question was on screen; turn 1's question is the symptom question (FREE_TEXT)."""
-    state = session.dump()
-    if session.diagnostic_turn == 0:
-        first_user = next(
-            (i for i, m in enumerate(session.conversation_history) if m["role"] == "user"), None
-        )
-        state.update(
-            current_step=str(ChatStep.FREE_TEXT),
-            symptom_text="",
-            spec_hint=False,
-            spec_check_shown=False,
-            last_rag_sources=[],
-            conversation_history=state["conversation_history"][:first_user],
-            last_prompt={"type": "text", "message": SYMPTOM_QUESTION, "choices": []},
-        )
-    return state
+def _apply_urgency_flag(session: SessionState, data: dict[str, Any]) -> str:
+    """spec 04 §4 D.12-13: raise not_covered to medium (F3), adopt medium and above with a reason; the flag."""
+    flag = raise_urgency_for_coverage(data["urgency_flag"], data["manual_coverage"])
+    if urgency_rank(flag) < urgency_rank("medium"):
+        return flag
+    reason = REASON_NOT_COVERED if flag != data["urgency_flag"] else REASON_MODEL
+    defaults = {"critical": (False, "immediate"), "high": (True, "today"), "medium": (True, "this_week")}
+    default_drive, default_visit = defaults[flag]
+    can_drive = data["can_drive"] if data["can_drive"] is not None else default_drive
+    raise_urgency(session, UrgencyResult(flag, can_drive, data["visit_urgency"] or default_visit, [reason]))
+    return flag
 
 
 def _store_result(session: SessionState, data: dict[str, Any]) -> None:
@@ -278,9 +256,9 @@ def _by_action(
     action, message = data["action"], data["message"]
     if action == "escalate":
         if urgency_rank(session.urgency_level) < urgency_rank("high"):
-            raise_urgency(
-                session, UrgencyResult("high", session.can_drive, data["visit_urgency"] or "today", [])
-            )
+            visit = data["visit_urgency"] or "today"
+            can_drive = data["can_drive"] if data["can_drive"] is not None else session.can_drive
+            raise_urgency(session, UrgencyResult("high", can_drive, visit, [REASON_MODEL]))
         return enter_reservation(session, message, rag_sources=sources)
     if action == "spec_answer":
         session.current_step = ChatStep.SPEC_CHECK

@@ -1,0 +1,65 @@
+"""The demo persona: choices stay on the symptom's subject, retries never repeat an answer, no fake escalation."""
+
+from __future__ import annotations
+
+from core.flows.diagnosis import demo  # noqa: F401 - registers the persona
+from core.flows.diagnosis.deps import DiagnosisDeps
+from core.flows.diagnosis.models import ChatRequest, ChatStep
+from core.flows.diagnosis.state_machine import process_step
+from core.llm.demo import DemoClient
+from tests.core.diagnosis_fixtures import NOW, FakeRag, make_session, src
+
+AIRCON = [
+    src("エアコンが効かないとき", "procedure", 0.46, page=54),
+    src("ブレーキの効きが悪いとき", "danger", 0.34, warning=True, page=70),
+    src("エアコンから異臭がする", "procedure", 0.32, page=55),
+]
+
+
+def deps(sources):  # type: ignore[no-untyped-def]
+    return DiagnosisDeps(DemoClient(), rag=FakeRag(sources), clock=lambda: NOW)
+
+
+def labels(response) -> list[str]:  # type: ignore[no-untyped-def]
+    return [c["label"] for c in response.prompt.choices]
+
+
+def test_choices_share_the_symptoms_subject_and_retries_cite_new_sections() -> None:
+    d = deps(AIRCON)
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message="エアコンの効きが悪い"), d)
+    assert labels(r) == ["エアコンが効かないとき", "エアコンから異臭がする", "わからない", "✏️ 自由入力"]
+    r = process_step(s, ChatRequest("s1", action="choice", action_value="エアコンが効かないとき"), d)
+    assert "ブレーキを踏んだとき" not in labels(r) and "いつも（常に）" in labels(r)
+    r = process_step(s, ChatRequest("s1", action="choice", action_value="走行中"), d)
+    assert "p.54「エアコンが効かないとき」" in r.prompt.message and r.prompt.action == "resolved"
+    r = process_step(s, ChatRequest("s1", action="resolved", action_value="no"), d)
+    assert "別の可能性として" in r.prompt.message and "p.55「エアコンから異臭がする」" in r.prompt.message
+    r = process_step(s, ChatRequest("s1", action="resolved", action_value="no"), d)
+    assert "ほかに該当しそうな記載が見つかりませんでした" in r.prompt.message
+    assert "p.54" not in r.prompt.message and s.current_step == ChatStep.DIAGNOSING
+    assert s.urgency_level == "medium"  # the keyword rule (air conditioner), never the brake chunk
+
+
+def test_an_unrelated_danger_chunk_does_not_escalate() -> None:
+    sources = [src("ブレーキの効きが悪いとき", "danger", 0.55, warning=True), *AIRCON[::2]]
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message="エアコンの効きが悪い"), deps(sources))
+    assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
+
+
+def test_a_related_danger_chunk_escalates() -> None:
+    sources = [src("ハンドルが重い", "danger", 0.63, warning=True, page=74)]
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message="ハンドルが重い"), deps(sources))
+    assert s.current_step == ChatStep.RESERVATION and "p.74「ハンドルが重い」" in r.prompt.message
+    assert not s.can_drive and [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]
+
+
+def test_brake_symptoms_keep_the_brake_timing_choice() -> None:
+    sources = [src("ブレーキ時にキーキー音がする", "warning", 0.67, warning=True)]
+    d = deps(sources)
+    s = make_session(ChatStep.FREE_TEXT)
+    process_step(s, ChatRequest("s1", message="ブレーキを踏むとキーキー音がする"), d)
+    r = process_step(s, ChatRequest("s1", action="choice", action_value="ブレーキ時にキーキー音がする"), d)
+    assert "ブレーキを踏んだとき" in labels(r)
