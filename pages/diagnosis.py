@@ -10,6 +10,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import state
+from pages.ui.render import llm_markdown
 from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
 
 state.ensure_shell("pages/diagnosis.py")
@@ -69,7 +70,7 @@ if step == ChatStep.VEHICLE_ID:
 
 w.vehicle_card(session, width=260)
 if step == ChatStep.PHOTO_CONFIRM and prompt is not None:
-    st.markdown(prompt.message)
+    llm_markdown(prompt.message)
     photo_choice = w.choice_buttons(prompt, "diagnosis_photo")
     if photo_choice:
         act(ChatRequest(action="photo_confirm", action_value=photo_choice["value"]))
@@ -81,7 +82,7 @@ for message in ss.chat["diagnosis"]:
     with st.chat_message(
         message["role"], avatar=":material/car_repair:" if message["role"] == "assistant" else None
     ):
-        st.markdown(message["content"])
+        llm_markdown(message["content"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
     st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
@@ -101,7 +102,7 @@ if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_C
 # --- booking form, confirmation, done ------------------------------------------------------
 if prompt is not None and step == ChatStep.BOOKING_INFO:
     st.subheader("予約情報の入力")
-    st.markdown(prompt.message)
+    llm_markdown(prompt.message)
     submitted = w.booking_form(session, prompt, datetime.now())
     if submitted:
         act(ChatRequest(action="submit_booking", action_value=submitted))
@@ -109,7 +110,7 @@ if prompt is not None and step == ChatStep.BOOKING_INFO:
         act(ChatRequest(action="back"))
 elif prompt is not None and step == ChatStep.BOOKING_CONFIRM:
     st.subheader("予約内容の確認")
-    st.markdown(prompt.message)
+    llm_markdown(prompt.message)
     w.booking_summary_table(prompt)
     choice = w.choice_buttons(prompt, "diagnosis_confirm")
     if choice:
