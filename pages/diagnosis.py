@@ -10,8 +10,8 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import state
-from pages.ui.render import llm_markdown
 from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
+from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
 ss = st.session_state
