@@ -68,7 +68,15 @@ m3.metric("ローカル修復", int((shown["修復"] != "").sum()))
 m4.metric("中央値レイテンシ", f"{shown['レイテンシ(ms)'].median():.0f} ms" if len(shown) else "-")
 
 st.subheader("呼び出し一覧")
-st.dataframe(shown.drop(columns=["call_id", "index"]), hide_index=True, width="stretch")
+st.caption("表の行を選ぶか、下の一覧から選ぶと、その呼び出しの詳細を表示します。")
+table = st.dataframe(
+    shown.drop(columns=["call_id", "index"]),
+    hide_index=True,
+    width="stretch",
+    key="debug_calls_table",
+    on_select="rerun",
+    selection_mode="single-row",
+)
 if shown.empty:
     st.stop()
 labels = {
@@ -77,6 +85,14 @@ labels = {
     ): f"#{int(r['index'])} {r['時刻']} {r['フロー']} / {r['ステップ']} 試行{r['試行']} → {r['結果']}"
     for _, r in shown.iterrows()
 }
+rows = table.selection.rows if table is not None else []
+table_pick = int(shown.iloc[rows[0]]["index"]) if rows else None
+if table_pick != st.session_state.get("debug_table_seen"):  # a new row selection moves the selectbox
+    st.session_state["debug_table_seen"] = table_pick
+    if table_pick is not None:
+        st.session_state["debug_selected"] = table_pick
+if st.session_state.get("debug_selected") not in labels:
+    st.session_state.pop("debug_selected", None)
 chosen = st.selectbox(
     "詳細を見る呼び出し", list(labels)[::-1], format_func=labels.__getitem__, key="debug_selected"
 )

@@ -28,3 +28,26 @@ def test_debug_page_opens_and_explains_itself(page, app_url):
     text = page.get_by_test_id("stMain").inner_text()
     assert "まだ記録がありません" in text or "呼び出し一覧" in text
     shot(page, "shell-debug-empty")
+
+
+def test_debug_page_shows_real_calls_and_a_selected_row(page, app_url):
+    page.goto(app_url)
+    wait_idle(page)
+    demos = page.locator("button").filter(has_text="ワンクリックデモ")
+    demos.nth(1).click()  # review chat: one streamed reply
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("ホーム").click()
+    wait_idle(page)
+    demos.nth(0).click()  # knowledge interview: one guarded JSON turn
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("デバッグログ").click()
+    wait_idle(page)
+    chooser = page.get_by_role("combobox", name="詳細を見る呼び出し")
+    assert "knowledge / interview_turn" in chooser.input_value()  # newest first
+    grid = page.get_by_test_id("stDataFrame").first.bounding_box()
+    assert grid is not None
+    page.mouse.click(grid["x"] + 12, grid["y"] + 52)  # the selection cell of the first data row
+    wait_idle(page)
+    assert "review / reply" in chooser.input_value()
+    assert "返ってきた生の出力" in page.get_by_test_id("stMain").inner_text()
+    shot(page, "shell-debug-row-selected")
