@@ -10,8 +10,8 @@ import streamlit as st
 from core.flows.memory.browse import counts
 from core.flows.memory.extraction import retry_pending_extractions
 from core.flows.memory.indexing import memory_collection
-from core.flows.memory.sample_data import SAMPLE_EPISODES, load_sample_memories
-from core.flows.memory.summaries import run_summaries
+from core.flows.memory.sample_data import SAMPLE_EPISODES, load_sample_memories, samples_loaded
+from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.llm.demo import DemoClient
 from pages.ui import state
 
@@ -34,7 +34,10 @@ def collection() -> Any:
 
 
 def load_samples() -> int:
-    """Load the seeded sample conversation through the pipeline (always with the offline demo model)."""
+    """Load the seeded sample conversation through the pipeline (always with the offline demo model);
+    0 when it is already loaded."""
+    if samples_loaded(engine()):
+        return 0
     ids = load_sample_memories(engine(), collection(), DemoClient(), now(), state.sink())
     return len(ids)
 
@@ -42,8 +45,14 @@ def load_samples() -> int:
 def load_demo() -> None:
     """One-click demo: sample memories (once) and a first scripted exchange."""
     if counts(engine()).get("EPISODE", 0) == 0:
-        with st.spinner("サンプル記憶を読み込んでいます…"):
-            load_samples()
+        try:
+            with st.spinner("サンプル記憶を読み込んでいます…"):
+                load_samples()
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            st.session_state["memory_error"] = (
+                "サンプル記憶の読み込み中にエラーが発生しました。もう一度お試しください。"
+            )
+            return
     if not st.session_state.chat["memory"]:
         st.session_state["memory_pending_input"] = DEMO_FIRST_INPUT
     st.toast("サンプル記憶を読み込みました。会話タブで続きを話しかけてみてください。")
@@ -63,20 +72,28 @@ def render_toolbar() -> None:
             icon=":material/upload:",
             help=f"約{SAMPLE_EPISODES}件の会話（固定シード）を、デモモデルで抽出しながら読み込みます。",
         ):
-            with st.spinner("サンプル記憶を読み込んでいます…"):
-                loaded = load_samples()
-            st.session_state["memory_notice"] = f"サンプル記憶を {loaded} 件読み込みました。"
+            try:
+                with st.spinner("サンプル記憶を読み込んでいます…"):
+                    loaded = load_samples()
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+                st.session_state["memory_error"] = "サンプル記憶の読み込み中にエラーが発生しました。"
+            else:
+                st.session_state["memory_notice"] = (
+                    f"サンプル記憶を {loaded} 件読み込みました。"
+                    if loaded
+                    else "サンプル記憶はすでに読み込まれています（同じ会話を重ねて追加しないため、何もしませんでした）。"
+                )
             st.rerun()
         if cols[1].button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
-            with st.spinner("サマリーを作成しています…"):
-                outcomes = run_summaries(
-                    engine(), collection(), state.client(), now(), state.sink(), force=True
-                )
-            ok = sum(o.ok for o in outcomes)
-            failed = [o.message for o in outcomes if not o.ok]
-            st.session_state["memory_notice"] = f"サマリーを {ok} 件作成しました。" + (
-                f"（失敗 {len(failed)} 件: {failed[0]}）" if failed else ""
-            )
+            try:
+                with st.spinner("サマリーを作成しています…"):
+                    outcomes = run_summaries(
+                        engine(), collection(), state.client(), now(), state.sink(), force=True
+                    )
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+                st.session_state["memory_error"] = "サマリーの作成中にエラーが発生しました。"
+            else:
+                st.session_state["memory_notice"] = summaries_notice(outcomes)
             st.rerun()
         if cols[2].button(
             "抽出を再試行",
@@ -84,15 +101,40 @@ def render_toolbar() -> None:
             icon=":material/refresh:",
             help="失敗したエピソードの抽出（人物・事実・約束）をやり直します。",
         ):
-            results = retry_pending_extractions(
-                engine(), collection(), state.client(), now(), state.sink(), limit=10
-            )
-            st.session_state["memory_notice"] = (
-                f"{len(results)} 件を再試行し、{sum(r.ok for r in results)} 件成功しました。"
-                if results
-                else "再試行が必要なエピソードはありません。"
-            )
+            try:
+                with st.spinner("抽出をやり直しています…"):
+                    results = retry_pending_extractions(
+                        engine(), collection(), state.client(), now(), state.sink(), limit=10
+                    )
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+                st.session_state["memory_error"] = "抽出の再試行中にエラーが発生しました。"
+            else:
+                st.session_state["memory_notice"] = (
+                    f"{len(results)} 件を再試行し、{sum(r.ok for r in results)} 件成功しました。"
+                    if results
+                    else "再試行が必要なエピソードはありません。"
+                )
             st.rerun()
+        show_notices()  # inside the toolbar box, so the tabs below keep their place (and their selection)
+
+
+def show_notices() -> None:
+    """The outcome of the last action (set before st.rerun)."""
     notice = st.session_state.pop("memory_notice", None)
     if notice:
         st.success(notice)
+    error = st.session_state.pop("memory_error", None)
+    if error:
+        st.error(error)
+
+
+def summaries_notice(outcomes: list[SummaryOutcome]) -> str:
+    """「サマリーを 3 件作成しました。」 with the names, and the first failure if any."""
+    if not outcomes:
+        return "サマリーの対象になるエピソードがありません。"
+    made = [o.label() for o in outcomes if o.ok]
+    failed = [o for o in outcomes if not o.ok]
+    text = f"サマリーを {len(made)} 件作成しました" + (f"（{'、'.join(made)}）。" if made else "。")
+    if failed:
+        text += f" 失敗 {len(failed)} 件: {failed[0].label()} — {failed[0].message}"
+    return text

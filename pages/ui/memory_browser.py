@@ -1,16 +1,18 @@
-"""Memory page, 記憶ブラウザ tab: filtered, paged tables; versioned edits; delete; provenance; affect chart."""
+"""Memory page, 記憶ブラウザ tab: filtered, paged tables with versioned edits; entities and edges; the affect
+chart. The detail of one memory (versions, delete, provenance) is in memory_detail.py."""
 
 from __future__ import annotations
 
-import datetime as dt
-import json
-
+import pandas as pd
 import streamlit as st
 
 from core.flows.memory import browse
+from core.flows.memory.constants import AFFECT_LABELS, AFFECT_LABELS_JA
 from core.flows.memory.edits import EDITABLE_COLUMNS, InvalidEdit, apply_edits
-from core.flows.memory.versions import EditError, hard_delete, restore, revert_unit, soft_delete, versions_of
+from core.flows.memory.provenance import affect_series
+from core.flows.memory.versions import EditError
 from pages.ui import memory_actions as actions
+from pages.ui.memory_detail import render_detail, select_unit
 
 TABLES = {
     "エピソード": "EPISODE",
@@ -20,8 +22,60 @@ TABLES = {
     "エンティティ": "ENTITIES",
     "関係（エッジ）": "EDGES",
 }
-KIND_JA = {"EPISODE": "エピソード", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
-LABELS = ["joy", "sadness", "anger", "fear", "neutral"]
+LABELS = list(AFFECT_LABELS)
+AFFECT_COLORS = {"喜び": "#f2a900", "悲しみ": "#3b7dd8", "怒り": "#d62728", "不安": "#8e5cc4"}
+STATE_JA = {"active": "有効", "deleted": "削除済み"}
+SENSITIVITY_JA = {0: "0: 通常", 1: "1: 私的", 2: "2: 秘密（会話に注入しない）"}
+PREDICATE_JA = {
+    "name_is": "名前",
+    "is_addressed_as": "呼び名",
+    "likes": "好き",
+    "dislikes": "苦手",
+    "prefers": "好み",
+    "uses": "使っている",
+    "owns": "持っている",
+    "affiliated_with": "所属",
+    "located_in": "住んでいる場所",
+    "operates_on": "取り組んでいること",
+    "goal_is": "目標",
+    "first_met_at": "出会った場所",
+    "related_to": "関係",
+}
+ENTITY_COLUMNS = {
+    "id": "ID",
+    "type_label": "種類",
+    "name": "名前",
+    "aliases": "別名",
+    "roles": "役割",
+    "confidence": "確信度",
+    "units": "記憶の数",
+}
+EDGE_COLUMNS = {
+    "id": "ID",
+    "src": "から",
+    "relation": "関係",
+    "dst": "へ",
+    "weight": "重み",
+    "evidence_unit_id": "根拠エピソード",
+    "evidence_text": "根拠の引用",
+    "last_seen_at": "最後に見た日時",
+}
+RELATION_JA = {
+    "friend": "友人",
+    "family": "家族",
+    "colleague": "同僚",
+    "romantic": "恋人",
+    "likes": "好き",
+    "dislikes": "苦手",
+    "related": "関連",
+    "other": "その他",
+}
+SNIPPET_COLUMN = {
+    "EPISODE": "input_text",
+    "FACT": "object_text",
+    "LOOP": "loop_text",
+    "SUMMARY": "summary_text",
+}
 COLUMN_LABELS = {
     "id": "ID",
     "occurred_at": "日時",
@@ -52,10 +106,6 @@ COLUMN_LABELS = {
 }
 
 
-def _select_unit(unit_id: int) -> None:
-    st.session_state["memory_unit_id"] = unit_id
-
-
 def _filters(kind: str) -> browse.Filters:
     with st.container(border=True):
         c = st.columns(4)
@@ -73,13 +123,19 @@ def _filters(kind: str) -> browse.Filters:
         tag = c[3].text_input("タグを含む", key="memory_f_tag")
         c2 = st.columns(4)
         emotions = c2[0].multiselect(
-            "感情ラベル", LABELS, key="memory_f_emotion", disabled=kind != "EPISODE", placeholder="すべて"
+            "感情ラベル",
+            LABELS,
+            key="memory_f_emotion",
+            disabled=kind != "EPISODE",
+            placeholder="すべて",
+            format_func=lambda k: AFFECT_LABELS_JA[k],
         )
         sensitivity = c2[1].selectbox(
             "機微度（以下）",
             [2, 1, 0],
             key="memory_f_sens",
             format_func=lambda s: {2: "2: すべて", 1: "1: 私的まで", 0: "0: 通常のみ"}[s],
+            help="0: 通常、1: 私的、2: 秘密。機微度2の記憶は会話に注入されません。",
         )
         page = c2[2].number_input("ページ", min_value=1, value=1, step=1, key="memory_f_page")
         size = c2[3].selectbox("1ページの件数", [20, 50, 100], key="memory_f_size")
@@ -111,8 +167,15 @@ def _unit_table(kind: str) -> None:
         col: st.column_config.Column(COLUMN_LABELS.get(col, col), disabled=col not in editable)
         for col in frame.columns
     }
-    config["state"] = st.column_config.SelectboxColumn("状態", options=["active", "deleted"])
-    config["sensitivity"] = st.column_config.NumberColumn("機微度", min_value=0, max_value=2, step=1)
+    config["state"] = st.column_config.SelectboxColumn(
+        "状態", options=list(STATE_JA), format_func=lambda v: STATE_JA.get(v, v)
+    )
+    config["sensitivity"] = st.column_config.SelectboxColumn(
+        "機微度",
+        options=list(SENSITIVITY_JA),
+        format_func=lambda v: SENSITIVITY_JA.get(v, str(v)),
+        help="2（秘密）にした記憶は、会話の返答に注入されません。",
+    )
     config["pin"] = st.column_config.CheckboxColumn("固定")
     for col in ("confidence", "salience", "persona_affect_intensity"):
         if col in frame:
@@ -120,7 +183,13 @@ def _unit_table(kind: str) -> None:
                 COLUMN_LABELS[col], min_value=0.0, max_value=1.0, step=0.05
             )
     if "persona_affect_label" in frame:
-        config["persona_affect_label"] = st.column_config.SelectboxColumn("感情", options=LABELS)
+        config["persona_affect_label"] = st.column_config.SelectboxColumn(
+            "感情", options=LABELS, format_func=lambda k: AFFECT_LABELS_JA.get(k, k)
+        )
+    if "predicate" in frame:
+        config["predicate"] = st.column_config.SelectboxColumn(
+            "述語", options=list(PREDICATE_JA), format_func=lambda k: f"{PREDICATE_JA.get(k, k)}（{k}）"
+        )
     edited = st.data_editor(
         frame,
         column_config=config,
@@ -133,8 +202,12 @@ def _unit_table(kind: str) -> None:
     if c[0].button("変更を保存", key=f"memory_save_{kind}", icon=":material/save:", type="primary"):
         try:
             saved = apply_edits(actions.engine(), actions.collection(), kind, frame, edited, actions.now())
-        except (InvalidEdit, EditError, ValueError) as exc:
+        except (InvalidEdit, EditError) as exc:
             st.error(f"保存できませんでした: {exc}")
+        except (ValueError, TypeError):
+            st.error("保存できませんでした: 数値の列に数値以外が入っています。")
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            st.error("保存中に予期しないエラーが発生しました。表を読み込み直して、もう一度お試しください。")
         else:
             st.session_state["memory_notice"] = (
                 f"{len(saved)} 件の記憶を更新しました（版: "
@@ -145,127 +218,70 @@ def _unit_table(kind: str) -> None:
             )
             st.rerun()
     if len(frame):
+        snippets = dict(zip(frame["id"], frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
         c[1].selectbox(
             "詳細を見る記憶",
             frame["id"].tolist(),
             key="memory_pick",
-            format_func=lambda i: f"#{i}",
-            on_change=lambda: _select_unit(st.session_state["memory_pick"]),
+            format_func=lambda i: f"#{i} {snippets.get(i, '')[:30]}",
+            on_change=lambda: select_unit(st.session_state["memory_pick"]),
         )
 
 
-def _unit_detail() -> None:
-    st.markdown("#### 記憶の詳細・版の履歴・出どころ")
-    unit_id = st.number_input(
-        "記憶ID",
-        min_value=0,
-        step=1,
-        key="memory_unit_id",
-        help="表の「詳細を見る記憶」で選ぶか、IDを直接入力します。",
+def _graph_table(
+    frame: pd.DataFrame, name_columns: tuple[str, ...], labels: dict[str, str], note: str
+) -> None:
+    """Entities or edges: filter by name and type, page through them (read-only; edit via their units)."""
+    with st.container(border=True):
+        c = st.columns([2, 2, 1, 1])
+        needle = c[0].text_input("名前を含む", key="memory_g_name").strip()
+        types = sorted(frame["type_label"].unique()) if "type_label" in frame else []
+        chosen = c[1].multiselect(
+            "種類", types, key="memory_g_types", placeholder="すべて", disabled=not types
+        )
+        size = c[3].selectbox("1ページの件数", [50, 100, 200], key="memory_g_size")
+        if needle:
+            hit = pd.Series(False, index=frame.index)
+            for col in name_columns:
+                hit |= frame[col].astype(str).str.contains(needle, regex=False)
+            frame = frame[hit]
+        if chosen:
+            frame = frame[frame["type_label"].isin(chosen)]
+        pages = max(1, -(-len(frame) // size))
+        page = min(pages, int(c[2].number_input("ページ", min_value=1, value=1, key="memory_g_page")))
+    st.caption(
+        f"{len(frame)} 件中 {min(size, len(frame) - (page - 1) * size)} 件を表示（{page}/{pages} ページ）。{note}"
     )
-    if not unit_id:
-        st.caption(
-            "IDを選ぶと、版の履歴・削除・出どころ（根拠のエピソードと、そこから生まれた記憶）を表示します。"
-        )
-        return
-    info = browse.unit_summary(actions.engine(), int(unit_id))
-    if info is None:
-        st.warning(f"記憶 #{unit_id} は見つかりません（完全削除された可能性があります）。")
-        return
-    state_ja = "有効" if info["state"] == "active" else "削除済み"
-    st.markdown(
-        f"**#{info['id']} {KIND_JA.get(info['kind'], info['kind'])}**（{info['occurred_at']}・{state_ja}）"
-    )
-    st.text(info["text"])
-    prov = browse.provenance(actions.engine(), int(unit_id))
-    cols = st.columns(2)
-    with cols[0]:
-        st.markdown("**出どころ（根拠のエピソード）**")
-        for src in prov["sources"] or []:
-            st.button(f"→ エピソード #{src}", key=f"memory_src_{src}", on_click=_select_unit, args=(src,))
-        if not prov["sources"]:
-            st.caption("なし")
-    with cols[1]:
-        st.markdown("**この記憶から生まれたもの**")
-        for d in prov["derived"]:
-            derived = browse.unit_summary(actions.engine(), d)
-            kind_ja = KIND_JA.get(derived["kind"], "") if derived else ""
-            st.button(f"→ {kind_ja} #{d}", key=f"memory_der_{d}", on_click=_select_unit, args=(d,))
-        if not prov["derived"]:
-            st.caption("なし")
-    if info["kind"] == "EPISODE":
-        _episode_trace(int(unit_id))
-    versions = versions_of(actions.engine(), int(unit_id))
-    st.dataframe(
-        [
-            {
-                "版": v["version"],
-                "日時": dt.datetime.fromtimestamp(v["changed_at"], browse.JST).strftime("%Y-%m-%d %H:%M"),
-                "操作": v["change_kind"],
-                "メモ": v["note"],
-            }
-            for v in versions
-        ],
-        hide_index=True,
-        width="stretch",
-    )
-    c = st.columns(4)
-    target = c[0].selectbox("戻す版", [v["version"] for v in versions], key="memory_revert_version")
-    if c[1].button("この版に戻す", key="memory_revert", icon=":material/undo:"):
-        version = revert_unit(
-            actions.engine(), actions.collection(), int(unit_id), int(target), actions.now()
-        )
-        st.session_state["memory_notice"] = (
-            f"#{unit_id} を v{target} の内容に戻しました（新しい版 v{version}）。"
-        )
-        st.rerun()
-    if info["state"] == "active":
-        if c[2].button("削除（元に戻せる）", key="memory_soft_delete", icon=":material/delete:"):
-            soft_delete(actions.engine(), actions.collection(), int(unit_id), actions.now())
-            st.rerun()
-    elif c[2].button("削除を取り消す", key="memory_restore", icon=":material/restore:"):
-        restore(actions.engine(), actions.collection(), int(unit_id), actions.now())
-        st.rerun()
-    confirm = c[3].checkbox("完全削除を確認", key="memory_confirm_hard")
-    if c[3].button(
-        "完全に削除", key="memory_hard_delete", disabled=not confirm, icon=":material/delete_forever:"
-    ):
-        hard_delete(actions.engine(), actions.collection(), int(unit_id))
-        st.session_state["memory_notice"] = (
-            f"#{unit_id} を完全に削除しました（検索索引・ベクトル・関連も削除）。"
-        )
-        st.rerun()
-
-
-def _episode_trace(unit_id: int) -> None:
-    trace = browse.latest_trace(actions.engine(), unit_id)
-    if trace is None:
-        return
-    with st.expander(f"この会話の検索トレース（トレース #{trace['id']}）", icon=":material/manage_search:"):
-        t = trace["trace"]
-        st.text(f"Q1: {t['q1']}\nQ2: {t['q2']}")
-        st.caption("注入: " + json.dumps(t["pack"], ensure_ascii=False))
-        if t["candidates"]:
-            st.dataframe(t["candidates"], hide_index=True, width="stretch")
-        extraction = browse.extraction_of_episode(actions.engine(), unit_id)
-        if extraction:
-            st.markdown("**抽出結果**")
-            st.json(extraction, expanded=False)
+    shown = frame.iloc[(page - 1) * size : page * size]
+    st.dataframe(shown.rename(columns=labels), hide_index=True, width="stretch")
 
 
 def render_browser() -> None:
     choice = st.segmented_control("表", list(TABLES), default="エピソード", key="memory_table")
     kind = TABLES.get(choice or "エピソード", "EPISODE")
     if kind == "ENTITIES":
-        st.dataframe(browse.entities_frame(actions.engine()), hide_index=True, width="stretch")
+        frame = browse.entities_frame(actions.engine())
+        _graph_table(
+            frame,
+            ("name", "aliases"),
+            ENTITY_COLUMNS,
+            "人物・場所・話題など、会話から抽出された名前です（記憶の数の多い順）。",
+        )
     elif kind == "EDGES":
-        st.dataframe(browse.edges_frame(actions.engine()), hide_index=True, width="stretch")
+        frame = browse.edges_frame(actions.engine())
+        frame["relation"] = frame["relation"].map(
+            lambda r: f"{RELATION_JA[r]}（{r}）" if r in RELATION_JA else r
+        )
+        _graph_table(
+            frame, ("src", "dst"), EDGE_COLUMNS, "エンティティ同士の関係と、その根拠になったエピソードです。"
+        )
     else:
         _unit_table(kind)
-    _unit_detail()
+    render_detail()
     st.markdown("#### 灯の感情の推移（週ごとの平均の強さ）")
-    series = browse.affect_series(actions.engine())
+    series = affect_series(actions.engine())
     if series.empty:
         st.caption("まだエピソードがありません。")
     else:
-        st.bar_chart(series, stack=False, x_label="週", y_label="平均の強さ")
+        colors = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
+        st.bar_chart(series, stack=False, x_label="週", y_label="平均の強さ", color=colors)

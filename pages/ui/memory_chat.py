@@ -10,6 +10,7 @@ import streamlit as st
 from core.flows.memory.chat import PreparedTurn, TurnOutcome, finish_turn, prepare_turn, stream_reply
 from pages.ui import memory_actions as actions
 from pages.ui import state
+from pages.ui.render import llm_markdown, stream_llm_markdown
 
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
 
@@ -37,8 +38,7 @@ def _details(prepared: PreparedTurn, outcome: TurnOutcome) -> dict[str, Any]:
         "reflection_source": outcome.reflection_source,
         "extraction": outcome.extraction.summary() if outcome.extraction else None,
         "summaries": [
-            f"{s.scope_label}:{s.scope_key} {'作成' if s.ok else '失敗: ' + s.message}"
-            for s in outcome.summaries
+            s.label() + ("を作成" if s.ok else f"の作成に失敗（{s.message}）") for s in outcome.summaries
         ],
     }
 
@@ -97,7 +97,10 @@ def _render_history(history: list[dict[str, Any]]) -> None:
                     )
                     st.rerun()
                 continue
-            st.markdown(msg["content"])
+            if msg["role"] == "assistant":
+                llm_markdown(msg["content"])
+            else:
+                st.markdown(msg["content"])
             if msg.get("details"):
                 _render_details(msg["details"])
 
@@ -112,15 +115,16 @@ def _run_turn(history: list[dict[str, Any]], user_input: str) -> None:
         prepared = prepare_turn(engine, collection, prior, user_input, actions.now())
         with st.chat_message("assistant"):
             reply = stream_reply(client, prepared, state.sink())
-            st.write_stream(reply)
+            stream_llm_markdown(reply)
             with st.spinner("記憶を整理しています（抽出・サマリー）…"):
                 outcome = finish_turn(engine, collection, client, prepared, reply, state.sink())
-    except Exception as exc:  # noqa: BLE001 - the user sees a message, never a traceback
+    except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
         history.append(
             {
                 "role": "assistant",
                 "error": True,
-                "content": f"記憶の処理中にエラーが発生しました: {type(exc).__name__}",
+                "content": "返答または記憶の処理中に予期しないエラーが発生しました。"
+                "入力した文は残っています。「もう一度送る」で再送できます。",
             }
         )
         return

@@ -13,7 +13,7 @@ from core.flows.memory.constants import DAY, TRAILER_MARKER
 from core.flows.memory.extraction import episode_block, extraction_messages, retry_pending_extractions
 from core.flows.memory.indexing import memory_collection
 from core.flows.memory.lanes import keyword_lanes, unicode61_lane
-from core.flows.memory.versions import edit_unit, hard_delete, revert_unit, soft_delete, versions_of
+from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, versions_of
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.store import open_store
@@ -26,7 +26,7 @@ from core.store.memory import (
     unit_entities,
     units,
 )
-from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, ensure_unicode61_baseline, fts_count
+from core.store.memory_fts import ensure_unicode61_baseline
 from core.vectors import open_chroma
 
 NOW = 1_795_000_000
@@ -158,6 +158,7 @@ def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[
     assert trace["q1"] == trace["q2"] == USER and trace["queries_run"] == 1
     assert {"vector/Q1", "trigram/Q1", "bigram/Q1", "entity/Q1"} <= set(trace["lanes"])
     assert trace["thresholds"]["drop_below"] == 0.28
+    assert trace["pack"]["facts"] == []  # nothing stored before the first turn
     bond = outcome.summaries[0]
     assert bond.ok and bond.scope_label == "bond"
 
@@ -180,6 +181,8 @@ def test_second_turn_retrieves_and_injects_memory(store) -> None:  # type: ignor
     assert prepared.retrieval.q2 == f"{USER}\n{REPLY}\n---\n田中さんとのラーメンの話、覚えてる？"
     assert prepared.retrieval.matched_entities == ["田中さん"]  # longest match: the alias
     assert prepared.retrieval.selected[0].unit_id == 1  # the first episode
+    [fact] = prepared.retrieval.trace()["pack"]["facts"]  # every component of the fact score is traced
+    assert fact == {"unit_id": 2, "confidence": 0.8, "salience": 0.5, "rec": 0.9998, "pin": 0, "score": 0.685}
     system = client.requests[0].messages[0]["content"]
     assert "## 関連する記憶" in system and "ユーザーが好きなもの:ラーメン" in system
     assert "来週、田中さんとまたラーメンに行く" in system
@@ -228,21 +231,6 @@ def test_failed_extraction_keeps_episode_and_is_retried(store) -> None:  # type:
     assert [r.ok for r in results] == [True] and retry.remaining == 0
     assert count(engine, unit_entities, unit_entities.c.unit_id == 1) == 2
     assert count(engine, payload_fact) == 1  # the fact was merged, not duplicated
-
-
-def test_hard_delete_leaves_nothing_behind(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
-    assert collection.get(ids=["1"])["ids"] == ["1"]
-    assert count(engine, edges) == 1 and count(engine, unit_entities, unit_entities.c.unit_id == 1) == 2
-    hard_delete(engine, collection, 1)
-    with engine.connect() as conn:
-        assert fts_count(conn, FTS_TRIGRAM, 1) == 0 and fts_count(conn, FTS_BIGRAM, 1) == 0
-        assert conn.execute(select(payload_fact.c.evidence_unit_ids_json)).scalar_one() == "[]"
-        assert conn.execute(select(payload_loop.c.source_unit_id)).scalar_one() is None
-    assert collection.get(ids=["1"])["ids"] == []
-    assert count(engine, unit_entities, unit_entities.c.unit_id == 1) == 0
-    assert count(engine, edges) == 0 and count(engine, units, units.c.id == 1) == 0
 
 
 def test_edit_is_versioned_reindexed_and_revertible(store) -> None:  # type: ignore[no-untyped-def]
@@ -329,7 +317,7 @@ def test_browser_table_edits_become_versions(store) -> None:  # type: ignore[no-
     frame, _ = units_frame(engine, "EPISODE", Filters(emotion_labels=("sadness",)))
     assert frame.empty
     facts, _ = units_frame(engine, "FACT", Filters(tag="", state="active"))
-    assert facts.loc[0, "subject"] == "SPEAKER" and facts.loc[0, "object_text"] == "ラーメン"
+    assert facts.loc[0, "subject"] == "ユーザー" and facts.loc[0, "object_text"] == "ラーメン"
 
 
 def test_a_later_turn_catches_up_on_a_failed_extraction(store) -> None:  # type: ignore[no-untyped-def]

@@ -179,6 +179,9 @@ def test_fact_score_arithmetic_and_top_12() -> None:
     facts = [_fact(i, "likes", NOW, confidence=i / 20) for i in range(20)]
     top = scoring.select_facts(facts, NOW)
     assert [f["unit_id"] for f in top] == list(range(19, 7, -1))
+    assert top[0]["rec"] == 1.0 and top[0]["score"] == pytest.approx(
+        0.45 * 0.95 + 0.25 * 0.5 + 0.20, abs=1e-4
+    )
 
 
 def test_rrf_merge() -> None:
@@ -270,3 +273,36 @@ def test_mood_decay() -> None:
         {"label": "joy", "intensity": 1.0, "salience": 0.1, "confidence": 1.0, "occurred_at": NOW - 3600}
     ]
     assert compute_mood(low_salience, NOW).levels["joy"] < 0.001  # τ ≈ 332 s: gone after an hour
+
+
+def test_demo_facts_drop_leading_time_words() -> None:
+    from core.flows.memory import demo_patterns
+
+    facts = demo_patterns.facts("最近ヨガが好きで、週に何回か通っています。実はパクチーが苦手。")
+    assert [(f["predicate"], f["object_text"]) for f in facts] == [
+        ("likes", "ヨガ"),
+        ("dislikes", "パクチー"),
+    ]
+
+
+def test_mood_is_described_in_japanese() -> None:
+    fresh = [{"label": "anger", "intensity": 1.0, "salience": 1.0, "confidence": 1.0, "occurred_at": NOW}] * 2
+    text = compute_mood(fresh, NOW).describe()
+    assert text.startswith("現在の気分: 怒り（喜び 0.00、悲しみ 0.00、怒り 0.86、不安 0.00）")
+    assert "断ってもよい" in text and "anger" not in text
+
+
+def test_demo_topic_summary_names_its_topic_not_the_persona() -> None:
+    import json
+
+    from core.flows.memory.demo import memory_persona
+    from core.flows.memory.summaries import summary_messages
+    from core.llm.base import LLMRequest
+
+    class Ep:
+        id, occurred_at, input_text, reply_text = 7, NOW, "締切が心配", "大丈夫ですよ"
+
+    messages = summary_messages("memory_topic_summary", [Ep()], "締切")
+    request = LLMRequest(messages=messages, tags={"flow": "memory", "step": "summary_topic"})
+    data = json.loads(memory_persona(request))
+    assert data["summary_text"].startswith("（デモ）「締切」は最近1回話題に出ました")

@@ -91,6 +91,8 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     details = history[1]["details"]
     assert details["episode_id"] == 1 and details["trailer"] == TRAILER
     assert details["extraction"]["facts"][0]["object_text"] == "ラーメン"
+    assert details["summaries"] == ["絆サマリー（直近7日）を作成", "人物サマリー「田中」を作成"]
+    assert details["mood"].startswith("現在の気分: 平静（喜び 0.00、")
     assert any(REPLY in m.value for m in at.markdown)
     assert not any(TRAILER_MARKER in m.value for m in at.markdown)
     assert any("このターンの記憶" in e.label for e in at.expander)
@@ -104,6 +106,9 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     at.run()
     assert any(e.label.startswith("この会話の検索トレース") for e in at.expander)
     assert any(f"Q1: {USER}" in t.value for t in at.text)
+    trace = next(e for e in at.expander if e.label.startswith("この会話の検索トレース"))
+    # The first turn had an empty store: nothing was injected, and the trace says so in Japanese.
+    assert trace.caption[0].value == "注入: 記憶 なし・事実 なし・約束 なし・絆サマリー なし"
     assert any(b.label == "→ 事実 #2" for b in at.button)  # provenance back: episode -> fact
 
 
@@ -113,10 +118,32 @@ def test_search_tab_shows_queries_lanes_and_scores(tmp_path: Path) -> None:
     at.text_input(key="memory_search_query").set_value("ラーメンの話、覚えてる？")
     at.button(key="memory_search_run").click().run()
     assert not at.exception
-    assert any("Q1" in m.value and "ラーメンの話" in m.value for m in at.markdown)
-    assert any("trigram/Q1" in m.value for m in at.markdown)
-    assert any("スコア表" in m.value for m in at.markdown)
+    assert any(t.value == "Q1（入力）: ラーメンの話、覚えてる？" for t in at.text)
+    assert any("Q2（直近の会話 + 入力）" in t.value and USER in t.value for t in at.text)
+    assert any(m.value.startswith("**キーワード（3文字以上） / Q1**（") for m in at.markdown)
+    assert any(m.value.startswith("**ベクトル（類似度 0.2 以上） / Q1**") for m in at.markdown)
+    # The explanation names the vector floor, which is ours and not the public design's.
+    how = next(e for e in at.expander if e.label == "検索の仕組みとしきい値")
+    text = "".join(m.value for m in how.markdown)
+    assert "0.2 未満は除外" in text and "独自のしきい値" in text and "1/(60+r+1)" in text
+    scores = next(m for m in at.markdown if m.value.startswith("#### スコア表"))
+    assert scores.value == "#### スコア表（final = 0.55·rrf_norm + 0.35·lex + 0.10·rec）"
+    table = at.dataframe[-1].value  # the fact scores
+    assert list(table.columns) == ["ID", "内容", "確信度", "重要度", "新しさ(rec)", "固定", "スコア"]
+    assert table.loc[0, "内容"] == "ユーザーが好きなもの:ラーメン"
+    score_table = next(d.value for d in at.dataframe if "判定" in d.value.columns)
+    assert score_table.loc[0, "判定"] == "採用" and score_table.loc[0, "種類"] == "会話"
     assert any("## 関連する記憶" in t.value for t in at.text)
+    # The result stays on screen after an unrelated rerun.
+    at.checkbox(key="memory_search_history").uncheck().run()
+    assert any(t.value == "Q1（入力）: ラーメンの話、覚えてる？" for t in at.text)
+
+
+def test_empty_search_shows_a_japanese_warning(tmp_path: Path) -> None:
+    at = app(tmp_path, replay())
+    at.button(key="memory_search_run").click().run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == ["検索したい発話を入力してください。"]
 
 
 def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
@@ -158,3 +185,61 @@ def test_one_click_demo_loads_samples_and_first_exchange(tmp_path: Path) -> None
     assert history[1]["details"]["memories"], "the sample memories should be found for the first message"
     assert any("エピソード 201" in m.value for m in at.markdown)
     assert any("デモモデル" in c.value for c in at.caption)
+    # A second click does not add the same 200 episodes again.
+    at.button(key="memory_load_samples").click().run()
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("サンプル記憶はすでに読み込まれています")
+    assert any("エピソード 201" in m.value for m in at.markdown)
+
+
+def test_a_failing_turn_keeps_the_input_and_explains_in_japanese(tmp_path: Path) -> None:
+    at = app(tmp_path, ReplayClient([]))  # the model call raises (no recorded output)
+    at.chat_input(key="memory_input").set_value(USER).run()
+    assert not at.exception, at.exception
+    history = at.session_state["chat"]["memory"]
+    assert history[0] == {"role": "user", "content": USER}
+    assert history[1]["error"] and "入力した文は残っています" in history[1]["content"]
+    assert [e.value for e in at.error] == [history[1]["content"]]
+    assert "Exhausted" not in history[1]["content"] and "Error" not in history[1]["content"]
+    assert any(b.label == "もう一度送る" for b in at.button)
+
+
+def test_toolbar_failure_is_a_japanese_error(tmp_path: Path) -> None:
+    at = app(tmp_path, replay())
+    at.chat_input(key="memory_input").set_value(USER).run()
+    at.button(key="memory_run_summaries").click().run()  # the replay has no outputs left: the call raises
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == ["サマリーの作成中にエラーが発生しました。"]
+
+
+def test_hard_delete_from_the_page_cascades_and_reports(tmp_path: Path) -> None:
+    at = app(tmp_path, replay())
+    at.chat_input(key="memory_input").set_value(USER).run()
+    at.session_state["memory_unit_id"] = 1
+    at.run()
+    assert at.button(key="memory_hard_delete").disabled
+    at.checkbox(key="memory_confirm_hard").check().run()
+    at.button(key="memory_hard_delete").click().run()
+    assert not at.exception, at.exception
+    notice = at.success[0].value
+    assert notice.startswith("#1 を完全に削除しました") and "も削除しました" in notice
+    assert "検索トレース 1 件" in notice
+    assert at.session_state["memory_unit_id"] == 0
+    assert any("エピソード 0 ・ 事実 0" in m.value for m in at.markdown)
+
+
+def test_entity_and_edge_tables_filter_and_page(tmp_path: Path) -> None:
+    at = app(tmp_path, replay())
+    at.chat_input(key="memory_input").set_value(USER).run()
+    at.session_state["memory_table"] = "エンティティ"
+    at.run()
+    assert not at.exception, at.exception
+    entities = at.dataframe[0].value
+    assert list(entities.columns) == ["ID", "種類", "名前", "別名", "役割", "確信度", "記憶の数"]
+    assert sorted(entities["名前"]) == ["ユーザー", "田中"]
+    at.text_input(key="memory_g_name").set_value("田中").run()
+    assert list(at.dataframe[0].value["名前"]) == ["田中"]
+    assert any(c.value.startswith("1 件中 1 件を表示（1/1 ページ）") for c in at.caption)
+    at.session_state["memory_g_page"] = 5  # beyond the last page: shows the last page, no error
+    at.run()
+    assert not at.exception and list(at.dataframe[0].value["名前"]) == ["田中"]

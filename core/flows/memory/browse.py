@@ -12,6 +12,8 @@ import pandas as pd
 from sqlalchemy import Engine, and_, func, select
 
 from core.flows.memory.constants import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.flows.memory.indexing import display_name
+from core.flows.memory.normalize import SPEAKER
 from core.store.memory import (
     edges,
     entities,
@@ -20,7 +22,6 @@ from core.store.memory import (
     payload_fact,
     payload_loop,
     payload_summary,
-    retrieval_traces,
     unit_entities,
     units,
 )
@@ -116,7 +117,32 @@ def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFra
             )
     frame["topic_tags"] = frame["topic_tags"].map(lambda t: "、".join(json.loads(t or "[]")))
     frame["pin"] = frame["pin"].astype(bool)
+    if "subject" in frame:
+        frame["subject"] = frame["subject"].map(lambda n: display_name(n or SPEAKER))
+    if "evidence_unit_ids_json" in frame:
+        frame["evidence_unit_ids_json"] = frame["evidence_unit_ids_json"].map(
+            lambda e: "、".join(f"#{i}" for i in json.loads(e or "[]"))
+        )
+    if "scope_key" in frame:
+        frame["scope_label"] = frame["scope_label"].map(lambda k: SCOPE_JA.get(k, k))
+        frame["scope_key"] = frame["scope_key"].map(lambda k: _scope_target(engine, k))
     return frame, total
+
+
+SCOPE_JA = {"bond": "絆", "person": "人物", "topic": "トピック"}
+
+
+def _scope_target(engine: Engine, scope_key: str) -> str:
+    """rolling:7d -> 直近7日; entity:<id> -> the entity's name."""
+    if scope_key == "rolling:7d":
+        return "直近7日"
+    if scope_key.startswith("entity:"):
+        with engine.connect() as conn:
+            name = conn.execute(
+                select(entities.c.name).where(entities.c.id == int(scope_key.split(":", 1)[1]))
+            ).scalar()
+        return display_name(name) if name else scope_key
+    return scope_key
 
 
 def entities_frame(engine: Engine) -> pd.DataFrame:
@@ -148,7 +174,7 @@ def entities_frame(engine: Engine) -> pd.DataFrame:
         {
             "id": r["id"],
             "type_label": r["type_label"],
-            "name": r["name"],
+            "name": display_name(r["name"]),
             "aliases": "、".join(aliases.get(r["id"], [])),
             "roles": "、".join(json.loads(r["roles_json"])),
             "confidence": r["confidence"],
@@ -198,7 +224,8 @@ def edges_frame(engine: Engine) -> pd.DataFrame:
             "last_seen_at",
         ],
     )
-    frame["src"] = frame["src"].replace("SPEAKER", "ユーザー")
+    frame["src"] = frame["src"].replace(SPEAKER, "ユーザー")
+    frame["dst"] = frame["dst"].replace(SPEAKER, "ユーザー")
     frame["last_seen_at"] = (
         pd.to_datetime(frame["last_seen_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
     )
@@ -214,108 +241,7 @@ def entity_options(engine: Engine) -> dict[int, str]:
     return {int(i): f"{t}: {'ユーザー' if n == 'SPEAKER' else n}" for i, t, n in rows}
 
 
-def unit_kind(engine: Engine, unit_id: int) -> str | None:
-    with engine.connect() as conn:
-        return conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
-
-
-def provenance(engine: Engine, unit_id: int) -> dict[str, list[int]]:
-    """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
-    with engine.connect() as conn:
-        kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
-        sources: list[int] = []
-        if kind == KIND_FACT:
-            sources = json.loads(
-                conn.execute(
-                    select(payload_fact.c.evidence_unit_ids_json).where(payload_fact.c.unit_id == unit_id)
-                ).scalar()
-                or "[]"
-            )
-        elif kind == KIND_LOOP:
-            src = conn.execute(
-                select(payload_loop.c.source_unit_id).where(payload_loop.c.unit_id == unit_id)
-            ).scalar()
-            sources = [src] if src else []
-        elif kind == KIND_SUMMARY:
-            sources = json.loads(
-                conn.execute(
-                    select(payload_summary.c.evidence_unit_ids_json).where(
-                        payload_summary.c.unit_id == unit_id
-                    )
-                ).scalar()
-                or "[]"
-            )
-        derived: list[int] = []
-        if kind == KIND_EPISODE:
-            for table in (payload_fact, payload_summary):
-                for owner, ev in conn.execute(
-                    select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
-                        table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
-                    )
-                ):
-                    if unit_id in json.loads(ev):
-                        derived.append(int(owner))
-            derived += [
-                int(i)
-                for i in conn.execute(
-                    select(payload_loop.c.unit_id).where(payload_loop.c.source_unit_id == unit_id)
-                ).scalars()
-            ]
-    return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
-
-
-def unit_summary(engine: Engine, unit_id: int) -> dict[str, Any] | None:
-    """Kind, state and a one-line text of a unit (for provenance links and details)."""
-    from core.flows.memory.indexing import unit_texts
-
-    with engine.connect() as conn:
-        row = conn.execute(
-            select(units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id == unit_id)
-        ).first()
-        if row is None:
-            return None
-        text = unit_texts(conn, [unit_id]).get(unit_id, "")
-    when = dt.datetime.fromtimestamp(row.occurred_at, JST).strftime("%Y-%m-%d %H:%M")
-    return {"id": unit_id, "kind": row.kind, "state": row.state, "occurred_at": when, "text": text}
-
-
-def affect_series(engine: Engine) -> pd.DataFrame:
-    """Mean persona affect intensity per week and label (a chart of affect over time); neutral left out."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(
-                (units.c.kind == KIND_EPISODE) & (units.c.state == "active")
-            )
-        ).all()
-    if not rows:
-        return pd.DataFrame()
-    frame = pd.DataFrame(rows, columns=["occurred_at", "label", "intensity"])
-    frame = frame[frame["label"] != "neutral"]
-    local = pd.to_datetime(frame["occurred_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
-    frame = frame.assign(week=local.dt.to_period("W").dt.start_time.dt.strftime("%m/%d〜"))
-    return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="mean").fillna(0.0)
-
-
-def latest_trace(engine: Engine, episode_unit_id: int | None = None) -> dict[str, Any] | None:
-    """The newest retrieval trace (of one episode when given)."""
-    query = select(retrieval_traces).order_by(retrieval_traces.c.id.desc()).limit(1)
-    if episode_unit_id is not None:
-        query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
-    with engine.connect() as conn:
-        row = conn.execute(query).mappings().first()
-    return {**dict(row), "trace": json.loads(row["trace_json"])} if row else None
-
-
 def counts(engine: Engine) -> dict[str, int]:
     """Units per kind (active and deleted)."""
     with engine.connect() as conn:
         return {k: int(n) for k, n in conn.execute(select(units.c.kind, func.count()).group_by(units.c.kind))}
-
-
-def extraction_of_episode(engine: Engine, unit_id: int) -> dict[str, Any]:
-    """The stored extraction result of an episode (entities, relations, facts, loops, errors)."""
-    with engine.connect() as conn:
-        raw = conn.execute(
-            select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
-        ).scalar()
-    return json.loads(raw or "{}")

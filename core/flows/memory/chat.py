@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 
 from core.debuglog import DebugSink
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, EXTRACT_RETRIES_PER_TURN, FLOW, TRAILER_MARKER
+from core.flows.memory.deletion import hard_delete
 from core.flows.memory.extraction import (
     ExtractionOutcome,
     extract_for_episode,
@@ -29,7 +30,6 @@ from core.flows.memory.repository import expired_loop_ids, save_episode
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
-from core.flows.memory.versions import hard_delete
 from core.guard import GuardedStream, GuardResult, guarded_text
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt

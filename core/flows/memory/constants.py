@@ -12,6 +12,7 @@ KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY = "EPISODE", "FACT", "LOOP", "S
 KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
 STATE_ACTIVE, STATE_DELETED = "active", "deleted"
 AFFECT_LABELS = ("joy", "sadness", "anger", "fear", "neutral")
+AFFECT_LABELS_JA = {"joy": "喜び", "sadness": "悲しみ", "anger": "怒り", "fear": "不安", "neutral": "平静"}
 
 # Retrieval (issue 5: two fixed queries, RRF, heuristic rerank).
 HISTORY_MESSAGES_FOR_Q2 = 6
@@ -30,6 +31,11 @@ DROP_BELOW = 0.28
 DEDUPE_OVERLAP = 0.90
 MAX_INJECTED = 5
 INJECT_MIN_BEST = 0.35
+# Ours, not the spec's: sensitivity is 0 normal, 1 private, 2 secret. Secret units (analyst-marked) are never
+# injected into a chat turn (memories, facts, loops, bond summary); they stay searchable in the browser and
+# appear in the search test's score table as excluded.
+SENSITIVITY_LEVELS = (0, 1, 2)
+INJECT_MAX_SENSITIVITY = 1
 
 # Facts (issue 5).
 FACT_W_CONFIDENCE, FACT_W_SALIENCE, FACT_W_RECENCY, FACT_W_PIN = 0.45, 0.25, 0.20, 0.10

@@ -129,7 +129,7 @@ def _summary(request: LLMRequest, kind: str) -> dict[str, Any]:
     topics = sorted(set(pat.topics(joined)), key=lambda t: -joined.count(t))[:3]
     names = sorted(set(pat.people(joined)), key=lambda n: -joined.count(n))[:2]
     events = [{"unit_id": i, "why": "印象に残ったやり取り"} for i in ids[-3:]]
-    name = re.search(r"「(.+?)」", request.messages[0]["content"])
+    name = re.search(r"(?:人物|話題)「(.+?)」", request.messages[0]["content"])
     target = name.group(1) if name else ""
     topic_text = "、".join(topics) or "日常のこと"
     if kind == "bond":

@@ -124,6 +124,15 @@ GOAL = re.compile(r"目標は(.+?)(?:です|こと|。|$)")
 CALLED = re.compile(rf"({_NOUN})って呼んで")
 PLAN_WORDS = {"明日": 1, "明後日": 2, "週末": 4, "来週": 7, "来月": 28, "次回": None, "今度": None}
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
+# Time and stance words that the noun pattern swallows at the front (最近ヨガが好き -> ヨガ).
+_LEADING_WORDS = ("最近", "今は", "今も", "今", "実は", "昔から", "ずっと", "前から", "やっぱり")
+
+
+def _strip_leading(obj: str) -> str:
+    for word in _LEADING_WORDS:
+        if obj.startswith(word) and len(obj) > len(word) + 1:
+            return obj[len(word) :]
+    return obj
 
 
 def affect_of(text: str) -> tuple[str, float]:
@@ -182,7 +191,7 @@ def facts(text: str) -> list[dict[str, Any]]:
             (CALLED, "is_addressed_as", 0.85),
         ):
             for m in pattern.finditer(sentence):
-                obj = m.group(1)
+                obj = _strip_leading(m.group(1))
                 if obj in ("の", "こと", "それ", "これ") or len(obj) < 2:
                     continue
                 out.append(

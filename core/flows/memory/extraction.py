@@ -15,15 +15,10 @@ from sqlalchemy import Connection, Engine, insert, select, update
 
 from core.debuglog import DebugSink
 from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS, FLOW, KIND_EPISODE
+from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
 from core.flows.memory.indexing import dumps, index_units
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
-from core.flows.memory.repository import (
-    link_unit_entity,
-    upsert_edge,
-    upsert_entity,
-    upsert_fact,
-    upsert_loop,
-)
+from core.flows.memory.repository import upsert_fact, upsert_loop
 from core.guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt

@@ -11,6 +11,7 @@ from sqlalchemy import Connection, select
 
 from core.flows.memory.constants import (
     AFFECT_LABELS,
+    AFFECT_LABELS_JA,
     KIND_EPISODE,
     MOOD_EPISODES,
     MOOD_NEUTRAL_BELOW,
@@ -40,11 +41,11 @@ class Mood:
 
     def describe(self) -> str:
         """The mood and policy as injected into the system prompt (Japanese)."""
-        levels = "、".join(f"{k}={v:.2f}" for k, v in self.levels.items() if k != "neutral")
+        levels = "、".join(f"{AFFECT_LABELS_JA[k]} {v:.2f}" for k, v in self.levels.items() if k != "neutral")
         p = self.response_policy
         refusal = "断ってもよい" if p.get("refusal_allowed") else "断らず協力する"
         return (
-            f"現在の気分: {self.label}（{levels}）\n"
+            f"現在の気分: {AFFECT_LABELS_JA.get(self.label, self.label)}（{levels}）\n"
             f"応答方針: 協力度 {p.get('cooperation', 0.8):.2f}、断りやすさ {p.get('refusal_bias', 0.1):.2f}、{refusal}"
         )
 

@@ -15,22 +15,21 @@ from core.flows.memory import scoring
 from core.flows.memory.constants import (
     DEDUPE_OVERLAP,
     DROP_BELOW,
-    FACT_POOL,
     HISTORY_MESSAGES_FOR_Q2,
+    INJECT_MAX_SENSITIVITY,
     INJECT_MIN_BEST,
-    KIND_FACT,
     LANE_K,
-    LOOPS_INJECTED,
     MAX_INJECTED,
     Q2_SEPARATOR,
     RRF_TOP,
     STATE_ACTIVE,
     VECTOR_MIN_SIMILARITY,
 )
-from core.flows.memory.indexing import display_name, dumps, unit_texts
+from core.flows.memory.indexing import dumps, unit_texts
 from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes, vector_lane
+from core.flows.memory.pack import load_bond_summary, load_fact_pool, load_open_loops
 from core.flows.memory.repository import new_id
-from core.store.memory import entities, payload_fact, payload_loop, payload_summary, retrieval_traces, units
+from core.store.memory import retrieval_traces, units
 from core.store.memory_fts import fts_bodies
 
 JST = dt.timezone(dt.timedelta(hours=9))
@@ -84,10 +83,14 @@ class RetrievalResult:
                 "dedupe_overlap": DEDUPE_OVERLAP,
                 "max_injected": MAX_INJECTED,
                 "inject_min_best": INJECT_MIN_BEST,
+                "inject_max_sensitivity": INJECT_MAX_SENSITIVITY,
             },
             "pack": {
                 "memories": [c.unit_id for c in self.selected],
-                "facts": [{"unit_id": f["unit_id"], "score": f["score"]} for f in self.facts],
+                "facts": [
+                    {k: f[k] for k in ("unit_id", "confidence", "salience", "rec", "pin", "score")}
+                    for f in self.facts
+                ],
                 "loops": [lp["unit_id"] for lp in self.loops],
                 "bond_summary": self.bond["unit_id"] if self.bond else None,
             },
@@ -121,7 +124,7 @@ def retrieve(
         ranked_lists = [[h["unit_id"] for h in hits] for hits in lanes.values() if hits]
         fused = scoring.rrf_merge(ranked_lists)
         candidates = _candidates(conn, fused, lanes)
-        live = [c for c in candidates if c.decision != "inactive"]
+        live = [c for c in candidates if c.decision not in EXCLUDED]
         ranked = scoring.rerank(live, list(queries.values()), now, len(ranked_lists))
         selected = scoring.select_pack(ranked)
         facts = scoring.select_facts(load_fact_pool(conn), now)
@@ -129,12 +132,12 @@ def retrieve(
         bond = load_bond_summary(conn)
         ids = [c.unit_id for c in selected] + [f["unit_id"] for f in facts] + [lp["unit_id"] for lp in loops]
         texts = unit_texts(conn, ids)
-    inactive = [c for c in candidates if c.decision == "inactive"]
+    excluded = [c for c in candidates if c.decision in EXCLUDED]
     return RetrievalResult(
         q1,
         q2,
         lanes,
-        ranked + inactive,
+        ranked + excluded,
         selected,
         facts,
         loops,
@@ -143,6 +146,10 @@ def retrieve(
         texts,
         (time.perf_counter() - start) * 1000,
     )
+
+
+# Candidates that are never reranked: soft-deleted, or too sensitive to inject (constants.INJECT_MAX_SENSITIVITY).
+EXCLUDED = ("inactive", "sensitive")
 
 
 def _rows(hits: list[tuple[int, float]]) -> list[dict[str, Any]]:
@@ -156,7 +163,9 @@ def _candidates(
     rows = {
         r.id: r
         for r in conn.execute(
-            select(units.c.id, units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id.in_(ids))
+            select(units.c.id, units.c.kind, units.c.state, units.c.sensitivity, units.c.occurred_at).where(
+                units.c.id.in_(ids)
+            )
         )
     }
     bodies = fts_bodies(conn, ids)
@@ -169,76 +178,10 @@ def _candidates(
         c.lanes = [name for name, hits in lanes.items() if any(h["unit_id"] == uid for h in hits)]
         if row.state != STATE_ACTIVE:
             c.decision = "inactive"
+        elif row.sensitivity > INJECT_MAX_SENSITIVITY:
+            c.decision = "sensitive"
         out.append(c)
     return out
-
-
-def load_fact_pool(conn: Connection, pool: int = FACT_POOL) -> list[dict[str, Any]]:
-    """The latest 200 active facts with what select_facts needs (and names for display)."""
-    rows = (
-        conn.execute(
-            select(
-                units.c.id,
-                units.c.occurred_at,
-                units.c.confidence,
-                units.c.salience,
-                units.c.pin,
-                payload_fact.c.subject_entity_id,
-                payload_fact.c.predicate,
-                payload_fact.c.object_text,
-                payload_fact.c.valid_to,
-                entities.c.name.label("subject"),
-            )
-            .join(payload_fact, payload_fact.c.unit_id == units.c.id)
-            .outerjoin(entities, entities.c.id == payload_fact.c.subject_entity_id)
-            .where((units.c.kind == KIND_FACT) & (units.c.state == STATE_ACTIVE))
-            .order_by(units.c.occurred_at.desc(), units.c.id.desc())
-            .limit(pool)
-        )
-        .mappings()
-        .all()
-    )
-    return [{**dict(r), "unit_id": r["id"]} for r in rows]
-
-
-def load_open_loops(conn: Connection, now: int, limit: int = LOOPS_INJECTED) -> list[dict[str, Any]]:
-    """Active, unexpired loops; those with a due date first (soonest first), then the newest."""
-    rows = (
-        conn.execute(
-            select(
-                units.c.id,
-                units.c.occurred_at,
-                payload_loop.c.loop_text,
-                payload_loop.c.due_at,
-                payload_loop.c.expires_at,
-            )
-            .join(payload_loop, payload_loop.c.unit_id == units.c.id)
-            .where((units.c.state == STATE_ACTIVE) & (payload_loop.c.expires_at > now))
-        )
-        .mappings()
-        .all()
-    )
-    ordered = sorted(rows, key=lambda r: (r["due_at"] is None, r["due_at"] or 0, -r["occurred_at"]))
-    return [{**dict(r), "unit_id": r["id"]} for r in ordered[:limit]]
-
-
-def load_bond_summary(conn: Connection) -> dict[str, Any] | None:
-    """The rolling 7-day bond summary, if one exists and is active."""
-    row = (
-        conn.execute(
-            select(
-                units.c.id,
-                units.c.occurred_at,
-                payload_summary.c.summary_text,
-                payload_summary.c.summary_json,
-            )
-            .join(payload_summary, payload_summary.c.unit_id == units.c.id)
-            .where((payload_summary.c.scope_label == "bond") & (units.c.state == STATE_ACTIVE))
-        )
-        .mappings()
-        .first()
-    )
-    return {**dict(row), "unit_id": row["id"]} if row else None
 
 
 def format_pack(result: RetrievalResult) -> str:
@@ -293,10 +236,6 @@ def save_trace(
             )
         )
     )
-
-
-def subject_label(name: str | None) -> str:
-    return display_name(name or "SPEAKER")
 
 
 def save_trace_for(engine: Engine, result: RetrievalResult, now: int, source: str = "search_test") -> int:

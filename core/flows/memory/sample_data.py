@@ -18,7 +18,7 @@ from core.flows.memory.extraction import extract_for_episode, run_reflection
 from core.flows.memory.indexing import index_units
 from core.flows.memory.repository import save_episode
 from core.llm.base import LLMClient
-from core.store.memory import units
+from core.store.memory import payload_episode, units
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
 SAMPLE_SEED = 20261121
@@ -113,6 +113,17 @@ def load_sample_memories(
 ) -> list[int]:
     """The one-click 「サンプル記憶を読み込む」: the seeded conversation through the pipeline."""
     return load_exchanges(engine, collection, client, generate_conversation(now, count), sink)
+
+
+def samples_loaded(engine: Engine, probe: int = 3) -> bool:
+    """Whether the sample conversation is already in the store (its texts do not depend on `now`), so the
+    one-click load does not add the same 200 episodes twice."""
+    texts = [ex.input_text for ex in generate_conversation(0)[:probe]]
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(payload_episode.c.input_text).where(payload_episode.c.input_text.in_(texts))
+        ).scalars()
+        return set(found) == set(texts)
 
 
 def episode_count(engine: Engine) -> int:

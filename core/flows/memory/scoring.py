@@ -168,5 +168,6 @@ def select_facts(facts: list[dict[str, Any]], now: int, top: int = FACT_TOP) -> 
         if f["predicate"] not in EXCLUSIVE_PREDICATES or latest[(f["subject_entity_id"], f["predicate"])] is f
     ]
     for f in kept:
+        f["rec"] = round(recency(now - f["occurred_at"]), 4)
         f["score"] = round(fact_score(f["confidence"], f["salience"], now - f["occurred_at"], f["pin"]), 4)
     return sorted(kept, key=lambda f: (-f["score"], -f["unit_id"]))[:top]

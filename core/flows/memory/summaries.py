@@ -54,6 +54,14 @@ class SummaryOutcome:
     ok: bool
     unit_id: int | None = None
     message: str = ""
+    name: str = ""  # the person or topic (empty for the bond summary)
+
+    def label(self) -> str:
+        """A Japanese label for the UI: 絆サマリー（直近7日）, 人物サマリー「田中」, トピックサマリー「読書」."""
+        if self.scope_label == "bond":
+            return "絆サマリー（直近7日）"
+        kind = {"person": "人物", "topic": "トピック"}.get(self.scope_label, self.scope_label)
+        return f"{kind}サマリー「{self.name}」"
 
 
 def _last_run(conn: Connection, scope_label: str, scope_key: str) -> int | None:
@@ -126,7 +134,9 @@ def _run_one(
     name: str = "",
 ) -> SummaryOutcome:
     if not episodes:
-        return SummaryOutcome(scope_label, scope_key, False, message="対象のエピソードがありません。")
+        return SummaryOutcome(
+            scope_label, scope_key, False, message="対象のエピソードがありません。", name=name
+        )
     result = guarded_json(
         client,
         summary_messages(f"memory_{scope_label}_summary", episodes, name),
@@ -137,7 +147,7 @@ def _run_one(
         max_tokens=1200,
     )
     if not result.ok:
-        return SummaryOutcome(scope_label, scope_key, False, message=result.message)
+        return SummaryOutcome(scope_label, scope_key, False, message=result.message, name=name)
     known = {e.id for e in episodes}
     data = dict(result.data)
     for key in ("key_events", "favorability_reasons"):
@@ -155,7 +165,7 @@ def _run_one(
             now,
         )
         index_units(conn, collection, [unit_id])
-    return SummaryOutcome(scope_label, scope_key, True, unit_id)
+    return SummaryOutcome(scope_label, scope_key, True, unit_id, name=name)
 
 
 def run_summaries(

@@ -1,4 +1,5 @@
-"""Analyst edits: every change versioned and revertible; soft delete, restore, cascading hard delete (issue 5)."""
+"""Analyst edits: every change versioned and revertible; soft delete and restore (issue 5).
+Hard delete lives in core/flows/memory/deletion.py."""
 
 from __future__ import annotations
 
@@ -9,33 +10,32 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, Engine, select, update
 
 from core.flows.memory.constants import STATE_ACTIVE, STATE_DELETED
-from core.flows.memory.indexing import dumps, index_units, unindex_unit
+from core.flows.memory.indexing import dumps, index_units
 from core.flows.memory.repository import (
     PAYLOAD_FIELDS,
     PAYLOAD_TABLES,
     UNIT_FIELDS,
-    delete_rows_of_unit,
     record_version,
     snapshot,
 )
-from core.store.memory import payload_fact, payload_loop, payload_summary, unit_versions, units
+from core.store.memory import unit_versions, units
 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 
 
 class EditError(ValueError):
-    """An edit that cannot be applied (unknown unit, unknown field or version)."""
+    """An edit that cannot be applied (unknown unit, unknown field or version); the message is Japanese."""
 
 
 def _apply(conn: Connection, unit_id: int, changes: dict[str, Any], now: int) -> str:
     kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
     if kind is None:
-        raise EditError(f"unit {unit_id} not found")
+        raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
     unit_values = {k: v for k, v in changes.items() if k in EDITABLE_UNIT_FIELDS}
     payload_values = {k: v for k, v in changes.items() if k in PAYLOAD_FIELDS[kind]}
     unknown = set(changes) - set(unit_values) - set(payload_values)
     if unknown:
-        raise EditError(f"fields not editable: {sorted(unknown)}")
+        raise EditError(f"編集できない項目です: {'、'.join(sorted(unknown))}")
     if isinstance(unit_values.get("topic_tags"), list):
         unit_values["topic_tags"] = dumps(unit_values["topic_tags"])
     conn.execute(update(units).where(units.c.id == unit_id).values(updated_at=now, **unit_values))
@@ -55,6 +55,8 @@ def edit_unit(
 ) -> int:
     """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
     with engine.begin() as conn:
+        if conn.execute(select(units.c.id).where(units.c.id == unit_id)).first() is None:
+            raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
         before = snapshot(conn, unit_id)
         real = {k: v for k, v in changes.items() if before.get(k) != v}
         if not real:
@@ -74,7 +76,7 @@ def revert_unit(engine: Engine, collection: Collection | None, unit_id: int, ver
             )
         ).first()
         if row is None:
-            raise EditError(f"unit {unit_id} has no version {version}")
+            raise EditError(f"記憶 #{unit_id} に版 v{version} はありません。")
         target = json.loads(row.snapshot_json)
         target.pop("kind", None)
         _apply(conn, unit_id, target, now)
@@ -95,31 +97,6 @@ def restore(engine: Engine, collection: Collection | None, unit_id: int, now: in
     with engine.begin() as conn:
         _apply(conn, unit_id, {"state": STATE_ACTIVE}, now)
         return record_version(conn, unit_id, "restore", now)
-
-
-def hard_delete(engine: Engine, collection: Collection | None, unit_id: int) -> None:
-    """Delete a unit for good: FTS rows, Chroma vector, unit_entities, edges it evidences, versions,
-    payload, and its id in other units' evidence lists."""
-    with engine.begin() as conn:
-        unindex_unit(conn, collection, unit_id)
-        delete_rows_of_unit(conn, unit_id)
-        conn.execute(
-            update(payload_loop).where(payload_loop.c.source_unit_id == unit_id).values(source_unit_id=None)
-        )
-        for table in (payload_fact, payload_summary):
-            rows = conn.execute(
-                select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
-                    table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
-                )
-            ).all()
-            for owner, evidence_json in rows:
-                evidence = [i for i in json.loads(evidence_json) if i != unit_id]
-                if len(evidence) != len(json.loads(evidence_json)):
-                    conn.execute(
-                        update(table)
-                        .where(table.c.unit_id == owner)
-                        .values(evidence_unit_ids_json=dumps(evidence))
-                    )
 
 
 def versions_of(engine: Engine, unit_id: int) -> list[dict[str, Any]]:

@@ -1,0 +1,124 @@
+"""Read models for one memory in the browser (issue 5 "記憶ブラウザ"): provenance both ways, a one-line
+summary, its retrieval trace and extraction, and the affect chart."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Engine, select
+
+from core.flows.memory.constants import AFFECT_LABELS_JA, KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.flows.memory.indexing import unit_texts
+from core.store.memory import (
+    payload_episode,
+    payload_fact,
+    payload_loop,
+    payload_summary,
+    retrieval_traces,
+    units,
+)
+
+JST = dt.timezone(dt.timedelta(hours=9))
+
+
+def unit_kind(engine: Engine, unit_id: int) -> str | None:
+    with engine.connect() as conn:
+        return conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+
+
+def provenance(engine: Engine, unit_id: int) -> dict[str, list[int]]:
+    """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
+    with engine.connect() as conn:
+        kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+        sources: list[int] = []
+        if kind == KIND_FACT:
+            sources = json.loads(
+                conn.execute(
+                    select(payload_fact.c.evidence_unit_ids_json).where(payload_fact.c.unit_id == unit_id)
+                ).scalar()
+                or "[]"
+            )
+        elif kind == KIND_LOOP:
+            src = conn.execute(
+                select(payload_loop.c.source_unit_id).where(payload_loop.c.unit_id == unit_id)
+            ).scalar()
+            sources = [src] if src else []
+        elif kind == KIND_SUMMARY:
+            sources = json.loads(
+                conn.execute(
+                    select(payload_summary.c.evidence_unit_ids_json).where(
+                        payload_summary.c.unit_id == unit_id
+                    )
+                ).scalar()
+                or "[]"
+            )
+        derived: list[int] = []
+        if kind == KIND_EPISODE:
+            for table in (payload_fact, payload_summary):
+                for owner, ev in conn.execute(
+                    select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
+                        table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
+                    )
+                ):
+                    if unit_id in json.loads(ev):
+                        derived.append(int(owner))
+            derived += [
+                int(i)
+                for i in conn.execute(
+                    select(payload_loop.c.unit_id).where(payload_loop.c.source_unit_id == unit_id)
+                ).scalars()
+            ]
+    return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
+
+
+def unit_summary(engine: Engine, unit_id: int) -> dict[str, Any] | None:
+    """Kind, state and a one-line text of a unit (for provenance links and details)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id == unit_id)
+        ).first()
+        if row is None:
+            return None
+        text = unit_texts(conn, [unit_id]).get(unit_id, "")
+    when = dt.datetime.fromtimestamp(row.occurred_at, JST).strftime("%Y-%m-%d %H:%M")
+    return {"id": unit_id, "kind": row.kind, "state": row.state, "occurred_at": when, "text": text}
+
+
+def affect_series(engine: Engine) -> pd.DataFrame:
+    """Mean persona affect intensity per week and label (a chart of affect over time); neutral left out."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(
+                (units.c.kind == KIND_EPISODE) & (units.c.state == "active")
+            )
+        ).all()
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows, columns=["occurred_at", "label", "intensity"])
+    frame = frame[frame["label"] != "neutral"]
+    frame = frame.assign(label=frame["label"].map(lambda k: AFFECT_LABELS_JA.get(k, k)))
+    local = pd.to_datetime(frame["occurred_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
+    frame = frame.assign(week=local.dt.to_period("W").dt.start_time.dt.strftime("%m/%d〜"))
+    return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="mean").fillna(0.0)
+
+
+def latest_trace(engine: Engine, episode_unit_id: int | None = None) -> dict[str, Any] | None:
+    """The newest retrieval trace (of one episode when given)."""
+    query = select(retrieval_traces).order_by(retrieval_traces.c.id.desc()).limit(1)
+    if episode_unit_id is not None:
+        query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
+    with engine.connect() as conn:
+        row = conn.execute(query).mappings().first()
+    return {**dict(row), "trace": json.loads(row["trace_json"])} if row else None
+
+
+def extraction_of_episode(engine: Engine, unit_id: int) -> dict[str, Any]:
+    """The stored extraction result of an episode (entities, relations, facts, loops, errors)."""
+    with engine.connect() as conn:
+        raw = conn.execute(
+            select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
+        ).scalar()
+    return json.loads(raw or "{}")
