@@ -93,46 +93,33 @@ def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
     return by_id.get(chosen) if chosen is not None else None
 
 
+EXPORTS = (  # label, builder, file extension, MIME type, widget key suffix
+    ("JSON", kx.entries_to_json, "json", "application/json", "json"),
+    ("CSV", kx.entries_to_csv, "csv", "text/csv", "csv"),
+    ("Markdown", kx.entries_to_markdown, "md", "text/markdown", "md"),
+    (
+        "Word（DOCX）",
+        kx.entries_to_docx,
+        "docx",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "docx",
+    ),
+)
+
+
 def render_exports(entries: list[dict]) -> None:
     stamp = datetime.now().strftime("%Y%m%d")
     st.caption(f"表示中の {len(entries)} 件をダウンロード")
-    cols = st.columns(4)
-    cols[0].download_button(
-        "JSON",
-        kx.entries_to_json(entries),
-        f"knowledge_{stamp}.json",
-        "application/json",
-        key="knowledge_export_json",
-        icon=":material/download:",
-        on_click="ignore",
-    )
-    cols[1].download_button(
-        "CSV",
-        kx.entries_to_csv(entries),
-        f"knowledge_{stamp}.csv",
-        "text/csv",
-        key="knowledge_export_csv",
-        icon=":material/download:",
-        on_click="ignore",
-    )
-    cols[2].download_button(
-        "Markdown",
-        kx.entries_to_markdown(entries),
-        f"knowledge_{stamp}.md",
-        "text/markdown",
-        key="knowledge_export_md",
-        icon=":material/download:",
-        on_click="ignore",
-    )
-    cols[3].download_button(
-        "Word（DOCX）",
-        kx.entries_to_docx(entries),
-        f"knowledge_{stamp}.docx",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        key="knowledge_export_docx",
-        icon=":material/download:",
-        on_click="ignore",
-    )
+    for col, (label, build, ext, mime, key) in zip(st.columns(len(EXPORTS)), EXPORTS, strict=True):
+        col.download_button(
+            label,
+            build(entries),
+            f"knowledge_{stamp}.{ext}",
+            mime,
+            key=f"knowledge_export_{key}",
+            icon=":material/download:",
+            on_click="ignore",
+        )
 
 
 def render_entry_editor(entry: dict) -> None:
