@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
 from core.guard_result import Attempt, GuardResult, call_client, emit, user_message
@@ -46,6 +47,46 @@ class GuardedStream:
         self.result = _text_result(self._client, self._request, reply, self._sink)
 
 
+def _log(
+    client: LLMClient,
+    request: LLMRequest,
+    sink: DebugSink | None,
+    attempt: Attempt,
+    kind: str,
+    errors: list[str],
+) -> None:
+    """The call (or error) event of a text call, then its result event (one model call per text call)."""
+    if sink is None:
+        return
+    common: dict[str, Any] = {
+        "flow": request.tags.get("flow", ""),
+        "step": request.tags.get("step", ""),
+        "call_id": uuid.uuid4().hex[:12],
+        "attempt": 1,
+        "provider": client.provider,
+        "model": client.model,
+    }
+    ok = attempt.error_type is None
+    emit(
+        sink,
+        DebugEvent(
+            kind=kind,
+            messages=request.messages,
+            raw=attempt.raw,
+            ok=ok,
+            error_type=attempt.error_type,
+            errors=errors,
+            notes=attempt.notes,
+            usage=attempt.usage,
+            latency_ms=attempt.latency_ms,
+            **common,
+        ),
+    )
+    emit(
+        sink, DebugEvent(kind="result", ok=ok, error_type=attempt.error_type, errors=attempt.errors, **common)
+    )
+
+
 def _text_failure(
     client: LLMClient,
     request: LLMRequest,
@@ -64,24 +105,8 @@ def _text_failure(
         latency_ms=latency,
         notes=[f"{exc.kind}: {exc.detail}"[:500]],
     )
-    emit(
-        sink,
-        DebugEvent(
-            flow=request.tags.get("flow", ""),
-            step=request.tags.get("step", ""),
-            kind="error",
-            call_id=uuid.uuid4().hex[:12],
-            attempt=1,
-            provider=client.provider,
-            model=client.model,
-            messages=request.messages,
-            raw=partial,
-            ok=False,
-            error_type="provider_error",
-            errors=[exc.user_message, f"{exc.kind} {exc.status or ''}: {exc.detail}"[:1000]],
-            latency_ms=latency,
-        ),
-    )
+    detail = f"{exc.kind} {exc.status or ''}: {exc.detail}"[:1000]
+    _log(client, request, sink, attempt, "error", [exc.user_message, detail])
     return GuardResult(
         False,
         None,
@@ -114,26 +139,7 @@ def _text_result(
         latency_ms=reply.latency_ms,
         notes=notes,
     )
-    emit(
-        sink,
-        DebugEvent(
-            flow=request.tags.get("flow", ""),
-            step=request.tags.get("step", ""),
-            kind="call",
-            call_id=uuid.uuid4().hex[:12],
-            attempt=1,
-            provider=client.provider,
-            model=client.model,
-            messages=request.messages,
-            raw=reply.text,
-            ok=error_type is None,
-            error_type=error_type,
-            errors=errors,
-            notes=notes,
-            usage=usage,
-            latency_ms=reply.latency_ms,
-        ),
-    )
+    _log(client, request, sink, attempt, "call", errors)
     if error_type:
         return GuardResult(
             False, None, reply.text, error_type, errors, [attempt], user_message(error_type, errors)

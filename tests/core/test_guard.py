@@ -199,7 +199,8 @@ def test_guarded_text_stream_yields_deltas_then_a_result():
     chunks = list(stream)
     assert len(chunks) > 1 and "".join(chunks) == "一二三四五六七八九十" * 5
     assert stream.result is not None and stream.result.ok and stream.result.text == "".join(chunks)
-    assert [e.kind for e in events] == ["call"] and events[0].step == "chat"
+    assert [e.kind for e in events] == ["call", "result"] and events[0].step == "chat"
+    assert events[1].ok and events[1].call_id == events[0].call_id
 
 
 class _BrokenStream:
