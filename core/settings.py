@@ -25,6 +25,7 @@ class Settings:
     anthropic_api_key: str | None = field(default=None, repr=False)
     data_dir: Path = Path(".data")
     timeout_s: float = 60.0
+    anthropic_base_url: str | None = None  # a proxy or gateway in front of the Anthropic API
 
     @property
     def api_key(self) -> str | None:

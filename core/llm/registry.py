@@ -25,7 +25,9 @@ def _openai(s: Settings) -> LLMClient:
 def _anthropic(s: Settings) -> LLMClient:
     from core.llm.anthropic_client import AnthropicClient
 
-    return AnthropicClient(s.model, api_key=s.anthropic_api_key, timeout=s.timeout_s)
+    return AnthropicClient(
+        s.model, api_key=s.anthropic_api_key, base_url=s.anthropic_base_url, timeout=s.timeout_s
+    )
 
 
 FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {
