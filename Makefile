@@ -17,8 +17,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 # The app starts on the offline demo model; keys that are configured can be chosen in the sidebar.
 # `make run KATACHI_PROVIDER=openai` starts on a real provider instead.
 KATACHI_PROVIDER ?= demo
+# Served on this machine only; `make run HOST=0.0.0.0` serves colleagues on the network.
+HOST ?= localhost
+PORT ?= 8501
 run: $(STAMP)  ## start the app (offline demo model by default)
-	KATACHI_PROVIDER=$(KATACHI_PROVIDER) $(BIN)/streamlit run streamlit_app.py
+	KATACHI_PROVIDER=$(KATACHI_PROVIDER) $(BIN)/streamlit run streamlit_app.py \
+		--server.address=$(HOST) --server.port=$(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
