@@ -121,9 +121,14 @@ elif step == ChatStep.DONE:
         restart()
         st.rerun()
 
+
 # --- rewind, sources, LLM I/O, bookings ----------------------------------------------------
-turns = snapshot_turns(session)
-if turns:
+@st.fragment
+def rewind_panel() -> None:
+    """The rewind slider reruns only this panel while it moves; confirming reruns the whole page."""
+    turns = snapshot_turns(session)
+    if not turns:
+        return
     with st.container(border=True):
         st.markdown("**やり直し（Rewind）**: 以前の質問に戻って、別の回答を試せます。")
         if len(turns) == 1:
@@ -143,6 +148,9 @@ if turns:
         if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
             ss["diagnosis_free_input"] = False
             act(ChatRequest(rewind_to_turn=int(target)))
+
+
+rewind_panel()
 if ss.get("diagnosis_last_rewound"):
     st.info(f"ターン{ss['diagnosis_last_rewound']}の質問に戻りました。別の回答を選んでください。")
 
