@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 MAX_EVENTS = 2000
+MAX_CHARS = 20_000_000  # text kept across all events (attachments make stacks large); oldest dropped first
 REDACTED = "[REDACTED]"
 
 _SECRET_KEYS = re.compile(r"(api[_-]?key|authorization|x-api-key|secret|password|token(?!s)|bearer)", re.I)
@@ -55,8 +56,14 @@ class DebugSink(Protocol):
     def emit(self, event: DebugEvent) -> None: ...
 
 
+def event_chars(event: DebugEvent) -> int:
+    """Roughly how much text an event holds (messages and raw output)."""
+    return sum(len(m.get("content", "")) for m in event.messages) + len(event.raw or "")
+
+
 class ListSink:
-    """Appends redacted events to a list (the session's `debug_logs`), keeping the last MAX_EVENTS."""
+    """Appends redacted events to a list (the session's `debug_logs`), keeping the last MAX_EVENTS
+    and at most MAX_CHARS of text in all (oldest events dropped first)."""
 
     def __init__(
         self,
@@ -64,16 +71,22 @@ class ListSink:
         *,
         secrets: Iterable[str] = (),
         limit: int = MAX_EVENTS,
+        max_chars: int = MAX_CHARS,
     ):
         self.events: MutableSequence[DebugEvent] = events if events is not None else []
         self.secrets = [s for s in secrets if s and len(s) >= 4]
         self.limit = limit
+        self.max_chars = max_chars
 
     def emit(self, event: DebugEvent) -> None:
         self.events.append(redact_event(event, self.secrets))
         overflow = len(self.events) - self.limit
         if overflow > 0:
             del self.events[:overflow]
+        total = sum(event_chars(e) for e in self.events)
+        while total > self.max_chars and len(self.events) > 1:
+            total -= event_chars(self.events[0])
+            del self.events[0]
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:

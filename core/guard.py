@@ -190,7 +190,7 @@ def guarded_json(
             ),
         )
         if error_type is None:
-            emit(sink, DebugEvent(kind="result", ok=True, parsed=value, **base))
+            emit(sink, DebugEvent(kind="result", ok=True, parsed=value, **{**base, "messages": []}))
             return GuardResult(True, value, raw, None, [], attempts)
         if error_type not in REPAIRABLE or number > max_repairs:
             break

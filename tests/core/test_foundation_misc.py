@@ -114,3 +114,17 @@ def test_store_uses_wal_foreign_keys_and_records_the_version(tmp_path):
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.execute(select(schema_version.c.version)).scalar_one() == SCHEMA_VERSION
     assert (tmp_path / "app.db").exists()
+
+
+def test_list_sink_bounds_the_text_it_keeps():
+    events: list = []
+    sink = ListSink(events, max_chars=25_000)
+    for i in range(5):
+        sink.emit(
+            DebugEvent(
+                flow="f", step=str(i), kind="call", messages=[{"role": "user", "content": "あ" * 10_000}]
+            )
+        )
+    assert [e.step for e in events] == ["3", "4"]  # 20,000 chars kept; older ones dropped first
+    sink.emit(DebugEvent(flow="f", step="huge", kind="call", raw="x" * 100_000))
+    assert [e.step for e in events] == ["huge"]  # the newest event is always kept
