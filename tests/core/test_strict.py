@@ -285,3 +285,16 @@ def test_optional_becomes_nullable_keeps_valid_answers_valid() -> None:
     assert strict.is_valid({"name": "n", "kind": "a", "tag": "t", "sub": {"x": None}})
     assert not strict.is_valid({"name": "n", "kind": "c", "tag": None, "sub": None})
     assert not strict.is_valid({"name": "n", "kind": None, "tag": None, "sub": None, "extra": 1})
+
+
+def test_every_schema_sent_to_a_model_works_in_openai_strict_mode():
+    from core.flows.knowledge import wire_turn_schema
+    from core.schemas import load_schema, schema_names, strict_copy
+
+    # The knowledge turn goes out as its wire schema; the entry and review record are only checked locally.
+    local_only = {"knowledge_llm_turn", "knowledge_llm_entry", "review_record"}
+    sent = [load_schema(n) for n in schema_names() if n not in local_only]
+    sent.append(wire_turn_schema(load_schema("knowledge_llm_turn"), load_schema("knowledge_llm_entry")))
+    assert len(sent) >= 12
+    for schema in sent:
+        assert strict_copy(schema) is not None, schema.get("title")
