@@ -22,3 +22,11 @@ def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def open_page(page, app_url: str, title: str) -> None:  # type: ignore[no-untyped-def]
+    """Load the app through the shell, then open a page by its sidebar title."""
+    page.goto(app_url)
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text(title).click()
+    wait_idle(page)

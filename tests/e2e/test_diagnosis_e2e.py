@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_page, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -19,10 +19,7 @@ def see(page, text: str) -> None:  # type: ignore[no-untyped-def]
 
 def test_choices_rewind_and_booking(page, app_url):  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(app_url)
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_text("車両診断").click()
-    wait_idle(page)
+    open_page(page, app_url, "車両診断")
     main = page.get_by_test_id("stMain")
     main.get_by_role("heading", name="車両診断").wait_for()
     shot(page, "diagnosis-vehicle")
@@ -69,10 +66,7 @@ def test_choices_rewind_and_booking(page, app_url):  # type: ignore[no-untyped-d
 
 
 def test_free_input_choice_puts_the_cursor_in_the_chat_input(page, app_url):  # type: ignore[no-untyped-def]
-    page.goto(app_url)
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_text("車両診断").click()
-    wait_idle(page)
+    open_page(page, app_url, "車両診断")
     click(page, "デモを読み込む（警告灯の問診）")
     see(page, "いちばん近いものはどれですか")
     click(page, "✏️ 自由入力")

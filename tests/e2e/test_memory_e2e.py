@@ -4,17 +4,14 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_page, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
 
 def test_samples_filter_and_provenance(page, app_url):  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1400, "height": 1000})
-    page.goto(app_url)
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_text("コンパニオン記憶").click()
-    wait_idle(page)
+    open_page(page, app_url, "コンパニオン記憶")
     main = page.get_by_test_id("stMain")
     main.get_by_role("heading", name="コンパニオン記憶").wait_for()
     main.get_by_role("button", name="サンプル記憶を読み込む").click()

@@ -2,16 +2,13 @@
 
 import pytest
 
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_page, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
 
 def open_review_page(page, app_url) -> None:  # type: ignore[no-untyped-def]
-    page.goto(app_url)  # the shell first: a deep link as the very first request runs pages/ as MPA v1
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_text("答案レビュー・チャット").click()
-    wait_idle(page)
+    open_page(page, app_url, "答案レビュー・チャット")
     page.get_by_role("heading", name="答案レビュー・チャット").wait_for()
 
 

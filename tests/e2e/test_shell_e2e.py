@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_page, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -20,10 +20,7 @@ def test_home_loads_on_the_demo_model(page, app_url):
 
 
 def test_debug_page_opens_and_explains_itself(page, app_url):
-    page.goto(app_url)
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_text("デバッグログ").click()
-    wait_idle(page)
+    open_page(page, app_url, "デバッグログ")
     page.get_by_role("heading", name="デバッグログ").wait_for()
     text = page.get_by_test_id("stMain").inner_text()
     assert "まだ記録がありません" in text or "呼び出し一覧" in text
