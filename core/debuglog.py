@@ -89,6 +89,43 @@ class ListSink:
             del self.events[0]
 
 
+class CaptureSink:
+    """Keeps one turn's events (for the page's "what the model got" view) and forwards them to `inner`
+    (the session's debug log, when DEBUG is on). Events are redacted before they are kept."""
+
+    def __init__(self, inner: DebugSink | None = None, *, secrets: Iterable[str] = ()):
+        self.inner = inner
+        self.secrets = [s for s in secrets if s and len(s) >= 4]
+        self.events: list[DebugEvent] = []
+
+    def emit(self, event: DebugEvent) -> None:
+        self.events.append(redact_event(event, self.secrets))
+        if self.inner is not None:
+            self.inner.emit(event)
+
+    def calls(self) -> list[dict[str, Any]]:
+        """One plain dict per model call (call / error events), in order: what the shared expander shows."""
+        return [call_view(e) for e in self.events if e.kind in ("call", "error")]
+
+
+def call_view(event: DebugEvent) -> dict[str, Any]:
+    """The part of a call event a person reads: step, attempt, schema, messages as sent, raw reply, errors."""
+    return {
+        "flow": event.flow,
+        "step": event.step,
+        "attempt": event.attempt,
+        "schema": event.schema_name,
+        "messages": list(event.messages),
+        "raw": event.raw or "",
+        "ok": event.ok,
+        "error_type": event.error_type,
+        "errors": list(event.errors),
+        "fixes": list(event.fixes),
+        "notes": list(event.notes),
+        "latency_ms": event.latency_ms,
+    }
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """Mask API keys, bearer tokens and the given secret values inside free text."""
     for secret in secrets:

@@ -20,7 +20,7 @@ from core.guard_result import (
     emit,
     user_message,
 )
-from core.guard_text import GuardedStream, guarded_text
+from core.guard_text import GuardedStream, guarded_stream, guarded_text
 from core.jsonrepair import parse_json_locally
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMReply, LLMRequest, Message
 from core.schemas import validation_errors
@@ -32,6 +32,7 @@ __all__ = [
     "GuardedStream",
     "build_repair_instruction",
     "guarded_json",
+    "guarded_stream",
     "guarded_text",
 ]
 
@@ -113,7 +114,7 @@ def guarded_json(
     max_tokens: int = 2048,
     temperature: float | None = None,
     wire_schema: dict[str, Any] | None = None,
-) -> GuardResult:
+) -> GuardResult[Any]:
     """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
 
     `wire_schema` (default: `schema`) is what the provider is asked to follow, e.g. the knowledge turn

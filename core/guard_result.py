@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, TypeVar
 
 from core.debuglog import DebugEvent, DebugSink
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
@@ -38,15 +38,27 @@ class Attempt:
     notes: list[str] = field(default_factory=list)
 
 
+T = TypeVar("T")
+
+
 @dataclass
-class GuardResult:
+class GuardResult(Generic[T]):
+    """The outcome of one guarded call: `data` is validated JSON (guarded_json) or the reply text (guarded_text)."""
+
     ok: bool
-    data: Any = None
+    data: T | None = None
     raw: str = ""
     error_type: str | None = None
     errors: list[str] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     message: str = ""  # Japanese text for a staff member when not ok
+
+    @property
+    def value(self) -> T:
+        """The validated data of an ok result (a programming error to ask a failed one)."""
+        if not self.ok or self.data is None:
+            raise ValueError(f"no value: the guarded call failed ({self.error_type})")
+        return self.data
 
     @property
     def text(self) -> str:

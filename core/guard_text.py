@@ -17,7 +17,7 @@ class GuardedStream:
 
     def __init__(self, client: LLMClient, request: LLMRequest, sink: DebugSink | None):
         self._client, self._request, self._sink = client, request, sink
-        self.result: GuardResult | None = None
+        self.result: GuardResult[str] | None = None
 
     def __iter__(self) -> Iterator[str]:
         start = time.perf_counter()
@@ -94,7 +94,7 @@ def _text_failure(
     exc: ProviderError,
     latency: float,
     sink: DebugSink | None,
-) -> GuardResult:
+) -> GuardResult[str]:
     attempt = Attempt(
         1,
         "initial",
@@ -120,7 +120,7 @@ def _text_failure(
 
 def _text_result(
     client: LLMClient, request: LLMRequest, reply: LLMReply, sink: DebugSink | None
-) -> GuardResult:
+) -> GuardResult[str]:
     error_type, errors = None, []
     if reply.finish_reason == "refusal":
         error_type, errors = "refusal", [reply.text or "refusal"]
@@ -147,25 +147,41 @@ def _text_result(
     return GuardResult(True, reply.text, reply.text, None, [], [attempt])
 
 
+def _text_request(
+    messages: list[Message], tags: dict[str, str] | None, max_tokens: int, temperature: float | None
+) -> LLMRequest:
+    return LLMRequest(
+        list(messages), None, max_tokens=max_tokens, temperature=temperature, tags=dict(tags or {})
+    )
+
+
 def guarded_text(
     client: LLMClient,
     messages: list[Message],
     *,
     sink: DebugSink | None = None,
     tags: dict[str, str] | None = None,
-    stream: bool = False,
     max_tokens: int = 2048,
     temperature: float | None = None,
-) -> GuardResult | GuardedStream:
-    """Free-text call through the guard (review chat, summaries, memory chat); `stream=True` gives a GuardedStream."""
-    request = LLMRequest(
-        list(messages), None, max_tokens=max_tokens, temperature=temperature, tags=dict(tags or {})
-    )
-    if stream:
-        return GuardedStream(client, request, sink)
+) -> GuardResult[str]:
+    """Free-text call through the guard (summaries, RAG answers, reflection): a result, never an exception."""
+    request = _text_request(messages, tags, max_tokens, temperature)
     reply, exc, latency = call_client(client, request)
     if exc is not None:
         return _text_failure(client, request, "", exc, latency, sink)
     assert reply is not None
     reply.latency_ms = reply.latency_ms or latency
     return _text_result(client, request, reply, sink)
+
+
+def guarded_stream(
+    client: LLMClient,
+    messages: list[Message],
+    *,
+    sink: DebugSink | None = None,
+    tags: dict[str, str] | None = None,
+    max_tokens: int = 2048,
+    temperature: float | None = None,
+) -> GuardedStream:
+    """Streamed free text through the guard (review chat, memory chat): iterate, then read `.result`."""
+    return GuardedStream(client, _text_request(messages, tags, max_tokens, temperature), sink)

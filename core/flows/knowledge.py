@@ -242,7 +242,7 @@ def call_llm(
             "message": result.message,
             **extra,
         }
-    out = {**_ok_result(result.data, result.raw), **extra}
+    out = {**_ok_result(result.value, result.raw), **extra}
     if len(out["assistant_message"].strip()) < SHORT_ASSISTANT_MESSAGE_CHARS and sink is not None:
         sink.emit(
             DebugEvent(

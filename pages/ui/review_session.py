@@ -18,11 +18,10 @@ from core.flows.review_chat import (
     load_sample_review,
     prepare_review_turn,
     read_review_file,
-    request_review_reply,
+    stream_review_reply,
 )
 from core.flows.review_chat.records import SAMPLE_KEY
 from core.flows.review_chat.summary import due_summary_segment
-from core.guard import GuardedStream
 from core.store.review import ReviewStore
 from pages.ui import state
 from pages.ui.render import stream_llm_markdown
@@ -179,8 +178,7 @@ def run_pending(review: ReviewRecord) -> None:
     plan = prepare_review_turn(review, thread_state, history(), pending["content"])
     client, sink = state.client(), state.sink()
     with st.chat_message("assistant"):
-        stream = request_review_reply(client, plan, sink=sink, stream=True)
-        assert isinstance(stream, GuardedStream)
+        stream = stream_review_reply(client, plan, sink=sink)
         stream_llm_markdown(stream)
     result = stream.result
     assert result is not None

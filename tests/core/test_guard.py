@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.debuglog import ListSink
-from core.guard import GuardedStream, build_repair_instruction, guarded_json, guarded_text
+from core.guard import GuardedStream, build_repair_instruction, guarded_json, guarded_stream, guarded_text
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
@@ -188,10 +188,9 @@ def test_guarded_text_ok_empty_and_provider_error():
 
 def test_guarded_text_stream_yields_deltas_then_a_result():
     events: list = []
-    stream = guarded_text(
+    stream = guarded_stream(
         ReplayClient(["一二三四五六七八九十" * 5]),
         MESSAGES,
-        stream=True,
         sink=ListSink(events),
         tags={"flow": "review", "step": "chat"},
     )
@@ -218,7 +217,7 @@ class _BrokenStream:
 
 
 def test_stream_failure_mid_way_becomes_a_result():
-    stream = guarded_text(_BrokenStream(), MESSAGES, stream=True)
+    stream = guarded_stream(_BrokenStream(), MESSAGES)
     assert isinstance(stream, GuardedStream)
     assert list(stream) == ["途中まで"]
     assert stream.result is not None and not stream.result.ok

@@ -279,12 +279,12 @@ def test_system_prompt_covers_the_spec_and_ends_with_the_exact_sentence() -> Non
 
 
 def test_reply_is_streamed_in_chunks_and_the_result_matches() -> None:
-    from core.flows.review_chat import prepare_review_turn, request_review_reply
+    from core.flows.review_chat import prepare_review_turn, stream_review_reply
     from core.guard import GuardedStream
 
     reply = "§3 について。" * 10
     plan = prepare_review_turn(REVIEW, ThreadState(), [], "§3 は？")
-    stream = request_review_reply(ReplayClient([reply]), plan, stream=True)
+    stream = stream_review_reply(ReplayClient([reply]), plan)
     assert isinstance(stream, GuardedStream)
     chunks = list(stream)
     assert len(chunks) > 1 and "".join(chunks) == reply

@@ -41,7 +41,7 @@ def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessm
     llm = None
     recommendation = ""
     if guard.ok:
-        data = guard.data
+        data = guard.value
         llm = UrgencyResult(data["level"], data["can_drive"], data["visit_urgency"], list(data["reasons"]))
         recommendation = data["recommendation"]
     return UrgencyAssessment(merge_urgency(keyword, llm), recommendation, keyword, llm, guard)

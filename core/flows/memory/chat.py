@@ -30,7 +30,7 @@ from core.flows.memory.repository import expired_loop_ids, save_episode
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
-from core.guard import GuardedStream, GuardResult, guarded_text
+from core.guard import GuardedStream, GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 
@@ -102,7 +102,7 @@ class ReplyStream:
         self._stream = stream
         self.splitter = TrailerSplitter()
         self.trailer_text: str | None = None
-        self.result: GuardResult | None = None
+        self.result: GuardResult[str] | None = None
 
     def __iter__(self) -> Iterator[str]:
         for delta in self._stream:
@@ -121,15 +121,9 @@ class ReplyStream:
 
 def stream_reply(client: LLMClient, prepared: PreparedTurn, sink: DebugSink | None = None) -> ReplyStream:
     """The streamed chat reply through guarded_text (tags flow=memory, step=chat)."""
-    stream = guarded_text(
-        client,
-        prepared.messages,
-        sink=sink,
-        tags={"flow": FLOW, "step": "chat"},
-        stream=True,
-        max_tokens=1200,
+    stream = guarded_stream(
+        client, prepared.messages, sink=sink, tags={"flow": FLOW, "step": "chat"}, max_tokens=1200
     )
-    assert isinstance(stream, GuardedStream)
     return ReplyStream(stream)
 
 
@@ -170,7 +164,7 @@ def finish_turn(
     if reflection is None:
         fallback = run_reflection(client, prepared.user_input, text, now, now, sink)
         reflection, source = (
-            (fallback.data, "reflection") if fallback.ok else (dict(DEFAULT_REFLECTION), "default")
+            (fallback.value, "reflection") if fallback.ok else (dict(DEFAULT_REFLECTION), "default")
         )
     with engine.begin() as conn:
         episode_id = save_episode(

@@ -151,9 +151,9 @@ def apply_extraction(
     out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
     with engine.begin() as conn:
         if results["entities"].ok:
-            _store_entities(conn, out, unit_id, normalize_entities(results["entities"].data), now)
+            _store_entities(conn, out, unit_id, normalize_entities(results["entities"].value), now)
         if results["facts"].ok:
-            out.facts = normalize_facts(results["facts"].data)
+            out.facts = normalize_facts(results["facts"].value)
             for fact in out.facts:
                 subject = upsert_entity(
                     conn, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
@@ -169,7 +169,7 @@ def apply_extraction(
                         link_unit_entity(conn, fact_id, entity_id, "fact")
                 out.new_unit_ids.append(fact_id)
         if results["loops"].ok:
-            out.loops = normalize_loops(results["loops"].data)
+            out.loops = normalize_loops(results["loops"].value)
             for loop in out.loops:
                 loop_id = upsert_loop(conn, loop, unit_id, occurred_at, now)
                 for entity in out.entities:

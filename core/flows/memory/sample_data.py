@@ -69,7 +69,7 @@ def ingest_exchange(
     Times are the exchange's own (loops expire relative to it)."""
     ts = exchange.occurred_at
     reflection = run_reflection(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
-    data = reflection.data if reflection.ok else dict(DEFAULT_REFLECTION)
+    data = reflection.value if reflection.ok else dict(DEFAULT_REFLECTION)
     with engine.begin() as conn:
         unit_id = save_episode(
             conn,

@@ -149,7 +149,7 @@ def _run_one(
     if not result.ok:
         return SummaryOutcome(scope_label, scope_key, False, message=result.message, name=name)
     known = {e.id for e in episodes}
-    data = dict(result.data)
+    data = dict(result.value)
     for key in ("key_events", "favorability_reasons"):
         if key in data:
             data[key] = [ev for ev in data[key] if ev.get("unit_id") in known]

@@ -30,6 +30,7 @@ from core.flows.review_chat.turn import (
     prepare_review_turn,
     request_review_reply,
     run_review_turn,
+    stream_review_reply,
 )
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "prepare_review_turn",
     "read_review_file",
     "request_review_reply",
+    "stream_review_reply",
     "resolve_paragraph_numbers",
     "run_review_turn",
     "summarize_conversation_segment",

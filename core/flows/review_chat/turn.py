@@ -13,7 +13,7 @@ from core.flows.review_chat.messages import build_review_chat_messages, plain_hi
 from core.flows.review_chat.models import ReviewRecord, ThreadState
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
 from core.flows.review_chat.summary import SummaryOutcome, maybe_summarize
-from core.guard import GuardedStream, GuardResult, guarded_text
+from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 
 
@@ -84,12 +84,15 @@ def prepare_review_turn(
 
 
 def request_review_reply(
-    client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None, stream: bool = False
-) -> GuardResult | GuardedStream:
-    """The reply call: free text through the guard (a GuardedStream with `stream=True`)."""
-    return guarded_text(
-        client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY}, stream=stream
-    )
+    client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None
+) -> GuardResult[str]:
+    """The reply call: free text through the guard."""
+    return guarded_text(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY})
+
+
+def stream_review_reply(client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None) -> GuardedStream:
+    """The reply call, streamed: iterate for text deltas, then read `.result`."""
+    return guarded_stream(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY})
 
 
 def finish_review_turn(
@@ -126,7 +129,6 @@ def run_review_turn(
     """A whole turn without streaming (tests, benchmarks, scripts). On a failed reply the state is unchanged."""
     plan = prepare_review_turn(review, state, chat_history, user_input)
     reply = request_review_reply(client, plan, sink=sink)
-    assert isinstance(reply, GuardResult)
     if not reply.ok:
         return TurnOutcome(plan, reply, state)
     history = [

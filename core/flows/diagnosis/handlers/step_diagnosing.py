@@ -204,14 +204,14 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> ChatRes
     result = _llm_call(session, deps, rag_context)
     if not result.ok:
         return respond(session, PromptInfo(type="text", message=FALLBACK_MESSAGE), rag_sources=sources)
-    data = dict(result.data)
+    data = dict(result.value)
     # 10. topic guard, 11. waiting-message guard (one retry each; a failed retry keeps the first answer)
     if _is_irrelevant_topic(data["question_topic"], session.symptom_text, session.conversation_history):
         retry = _llm_call(session, deps, rag_context, topic_restriction=data["question_topic"])
-        data = dict(retry.data) if retry.ok else data
+        data = dict(retry.value) if retry.ok else data
     if _is_waiting_message(data["message"]):
         retry = _llm_call(session, deps, rag_context, force_answer=True)
-        data = dict(retry.data) if retry.ok else data
+        data = dict(retry.value) if retry.ok else data
     if data["action"] in ("ask_question", "clarify_term") and _is_duplicate_question(
         data["message"], session.asked_questions
     ):

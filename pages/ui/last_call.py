@@ -1,0 +1,82 @@
+"""The one "what the model got this turn" expander, shared by every flow page.
+
+A page runs its turn with `capture(flow)` as the sink; the captured calls are kept in
+`st.session_state[f"{flow}_last_call"]` and `render(flow)` draws them (messages as sent, raw reply,
+errors, local fixes) for every model call of the last turn, repairs and background calls included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import streamlit as st
+
+from core.debuglog import CaptureSink
+from pages.ui import state
+
+# Names of the LLM calls (request tags["step"]) as staff read them.
+STEP_LABELS = {
+    "interview_turn": "聞き取りのターン",
+    "chat": "返答",
+    "reply": "返答",
+    "summary": "会話の要約",
+    "reflection": "内省（Reflection）",
+    "entities": "人物・関係の抽出",
+    "facts": "事実の抽出",
+    "loops": "約束の抽出",
+    "diagnosing": "問診の質問・回答",
+    "spec_check": "仕様確認",
+    "urgency_check": "緊急度の判定",
+    "rag_answer": "取扱説明書の要約",
+}
+
+
+def key(flow: str) -> str:
+    return f"{flow}_last_call"
+
+
+@contextmanager
+def capture(flow: str) -> Iterator[CaptureSink]:
+    """A sink for one turn: forwards to the debug log (when DEBUG is on) and keeps the turn's calls."""
+    sink = CaptureSink(state.sink(), secrets=state.settings().secrets)
+    try:
+        yield sink
+    finally:
+        st.session_state[key(flow)] = sink.calls()
+
+
+def clear(flow: str) -> None:
+    st.session_state.pop(key(flow), None)
+
+
+def _call(index: int, call: dict[str, Any]) -> None:
+    label = STEP_LABELS.get(call["step"], call["step"] or "呼び出し")
+    status = "成功" if call["ok"] else f"失敗（{call['error_type']}）"
+    schema = call["schema"] or "なし（テキスト）"
+    attempt = "初回" if call["attempt"] <= 1 else f"修復 {call['attempt'] - 1} 回目"
+    st.markdown(f"**{index}. {label}** ／ {attempt} ／ スキーマ: {schema} ／ {status}")
+    st.caption(f"送信メッセージ（{len(call['messages'])} 件）")
+    for message in call["messages"]:
+        st.caption(f"{message['role']}（{len(message['content']):,}字）")
+        st.text(message["content"])
+    st.caption("返答（生の出力）")
+    st.text(call["raw"] or "（空）")
+    if call["fixes"]:
+        st.caption("ローカル修復: " + "、".join(call["fixes"]))
+    if call["errors"]:
+        st.caption("エラー")
+        st.text("\n".join(call["errors"]))
+
+
+def render(flow: str) -> None:
+    """The expander for the last turn of `flow` (nothing called yet says so)."""
+    calls: list[dict[str, Any]] = st.session_state.get(key(flow)) or []
+    title = f"直近のターンでLLMに渡した内容と返答（{len(calls)}回の呼び出し）"
+    with st.expander(title, icon=":material/data_object:"):
+        if not calls:
+            st.caption("直近のターンではLLMを呼び出していません。")
+            return
+        for index, call in enumerate(calls, 1):
+            _call(index, call)
