@@ -52,10 +52,26 @@ def load_table_modules() -> None:
             importlib.import_module(f"core.store.{info.name}")
 
 
+def _upgrades() -> list[Any]:
+    """Each store module may define `upgrade(conn)`: an idempotent fix of rows written by older code."""
+    import core.store as package
+
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name != "db":
+            hook = getattr(importlib.import_module(f"core.store.{info.name}"), "upgrade", None)
+            if callable(hook):
+                found.append(hook)
+    return found
+
+
 def init_db(engine: Engine) -> None:
-    """Create all tables (idempotent) and record the schema version."""
+    """Create all tables (idempotent), run each store module's `upgrade(conn)`, record the schema version."""
     load_table_modules()
     metadata.create_all(engine)
+    with engine.begin() as conn:
+        for upgrade in _upgrades():
+            upgrade(conn)
     with engine.begin() as conn:
         if conn.execute(select(schema_version.c.version).where(schema_version.c.id == 1)).first() is None:
             conn.execute(
