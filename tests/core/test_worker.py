@@ -1,0 +1,96 @@
+"""The background worker: per-key order, parallel keys, bounded queue, failures recorded, wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from core.worker import BackgroundWorker, JobFailed
+
+
+@pytest.fixture
+def worker():
+    w = BackgroundWorker(threads=2, max_queued=4)
+    yield w
+    w.close()
+
+
+def test_jobs_of_one_key_run_in_order_one_at_a_time(worker: BackgroundWorker) -> None:
+    seen: list[str] = []
+    running = threading.Lock()
+
+    def job(name: str):
+        def run() -> str:
+            assert running.acquire(blocking=False), "two jobs of one key ran at once"
+            time.sleep(0.02)
+            seen.append(name)
+            running.release()
+            return f"{name}完了"
+
+        return run
+
+    for name in ("a", "b", "c"):
+        assert worker.submit(("p1", "c1"), "extract", name, job(name)) is not None
+    assert worker.wait(("p1", "c1"), timeout=5)
+    assert seen == ["a", "b", "c"]
+    assert [(j["label"], j["status"], j["message"]) for j in worker.jobs(("p1", "c1"))] == [
+        ("a", "done", "a完了"),
+        ("b", "done", "b完了"),
+        ("c", "done", "c完了"),
+    ]
+
+
+def test_different_keys_run_in_parallel(worker: BackgroundWorker) -> None:
+    both = threading.Barrier(2, timeout=5)
+    worker.submit("k1", "x", "1", lambda: str(both.wait()))
+    worker.submit("k2", "x", "2", lambda: str(both.wait()))
+    assert worker.wait("k1", timeout=5) and worker.wait("k2", timeout=5)
+    assert {j["status"] for j in worker.jobs("k1") + worker.jobs("k2")} == {"done"}
+
+
+def test_a_full_queue_refuses_and_failures_are_recorded_in_japanese() -> None:
+    gate = threading.Event()
+    worker = BackgroundWorker(threads=1, max_queued=2)
+    try:
+        worker.submit("k", "x", "blocker", lambda: str(gate.wait(5)))
+        time.sleep(0.05)  # the blocker is running, the queue is empty again
+        assert worker.submit("k", "x", "q1", lambda: "") is not None
+        assert worker.submit("k", "x", "q2", lambda: "") is not None
+        assert worker.submit("k", "x", "q3", lambda: "") is None  # bounded
+        assert worker.busy("k") and not worker.wait("k", timeout=0.05)
+        gate.set()
+        assert worker.wait("k", timeout=5)
+
+        def fails() -> str:
+            raise JobFailed("抽出に失敗しました（LLMの出力が空でした）。")
+
+        def crashes() -> str:
+            raise RuntimeError("secret detail")
+
+        worker.submit("k2", "x", "f", fails)
+        worker.submit("k2", "x", "c", crashes)
+        assert worker.wait("k2", timeout=5)
+        assert [(j["status"], j["message"]) for j in worker.jobs("k2")] == [
+            ("failed", "抽出に失敗しました（LLMの出力が空でした）。"),
+            ("failed", "予期しないエラーで失敗しました（RuntimeError）。"),
+        ]
+        assert not worker.busy("k2")
+    finally:
+        worker.close()
+
+
+def test_wait_by_kind_ignores_other_kinds(worker: BackgroundWorker) -> None:
+    gate = threading.Event()
+    worker.submit("k", "extract", "slow", lambda: str(gate.wait(5)))
+    assert worker.wait("k", kind="summary", timeout=0.1)
+    assert not worker.wait("k", kind="extract", timeout=0.05)
+    gate.set()
+    assert worker.wait("k", kind="extract", timeout=5)
+
+
+def test_a_closed_worker_refuses_jobs() -> None:
+    worker = BackgroundWorker(threads=1)
+    worker.close()
+    assert worker.submit("k", "x", "late", lambda: "") is None
