@@ -18,7 +18,7 @@ from core.llm.server_profiles import (
     is_response_format_rejection,
     remember_form,
     remembered_form,
-    response_format,
+    response_format_body,
     token_param,
 )
 from core.llm.token_estimate import usage_or_estimate
@@ -116,7 +116,7 @@ class OpenAIClient:
             forms = self.profile.forms
             index = self._first_form_index()
             while True:
-                body, label = response_format(forms[index], spec)
+                body, label = response_format_body(forms[index], spec)
                 try:
                     result = self._create(request, body, **extra)
                     break

@@ -76,7 +76,7 @@ def token_param(profile: ServerProfile, base_url: str | None) -> str:
     return "max_tokens" if base_url else "max_completion_tokens"
 
 
-def response_format(form: str, spec: JSONSchemaSpec) -> tuple[dict[str, Any], str]:
+def response_format_body(form: str, spec: JSONSchemaSpec) -> tuple[dict[str, Any], str]:
     """The `response_format` body of a form for this schema, and the label recorded on the reply."""
     if form == JSON_SCHEMA:
         strict = strict_copy(spec.schema)
