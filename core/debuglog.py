@@ -47,6 +47,9 @@ class DebugEvent:
     notes: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     latency_ms: float | None = None
+    response_format: str | None = None  # structured-output form sent ("json_schema strict", ...)
+    usage_estimated: bool = False  # usage counted locally because the server sent none
+    ttft_ms: float | None = None  # time to the first streamed token
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -123,6 +126,10 @@ def call_view(event: DebugEvent) -> dict[str, Any]:
         "fixes": list(event.fixes),
         "notes": list(event.notes),
         "latency_ms": event.latency_ms,
+        "response_format": event.response_format,
+        "usage": dict(event.usage),
+        "usage_estimated": event.usage_estimated,
+        "ttft_ms": event.ttft_ms,
     }
 
 
@@ -193,8 +200,11 @@ CSV_COLUMNS = [
     "ok",
     "error_type",
     "latency_ms",
+    "ttft_ms",
     "input_tokens",
     "output_tokens",
+    "usage_estimated",
+    "response_format",
     "fixes",
     "errors",
     "raw",

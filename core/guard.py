@@ -18,6 +18,7 @@ from core.guard_result import (
     GuardResult,
     call_client,
     emit,
+    reply_fields,
     user_message,
 )
 from core.guard_text import GuardedStream, guarded_stream, guarded_text
@@ -76,7 +77,7 @@ def _check(reply: LLMReply, schema: dict[str, Any], validators: Sequence[Validat
         raw=reply.text,
         finish_reason=reply.finish_reason,
         notes=list(reply.notes),
-        usage={"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens},
+        **reply_fields(reply),
     )
     if reply.finish_reason == "refusal":
         attempt.error_type, attempt.errors = "refusal", [reply.text or "refusal"]
@@ -184,9 +185,7 @@ def guarded_json(
                 error_type=error_type,
                 errors=errors,
                 fixes=attempt.fixes,
-                notes=attempt.notes,
-                usage=attempt.usage,
-                latency_ms=latency,
+                **attempt.event_fields(),
                 **base,
             ),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from core.debuglog import DebugEvent, DebugSink
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
@@ -36,6 +36,30 @@ class Attempt:
     usage: dict[str, int] = field(default_factory=dict)
     latency_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
+    response_format: str | None = None  # the structured-output form the client sent
+    usage_estimated: bool = False  # usage counted locally: the server sent none
+    ttft_ms: float | None = None  # time to the first streamed token
+
+    def event_fields(self) -> dict[str, Any]:
+        """The fields a DebugEvent of this attempt carries beside errors and raw text."""
+        return {
+            "notes": self.notes,
+            "usage": self.usage,
+            "usage_estimated": self.usage_estimated,
+            "response_format": self.response_format,
+            "ttft_ms": self.ttft_ms,
+            "latency_ms": self.latency_ms,
+        }
+
+
+def reply_fields(reply: LLMReply) -> dict[str, Any]:
+    """What an Attempt keeps of a reply's metadata: usage (and whether estimated), form, ttft."""
+    return {
+        "usage": {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens},
+        "usage_estimated": reply.usage.estimated,
+        "response_format": reply.response_format,
+        "ttft_ms": reply.ttft_ms,
+    }
 
 
 T = TypeVar("T")

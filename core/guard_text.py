@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
-from core.guard_result import Attempt, GuardResult, call_client, emit, user_message
+from core.guard_result import Attempt, GuardResult, call_client, emit, reply_fields, user_message
 from core.llm.base import LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
 
 
@@ -23,9 +23,12 @@ class GuardedStream:
         start = time.perf_counter()
         parts: list[str] = []
         reply: LLMReply | None = None
+        ttft: float | None = None
         try:
             stream: TextStream = self._client.stream(self._request)
             for delta in stream:
+                if ttft is None and delta:
+                    ttft = (time.perf_counter() - start) * 1000
                 parts.append(delta)
                 yield delta
             reply = stream.reply
@@ -44,6 +47,8 @@ class GuardedStream:
         if reply is None:
             reply = LLMReply(text, provider=self._client.provider, model=self._client.model)
         reply.text, reply.latency_ms = text, reply.latency_ms or latency
+        if reply.ttft_ms is None:
+            reply.ttft_ms = ttft  # the client did not time it: the guard's own first-delta time
         self.result = _text_result(self._client, self._request, reply, self._sink)
 
 
@@ -76,9 +81,7 @@ def _log(
             ok=ok,
             error_type=attempt.error_type,
             errors=errors,
-            notes=attempt.notes,
-            usage=attempt.usage,
-            latency_ms=attempt.latency_ms,
+            **attempt.event_fields(),
             **common,
         ),
     )
@@ -127,7 +130,6 @@ def _text_result(
     elif not reply.text.strip():
         error_type, errors = "empty_output", ["出力が空です"]
     notes = list(reply.notes) + (["出力トークンの上限で途中まで"] if reply.finish_reason == "length" else [])
-    usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens}
     attempt = Attempt(
         1,
         "initial",
@@ -135,9 +137,9 @@ def _text_result(
         finish_reason=reply.finish_reason,
         errors=errors,
         error_type=error_type,
-        usage=usage,
         latency_ms=reply.latency_ms,
         notes=notes,
+        **reply_fields(reply),
     )
     _log(client, request, sink, attempt, "call", errors)
     if error_type:

@@ -11,9 +11,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
+
 PROVIDERS = ("demo", "openai", "anthropic")
 DEFAULT_MODELS = {"demo": "katachi-demo", "openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5"}
 PROVIDER_LABELS = {"demo": "デモモデル", "openai": "OpenAI・互換サーバー", "anthropic": "Anthropic"}
+# How an OpenAI-compatible server is asked for structured output (core.llm.server_profiles).
+SERVERS = tuple(PROFILES)
+DEFAULT_SERVER = DEFAULT_PROFILE
+SERVER_LABELS = {
+    "auto": "自動判定（拒否されたら形式を下げる）",
+    "openai": "OpenAI（json_schema strict）",
+    "vllm": "vLLM",
+    "ollama": "Ollama",
+    "llamacpp": "llama.cpp・llama-cpp-python",
+    "lmstudio": "LM Studio",
+    "azure": "Azure OpenAI",
+}
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,7 @@ class Settings:
     data_dir: Path = Path(".data")
     timeout_s: float = 60.0
     anthropic_base_url: str | None = None  # a proxy or gateway in front of the Anthropic API
+    server: str = DEFAULT_SERVER  # server profile of the OpenAI-compatible endpoint (SERVERS)
 
     @property
     def api_key(self) -> str | None:
@@ -50,6 +65,12 @@ class Settings:
             self, provider=provider, model=model or DEFAULT_MODELS[provider], base_url=base_url or None
         )
 
+    def with_server(self, server: str) -> Settings:
+        """The same settings with another server profile (the sidebar's choice)."""
+        if server not in SERVERS:
+            raise ValueError(f"unknown server profile: {server}")
+        return replace(self, server=server)
+
 
 def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str | None:
     value = secrets.get(name) or env.get(name)
@@ -57,7 +78,10 @@ def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str 
 
 
 def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
-    """Read KATACHI_PROVIDER / KATACHI_MODEL / OPENAI_* / ANTHROPIC_* / APP_DATA_DIR; secrets win over env."""
+    """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / OPENAI_* / ANTHROPIC_* / APP_DATA_DIR.
+
+    Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`.
+    """
     env = os.environ if env is None else env
     secrets = secrets or {}
     openai_key = _pick("OPENAI_API_KEY", env, secrets)
@@ -68,8 +92,15 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         provider = "openai" if openai_key else "anthropic" if anthropic_key else "demo"
     model = _pick("KATACHI_MODEL", env, secrets) or DEFAULT_MODELS[provider]
     data_dir = Path(_pick("APP_DATA_DIR", env, secrets) or ".data")
+    server = (_pick("KATACHI_SERVER", env, secrets) or DEFAULT_SERVER).lower()
     settings = Settings(
-        provider, model, base_url if provider == "openai" else None, openai_key, anthropic_key, data_dir
+        provider,
+        model,
+        base_url if provider == "openai" else None,
+        openai_key,
+        anthropic_key,
+        data_dir,
+        server=server if server in SERVERS else DEFAULT_SERVER,
     )
     if not settings.has_key:
         return replace(settings, provider="demo", model=DEFAULT_MODELS["demo"], base_url=None)

@@ -91,7 +91,7 @@ class AnthropicClient:
             params["extra_body"] = {"temperature": request.temperature}
         return params
 
-    def _reply(self, message: Any, started: float) -> LLMReply:
+    def _reply(self, message: Any, started: float, ttft_ms: float | None = None) -> LLMReply:
         text = "".join(block.text for block in message.content or [] if getattr(block, "type", "") == "text")
         stop = message.stop_reason or "other"
         usage = message.usage
@@ -105,6 +105,7 @@ class AnthropicClient:
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,
             model=self.model,
+            ttft_ms=ttft_ms,
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:
@@ -120,7 +121,8 @@ class AnthropicClient:
         """Stream text deltas with `messages.stream`; `TextStream.reply` is set once exhausted.
 
         The request is sent here, so HTTP errors raise `ProviderError` from this call; a failure
-        mid-stream raises it from iteration. The final message gives the usage and stop reason.
+        mid-stream raises it from iteration. The final message gives the usage and stop reason;
+        `ttft_ms` is the time from the request to the first text delta.
         """
         started = time.perf_counter()
         manager = self._client.messages.stream(**self._params(request))
@@ -130,15 +132,19 @@ class AnthropicClient:
             raise map_anthropic_error(exc, self._api_key) from None
 
         def gen() -> Iterator[str]:
+            ttft: float | None = None
             try:
                 try:
-                    yield from message_stream.text_stream
+                    for piece in message_stream.text_stream:
+                        if ttft is None and piece:
+                            ttft = (time.perf_counter() - started) * 1000
+                        yield piece
                     final = message_stream.get_final_message()
                 except anthropic.AnthropicError as exc:
                     raise map_anthropic_error(exc, self._api_key) from None
             finally:
                 manager.__exit__(None, None, None)
-            stream.reply = self._reply(final, started)
+            stream.reply = self._reply(final, started, ttft)
 
         stream = TextStream(gen())
         return stream

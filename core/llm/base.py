@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 Message = dict[str, str]
@@ -30,8 +31,11 @@ class LLMRequest:
 
 @dataclass
 class Usage:
+    """Token counts of one reply; `estimated` when the server sent none and they were counted locally."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    estimated: bool = False
 
     @property
     def total(self) -> int:
@@ -40,7 +44,12 @@ class Usage:
 
 @dataclass
 class LLMReply:
-    """One reply. finish_reason: stop | length | refusal | content_filter | other."""
+    """One reply. finish_reason: stop | length | refusal | content_filter | other.
+
+    `response_format` names the structured-output form actually sent ("json_schema strict",
+    "json_object+schema", "json_object", ...; None without a schema). `ttft_ms` is the time to the
+    first streamed token (None for non-streamed replies).
+    """
 
     text: str
     finish_reason: str = "stop"
@@ -49,6 +58,8 @@ class LLMReply:
     provider: str = ""
     model: str = ""
     notes: list[str] = field(default_factory=list)
+    response_format: str | None = None
+    ttft_ms: float | None = None
 
 
 class TextStream:
@@ -99,12 +110,19 @@ class ProviderError(Exception):
 
 
 def stream_from_reply(reply: LLMReply, chunk_chars: int = 12) -> TextStream:
-    """Turn a finished reply into a TextStream of small deltas (demo / replay streaming)."""
+    """Turn a finished reply into a TextStream of small deltas (demo / replay streaming).
+
+    The final reply is a copy carrying the time to the first delta (unless the reply had one).
+    """
 
     def gen() -> Iterator[str]:
+        started = time.perf_counter()
+        ttft: float | None = None
         for i in range(0, len(reply.text), chunk_chars):
+            if ttft is None:
+                ttft = (time.perf_counter() - started) * 1000
             yield reply.text[i : i + chunk_chars]
-        stream.reply = reply
+        stream.reply = replace(reply, ttft_ms=reply.ttft_ms if reply.ttft_ms is not None else ttft)
 
     stream = TextStream(gen())
     return stream

@@ -10,9 +10,18 @@ import openai
 
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
 from core.llm.sdk_errors import map_sdk_error, sanitize
-from core.schemas import strict_copy
-
-DOWNGRADE_NOTE = "response_format json_schema rejected; downgraded to json_object"
+from core.llm.server_profiles import (
+    DEFAULT_PROFILE,
+    JSON_SCHEMA,
+    downgrade_note,
+    get_profile,
+    is_response_format_rejection,
+    remember_form,
+    remembered_form,
+    response_format_body,
+    token_param,
+)
+from core.llm.token_estimate import usage_or_estimate
 
 
 def map_openai_error(exc: Exception, api_key: str | None = None) -> ProviderError:
@@ -21,19 +30,17 @@ def map_openai_error(exc: Exception, api_key: str | None = None) -> ProviderErro
 
 
 def _is_response_format_rejection(exc: openai.APIStatusError) -> bool:
-    """A 400/404/422 that complains about response_format / json_schema (unsupported by the server)."""
-    if exc.status_code not in (400, 404, 422):
-        return False
-    text = f"{exc.message} {exc.body}".lower()
-    return "response_format" in text or "json_schema" in text
+    return is_response_format_rejection(exc.status_code, f"{exc.message} {exc.body}")
 
 
 class OpenAIClient:
-    """`LLMClient` for OpenAI Chat Completions and compatible servers (Ollama, vLLM, LM Studio, Azure).
+    """`LLMClient` for OpenAI Chat Completions and compatible servers (vLLM, Ollama, llama.cpp, LM Studio, Azure).
 
     `max_retries=0` by default: retrying is the guard's job, so a 429 or 5xx surfaces at once as a
-    `ProviderError`. When a server rejects `response_format: json_schema`, the client falls back to
-    `json_object` once and keeps using it for its lifetime, noting the downgrade on every reply.
+    `ProviderError`. `server` names a profile (core.llm.server_profiles) saying how structured
+    output is requested; when a server rejects a form, the client steps down to the profile's next
+    form with one extra request, remembers the working form for the base URL (new clients reuse
+    it) and notes the downgrade on every reply that uses it.
     """
 
     provider = "openai"
@@ -46,11 +53,12 @@ class OpenAIClient:
         timeout: float = 60.0,
         max_retries: int = 0,
         http_client: Any = None,
+        server: str = DEFAULT_PROFILE,
     ):
         self.model = model
         self.base_url = base_url
+        self.profile = get_profile(server)
         self._api_key = api_key
-        self.json_schema_supported = True
         try:
             self._client = openai.OpenAI(
                 api_key=api_key,
@@ -61,64 +69,72 @@ class OpenAIClient:
             )
         except openai.OpenAIError as exc:  # e.g. no key anywhere
             raise ProviderError("auth", sanitize(str(exc), api_key)) from None
+        self.server_url = str(self._client.base_url).rstrip("/")  # the key of the remembered form
+
+    # -- structured-output form -------------------------------------------------------------
+    def _first_form_index(self) -> int:
+        """Where to start in the profile's forms: the form remembered for this URL, if it is one."""
+        remembered = remembered_form(self.server_url)
+        forms = self.profile.forms
+        return forms.index(remembered) if remembered in forms else 0
+
+    @property
+    def form(self) -> str:
+        """The structured-output form the next schema request starts with."""
+        return self.profile.forms[self._first_form_index()]
+
+    @property
+    def json_schema_supported(self) -> bool:
+        """Whether schema requests still go out as `json_schema` (False after a downgrade)."""
+        return self.form == JSON_SCHEMA
 
     # -- request building -------------------------------------------------------------------
-    def _response_format(self, request: LLMRequest) -> dict[str, Any] | None:
-        spec = request.json_schema
-        if spec is None:
-            return None
-        if not self.json_schema_supported:
-            return {"type": "json_object"}
-        strict = strict_copy(spec.schema)
-        if strict is not None:
-            body = {"name": spec.name, "schema": strict, "strict": True}
-        else:
-            body = {"name": spec.name, "schema": spec.schema, "strict": False}
-        return {"type": "json_schema", "json_schema": body}
-
     def _params(self, request: LLMRequest, response_format: dict[str, Any] | None) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": list(request.messages)}
         # OpenAI deprecated `max_tokens` for `max_completion_tokens` (reasoning models reject
-        # `max_tokens`), but most OpenAI-compatible servers (Ollama, vLLM, LM Studio, older Azure
-        # deployments) only know `max_tokens`. So: the new name for OpenAI, the old one elsewhere.
-        if self.base_url:
-            params["max_tokens"] = request.max_tokens
-        else:
-            params["max_completion_tokens"] = request.max_tokens
+        # `max_tokens`), but most compatible servers only know `max_tokens`: the profile decides.
+        params[token_param(self.profile, self.base_url)] = request.max_tokens
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if response_format is not None:
             params["response_format"] = response_format
         return params
 
-    def _call(self, request: LLMRequest, **extra: Any) -> tuple[Any, list[str]]:
-        """Create a completion, downgrading json_schema to json_object once when it is rejected."""
-        notes: list[str] = []
-        response_format = self._response_format(request)
-        if request.json_schema is not None and not self.json_schema_supported:
-            notes.append(DOWNGRADE_NOTE)
+    def _create(self, request: LLMRequest, response_format: dict[str, Any] | None, **extra: Any) -> Any:
+        return self._client.chat.completions.create(**self._params(request, response_format), **extra)
+
+    def _call(self, request: LLMRequest, **extra: Any) -> tuple[Any, str | None, list[str]]:
+        """Create a completion: (SDK result, label of the form sent, notes).
+
+        A rejected form steps down to the profile's next form, one extra request per step; any
+        other error, or a rejection of the last form, raises `ProviderError`.
+        """
+        spec = request.json_schema
         try:
-            try:
-                return self._client.chat.completions.create(
-                    **self._params(request, response_format), **extra
-                ), notes
-            except openai.APIStatusError as exc:
-                if not (response_format and response_format["type"] == "json_schema"):
-                    raise
-                if not _is_response_format_rejection(exc):
-                    raise
-            self.json_schema_supported = False
-            notes.append(DOWNGRADE_NOTE)
-            params = self._params(request, {"type": "json_object"})
-            return self._client.chat.completions.create(**params, **extra), notes
+            if spec is None:
+                return self._create(request, None, **extra), None, []
+            forms = self.profile.forms
+            index = self._first_form_index()
+            while True:
+                body, label = response_format_body(forms[index], spec)
+                try:
+                    result = self._create(request, body, **extra)
+                    break
+                except openai.APIStatusError as exc:
+                    if index + 1 >= len(forms) or not _is_response_format_rejection(exc):
+                        raise
+                    index += 1
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, self._api_key) from None
+        remember_form(self.server_url, forms[index])
+        notes = [downgrade_note(forms[0], forms[index])] if index > 0 else []
+        return result, label, notes
 
     # -- LLMClient ----------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMReply:
         """Send one request and map the ChatCompletion into an `LLMReply`."""
         started = time.perf_counter()
-        completion, notes = self._call(request)
+        completion, form, notes = self._call(request)
         latency = (time.perf_counter() - started) * 1000
         choice = completion.choices[0] if completion.choices else None
         text, finish = "", "other"
@@ -129,42 +145,46 @@ class OpenAIClient:
                 text, finish = message.refusal, "refusal"
             else:
                 text = message.content or ""
-        usage = completion.usage
         return LLMReply(
             text=text,
             finish_reason=finish,
-            usage=Usage(
-                input_tokens=(usage.prompt_tokens or 0) if usage else 0,
-                output_tokens=(usage.completion_tokens or 0) if usage else 0,
-            ),
+            usage=self._usage(request, text, completion.usage),
             latency_ms=latency,
             provider=self.provider,
             model=self.model,
             notes=notes,
+            response_format=form,
         )
+
+    def _usage(self, request: LLMRequest, text: str, usage: Any) -> Usage:
+        """The server's token counts, or a labelled local estimate when it sent none."""
+        counted = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None
+        return usage_or_estimate(self.model, request.messages, text, counted)
 
     def stream(self, request: LLMRequest) -> TextStream:
         """Stream text deltas; `TextStream.reply` is set once the stream is exhausted.
 
         `stream_options.include_usage` is always sent: OpenAI, vLLM, Ollama and LM Studio accept it,
-        and without it a stream carries no token counts. A server that ignores it just leaves the
-        usage at zero. Refusal deltas are streamed like text and mark the reply as a refusal.
-        The request is sent here, so HTTP errors (429, 5xx, a rejected request) raise
-        `ProviderError` from this call; a failure mid-stream raises it from iteration.
+        and without it a stream carries no token counts. llama-cpp-python's server ignores it:
+        such replies get a local estimate marked `Usage.estimated`. `ttft_ms` is the time from the
+        request to the first text delta. Refusal deltas are streamed like text and mark the reply
+        as a refusal. The request is sent here, so HTTP errors (429, 5xx, a rejected request)
+        raise `ProviderError` from this call; a failure mid-stream raises it from iteration.
         """
         started = time.perf_counter()
-        raw, notes = self._call(request, stream=True, stream_options={"include_usage": True})
+        raw, form, notes = self._call(request, stream=True, stream_options={"include_usage": True})
 
         def gen() -> Iterator[str]:
             parts: list[str] = []
             refusal = False
             finish = "other"
-            usage = Usage()
+            usage: Any = None
+            ttft: float | None = None
             try:
                 with raw:
                     for chunk in raw:
                         if chunk.usage is not None:
-                            usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                            usage = chunk.usage
                         for choice in chunk.choices or []:
                             if choice.finish_reason:
                                 finish = choice.finish_reason
@@ -173,18 +193,23 @@ class OpenAIClient:
                             if delta is not None and getattr(delta, "refusal", None):
                                 piece, refusal = delta.refusal, True
                             if piece:
+                                if ttft is None:
+                                    ttft = (time.perf_counter() - started) * 1000
                                 parts.append(piece)
                                 yield piece
             except openai.OpenAIError as exc:
                 raise map_openai_error(exc, self._api_key) from None
+            text = "".join(parts)
             stream.reply = LLMReply(
-                text="".join(parts),
+                text=text,
                 finish_reason="refusal" if refusal else finish,
-                usage=usage,
+                usage=self._usage(request, text, usage),
                 latency_ms=(time.perf_counter() - started) * 1000,
                 provider=self.provider,
                 model=self.model,
                 notes=notes,
+                response_format=form,
+                ttft_ms=ttft,
             )
 
         stream = TextStream(gen())

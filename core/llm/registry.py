@@ -18,7 +18,11 @@ def _openai(s: Settings) -> LLMClient:
     from core.llm.openai_client import OpenAIClient
 
     return OpenAIClient(
-        s.model, api_key=s.openai_api_key or "not-needed", base_url=s.base_url, timeout=s.timeout_s
+        s.model,
+        api_key=s.openai_api_key or "not-needed",
+        base_url=s.base_url,
+        timeout=s.timeout_s,
+        server=s.server,
     )
 
 

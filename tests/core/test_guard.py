@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from core.debuglog import ListSink
+from core.debuglog import DebugEvent, ListSink, call_view, events_from_jsonl, events_to_csv, events_to_jsonl
 from core.guard import GuardedStream, build_repair_instruction, guarded_json, guarded_stream, guarded_text
-from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
+from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
 
@@ -230,3 +230,66 @@ def test_wire_schema_is_sent_but_replies_are_checked_against_the_schema():
     result = guarded_json(client, MESSAGES, TURN, name="Turn", wire_schema=wire)
     assert result.ok and len(client.requests) == 2
     assert all(r.json_schema is not None and r.json_schema.schema is wire for r in client.requests)
+
+
+def test_attempts_and_events_carry_form_estimated_usage_and_ttft():
+    reply = LLMReply(
+        VALID_TEXT,
+        usage=Usage(30, 12, estimated=True),
+        response_format="json_object+schema",
+        notes=["response_format json_schema not accepted by this server; downgraded to json_object+schema"],
+    )
+    events: list = []
+    result, _ = run([reply], sink=ListSink(events))
+    assert result.ok
+    attempt = result.attempts[0]
+    assert attempt.response_format == "json_object+schema" and attempt.usage_estimated
+    assert attempt.usage == {"input_tokens": 30, "output_tokens": 12} and attempt.ttft_ms is None
+    call = events[0]
+    assert call.kind == "call" and call.response_format == "json_object+schema" and call.usage_estimated
+    assert call.notes == reply.notes
+    view = call_view(call)
+    assert view["response_format"] == "json_object+schema" and view["usage_estimated"]
+
+
+def test_streamed_text_records_ttft_even_when_the_client_does_not():
+    events: list = []
+    stream = guarded_stream(_Untimed(), MESSAGES, sink=ListSink(events))
+    assert "".join(stream) == "一二三"
+    assert stream.result is not None and stream.result.ok
+    attempt = stream.result.attempts[0]
+    assert attempt.ttft_ms is not None and attempt.ttft_ms >= 0
+    assert events[0].ttft_ms == attempt.ttft_ms and not events[0].usage_estimated
+    # a client's own ttft wins over the guard's
+    stream = guarded_stream(ReplayClient([LLMReply("abc", ttft_ms=123.0)]), MESSAGES)
+    "".join(stream)
+    assert stream.result is not None and stream.result.attempts[0].ttft_ms == 123.0
+
+
+class _Untimed:
+    provider, model = "untimed", "m"
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        raise AssertionError
+
+    def stream(self, request: LLMRequest) -> TextStream:
+        return TextStream(iter(["一", "二", "三"]))  # no reply at the end: the guard builds one
+
+
+def test_debug_exports_without_the_new_fields_still_load():
+    old = {
+        "flow": "review",
+        "step": "chat",
+        "kind": "call",
+        "ts": 1.0,
+        "raw": "x",
+        "usage": {"input_tokens": 1, "output_tokens": 2},
+        "latency_ms": 5.0,
+    }
+    (event,) = events_from_jsonl(json.dumps(old) + "\n")
+    assert event.response_format is None and event.usage_estimated is False and event.ttft_ms is None
+    again = events_from_jsonl(
+        events_to_jsonl([DebugEvent("f", "s", "call", ttft_ms=9.5, usage_estimated=True)])
+    )
+    assert again[0].ttft_ms == 9.5 and again[0].usage_estimated
+    assert "ttft_ms" in events_to_csv(again).splitlines()[0]

@@ -62,6 +62,7 @@ def test_system_separated_and_roles_merged(wire_server: WireServer) -> None:
     assert reply.text == "了解" and reply.finish_reason == "stop"
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (30, 2)
     assert reply.provider == "anthropic" and reply.model == "claude-test" and reply.latency_ms > 0
+    assert reply.ttft_ms is None and not reply.usage.estimated  # not streamed; counted by the server
 
 
 def test_assistant_first_gets_user_opener() -> None:
@@ -146,6 +147,8 @@ def test_stream_deltas_and_final_reply(wire_server: WireServer) -> None:
     assert stream.reply is not None
     assert stream.reply.text == "ストリーミング応答" and stream.reply.finish_reason == "stop"
     assert (stream.reply.usage.input_tokens, stream.reply.usage.output_tokens) == (12, 6)
+    assert not stream.reply.usage.estimated
+    assert stream.reply.ttft_ms is not None and 0 < stream.reply.ttft_ms <= stream.reply.latency_ms
 
 
 @pytest.mark.parametrize(("finish", "expected"), [("length", "length"), ("refusal", "refusal")])

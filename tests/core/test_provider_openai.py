@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import traceback
+from collections.abc import Iterator
 
 import pytest
 
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMRequest, ProviderError
-from core.llm.openai_client import DOWNGRADE_NOTE, OpenAIClient
+from core.llm.openai_client import OpenAIClient
+from core.llm.server_profiles import downgrade_note, forget_forms
 from core.llm.strict import openai_strict_schema
+from core.llm.token_estimate import ESTIMATOR
 from tests.core.wire_server import Scripted, WireServer, closed_port
 
 KEY = "sk-test-SECRET123"
@@ -24,6 +27,17 @@ SCHEMA = {
     "properties": {"title": {"type": "string", "maxLength": 40}, "score": {"type": "number", "minimum": 0}},
 }
 FREE_FORM = {"type": "object", "properties": {"data": {"type": ["object", "null"]}}, "required": ["data"]}
+DOWNGRADE_NOTE = downgrade_note("json_schema", "json_object+schema")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_state() -> Iterator[None]:
+    """Remembered forms and token calibrations are per process: start and end each test clean."""
+    forget_forms()
+    ESTIMATOR.reset()
+    yield
+    forget_forms()
+    ESTIMATOR.reset()
 
 
 def make(server: WireServer, **kw: object) -> OpenAIClient:
@@ -48,6 +62,7 @@ def test_plain_request_body_and_reply(wire_server: WireServer) -> None:
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (21, 5)
     assert reply.provider == "openai" and reply.model == "gpt-test"
     assert reply.latency_ms > 0 and reply.notes == []
+    assert reply.response_format is None and reply.ttft_ms is None and not reply.usage.estimated
 
 
 def test_temperature_only_when_set(wire_server: WireServer) -> None:
@@ -75,29 +90,32 @@ def test_json_schema_strict_copy(wire_server: WireServer) -> None:
         "type": ["number", "null"]
     }
     assert reply.text == '{"title": "t", "score": null}'
+    assert reply.response_format == "json_schema strict"
 
 
 def test_free_form_schema_sent_non_strict(wire_server: WireServer) -> None:
-    make(wire_server).complete(LLMRequest(MESSAGES, json_schema=JSONSchemaSpec("raw", FREE_FORM)))
+    reply = make(wire_server).complete(LLMRequest(MESSAGES, json_schema=JSONSchemaSpec("raw", FREE_FORM)))
     assert wire_server.last.body["response_format"] == {
         "type": "json_schema",
         "json_schema": {"name": "raw", "schema": FREE_FORM, "strict": False},
     }
+    assert reply.response_format == "json_schema non-strict"
 
 
-def test_downgrade_to_json_object_after_400(wire_server: WireServer) -> None:
+def test_downgrade_to_json_object_with_schema_after_400(wire_server: WireServer) -> None:
     wire_server.enqueue(Scripted.response_format_rejected(), Scripted.text_reply('{"title": "x"}'))
     client = make(wire_server)
     request = LLMRequest(MESSAGES, json_schema=JSONSchemaSpec("summary", SCHEMA))
     reply = client.complete(request)
     assert [r.body["response_format"]["type"] for r in wire_server.requests] == ["json_schema", "json_object"]
+    assert wire_server.last.body["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert reply.text == '{"title": "x"}'
-    assert reply.notes == [DOWNGRADE_NOTE]
-    # remembered: the next call goes straight to json_object, still noting it
+    assert reply.notes == [DOWNGRADE_NOTE] and reply.response_format == "json_object+schema"
+    # remembered: the next call goes straight to json_object (with the schema), still noting it
     reply2 = client.complete(request)
     assert len(wire_server.requests) == 3
-    assert wire_server.last.body["response_format"] == {"type": "json_object"}
-    assert reply2.notes == [DOWNGRADE_NOTE]
+    assert wire_server.last.body["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert reply2.notes == [DOWNGRADE_NOTE] and not client.json_schema_supported
     # requests without a schema are unaffected
     plain = client.complete(LLMRequest(MESSAGES))
     assert "response_format" not in wire_server.last.body and plain.notes == []
@@ -108,7 +126,7 @@ def test_downgrade_on_404_422_mentioning_json_schema(wire_server: WireServer, st
     wire_server.enqueue(Scripted.error(status, "unknown field json_schema"), Scripted.text_reply("{}"))
     reply = make(wire_server).complete(LLMRequest(MESSAGES, json_schema=JSONSchemaSpec("s", SCHEMA)))
     assert reply.notes == [DOWNGRADE_NOTE]
-    assert wire_server.last.body["response_format"] == {"type": "json_object"}
+    assert wire_server.last.body["response_format"] == {"type": "json_object", "schema": SCHEMA}
 
 
 def test_other_400_is_bad_request_without_downgrade(wire_server: WireServer) -> None:
@@ -147,7 +165,9 @@ def test_stream_deltas_and_final_reply(wire_server: WireServer) -> None:
     assert stream.reply.text == "ストリーミングの応答です"
     assert stream.reply.finish_reason == "stop"
     assert (stream.reply.usage.input_tokens, stream.reply.usage.output_tokens) == (9, 4)
+    assert not stream.reply.usage.estimated
     assert stream.reply.provider == "openai"
+    assert stream.reply.ttft_ms is not None and 0 < stream.reply.ttft_ms <= stream.reply.latency_ms
 
 
 def test_stream_length_and_refusal(wire_server: WireServer) -> None:

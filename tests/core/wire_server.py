@@ -8,7 +8,9 @@ empty it answers with `default` (a short text reply). Usage::
         server.enqueue(Scripted.text("hello"), Scripted.error(429, "slow down", retry_after=1))
         client = OpenAIClient("gpt-test", api_key="sk-test", base_url=server.openai_base_url)
 
-`record=False` skips keeping requests (benchmark fast path).
+`record=False` skips keeping requests (benchmark fast path). `server.reject(form, script)` makes the
+server answer every request carrying that structured-output form with `script` (without taking from
+the queue), to mimic servers that do not support a form (see `response_format_form`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     chunk_chars: int = 4
+    send_usage: bool = True  # False: no usage in the reply, nor a usage chunk when a stream asks for one
 
     @classmethod
     def text_reply(cls, text: str, **kw: Any) -> Scripted:
@@ -80,6 +83,38 @@ class Scripted:
             error_type="invalid_request_error",
             param="response_format",
         )
+
+    @classmethod
+    def llamacpp_response_format_error(cls) -> Scripted:
+        """llama-cpp-python's server on `response_format: json_schema`: a 500 from its request validation."""
+        return cls.error(500, LLAMACPP_PYTHON_MESSAGE, error_type="internal_server_error")
+
+    @classmethod
+    def schema_field_rejected(cls) -> Scripted:
+        """The 400 a server gives that knows JSON mode but not a `schema` inside response_format."""
+        return cls.error(
+            400,
+            "Additional properties are not allowed ('schema' was unexpected) in 'response_format'",
+            error_type="invalid_request_error",
+            param="response_format",
+        )
+
+
+LLAMACPP_PYTHON_MESSAGE = (
+    "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}"
+)
+
+
+def response_format_form(body: Any) -> str | None:
+    """The structured-output form of a request body: json_schema | json_object+schema | json_object | None."""
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    if not isinstance(fmt, dict):
+        return None
+    if fmt.get("type") == "json_object":
+        return "json_object+schema" if "schema" in fmt else "json_object"
+    return str(fmt.get("type"))
 
 
 @dataclass
@@ -179,7 +214,7 @@ def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
         "content": None if refusal else s.text,
         "refusal": s.text if refusal else None,
     }
-    return {
+    payload: dict[str, Any] = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 1700000000,
@@ -192,12 +227,14 @@ def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
                 "logprobs": None,
             }
         ],
-        "usage": {
+    }
+    if s.send_usage:
+        payload["usage"] = {
             "prompt_tokens": s.input_tokens,
             "completion_tokens": s.output_tokens,
             "total_tokens": s.input_tokens + s.output_tokens,
-        },
-    }
+        }
+    return payload
 
 
 def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
@@ -215,7 +252,7 @@ def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, 
     events: list[tuple[str | None, Any]] = [(None, chunk({"role": "assistant", "content": ""}))]
     events += [(None, chunk({field_name: piece})) for piece in _pieces(s.text, s.chunk_chars)]
     events.append((None, chunk({}, "stop" if s.kind == "refusal" else s.finish)))
-    if (body.get("stream_options") or {}).get("include_usage"):
+    if s.send_usage and (body.get("stream_options") or {}).get("include_usage"):
         usage = {
             "prompt_tokens": s.input_tokens,
             "completion_tokens": s.output_tokens,
@@ -274,6 +311,7 @@ class WireServer:
         self.default = default or Scripted.text_reply("ok")
         self.requests: list[Recorded] = []
         self._queue: collections.deque[Scripted] = collections.deque()
+        self._rejections: dict[str, Scripted] = {}
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -299,11 +337,17 @@ class WireServer:
         with self._lock:
             self._queue.extend(scripts)
 
+    def reject(self, form: str, script: Scripted) -> None:
+        """Answer every request whose structured-output form is `form` with `script` (an error)."""
+        with self._lock:
+            self._rejections[form] = script
+
     def reset(self) -> None:
-        """Forget recorded requests and queued answers."""
+        """Forget recorded requests, queued answers and rejections."""
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self._rejections.clear()
 
     @property
     def last(self) -> Recorded:
@@ -315,6 +359,9 @@ class WireServer:
         with self._lock:
             if self.record:
                 self.requests.append(request)
+            rejection = self._rejections.get(response_format_form(request.body) or "")
+            if rejection is not None:
+                return rejection
             return self._queue.popleft() if self._queue else self.default
 
     def start(self) -> WireServer:

@@ -1,0 +1,147 @@
+"""How each OpenAI-compatible server is asked for schema-constrained output (ARCHITECTURE.md "Model servers").
+
+A profile is an ordered list of structured-output forms (the first is preferred; a rejected form
+steps down to the next) and the name of the token-limit parameter. The form that worked is
+remembered per base URL for the life of the process, so new clients skip known rejections.
+
+What the servers accept (sources checked for issue #16):
+- OpenAI, Azure: `response_format: json_schema` with `strict`; Azure's reasoning models reject
+  `max_tokens` ("Use 'max_completion_tokens' instead").
+- vLLM: `response_format: json_schema` (docs.vllm.ai features/structured_outputs) and json_object;
+  its token limit is `max_tokens`.
+- Ollama (/v1, ollama/ollama openai/openai.go): `json_schema.schema` is copied verbatim into the
+  native `format`, `json_object` becomes `format: "json"`; name and strict are ignored; only
+  `max_tokens` is read.
+- LM Studio: only `json_schema`; json_object is a 400 "'response_format.type' must be
+  'json_schema'" (lmstudio-ai/lmstudio-bug-tracker#189).
+- llama.cpp's llama-server: `{"type": "json_object", "schema": ...}` (and json_schema in newer
+  builds, ggml-org/llama.cpp#9527); llama-cpp-python's server: type is Literal["text",
+  "json_object"] with an optional `schema` (llama_cpp/llama_types.py), json_schema is a 500.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from core.llm.base import JSONSchemaSpec
+from core.schemas import strict_copy
+
+JSON_SCHEMA = "json_schema"  # OpenAI structured outputs; strict when the schema allows it
+OLLAMA_FORMAT = "ollama_format"  # json_schema carrying the original schema, which Ollama puts in `format`
+JSON_OBJECT_SCHEMA = "json_object+schema"  # llama.cpp / llama-cpp-python: JSON mode with a schema
+JSON_OBJECT = "json_object"  # bare JSON mode: valid JSON, the schema is only in the prompt and validator
+FORMS = (JSON_SCHEMA, OLLAMA_FORMAT, JSON_OBJECT_SCHEMA, JSON_OBJECT)
+SCHEMA_FORMS = (JSON_SCHEMA, OLLAMA_FORMAT, JSON_OBJECT_SCHEMA)  # forms the server enforces the schema with
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    """A server's structured-output forms (preferred first) and its token-limit parameter.
+
+    `token_param` None means: `max_completion_tokens` for OpenAI itself, `max_tokens` when a base
+    URL points elsewhere (most compatible servers only know the older name).
+    """
+
+    name: str
+    forms: tuple[str, ...]
+    token_param: str | None
+
+
+PROFILES: dict[str, ServerProfile] = {
+    p.name: p
+    for p in (
+        ServerProfile("auto", (JSON_SCHEMA, JSON_OBJECT_SCHEMA, JSON_OBJECT), None),
+        ServerProfile("openai", (JSON_SCHEMA,), "max_completion_tokens"),
+        ServerProfile("vllm", (JSON_SCHEMA, JSON_OBJECT), "max_tokens"),
+        ServerProfile("ollama", (OLLAMA_FORMAT, JSON_OBJECT), "max_tokens"),
+        ServerProfile("llamacpp", (JSON_OBJECT_SCHEMA, JSON_OBJECT), "max_tokens"),
+        ServerProfile("lmstudio", (JSON_SCHEMA,), "max_tokens"),
+        ServerProfile("azure", (JSON_SCHEMA,), "max_completion_tokens"),
+    )
+}
+DEFAULT_PROFILE = "auto"
+
+
+def get_profile(name: str | None) -> ServerProfile:
+    """The profile of that name; unknown names and None give `auto`."""
+    return PROFILES.get((name or "").lower(), PROFILES[DEFAULT_PROFILE])
+
+
+def token_param(profile: ServerProfile, base_url: str | None) -> str:
+    """The token-limit parameter name to send."""
+    if profile.token_param is not None:
+        return profile.token_param
+    return "max_tokens" if base_url else "max_completion_tokens"
+
+
+def response_format_body(form: str, spec: JSONSchemaSpec) -> tuple[dict[str, Any], str]:
+    """The `response_format` body of a form for this schema, and the label recorded on the reply."""
+    if form == JSON_SCHEMA:
+        strict = strict_copy(spec.schema)
+        if strict is not None:
+            body = {"name": spec.name, "schema": strict, "strict": True}
+            return {"type": "json_schema", "json_schema": body}, "json_schema strict"
+        # strict mode cannot express this schema (free-form objects): send it as is, not strict
+        body = {"name": spec.name, "schema": spec.schema, "strict": False}
+        return {"type": "json_schema", "json_schema": body}, "json_schema non-strict"
+    if form == OLLAMA_FORMAT:
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": spec.name, "schema": spec.schema},
+        }, "ollama format"
+    if form == JSON_OBJECT_SCHEMA:
+        return {"type": "json_object", "schema": spec.schema}, "json_object+schema"
+    if form == JSON_OBJECT:
+        return {"type": "json_object"}, "json_object"
+    raise ValueError(f"unknown structured-output form: {form}")
+
+
+def is_response_format_rejection(status: int | None, text: str) -> bool:
+    """Whether an HTTP error rejects the structured-output form itself (so a lower form may work).
+
+    400/404/422 naming response_format / json_schema / json_object (OpenAI-style validation), or a
+    500 naming them (llama-cpp-python answers an unknown response_format type with a 500
+    "Input should be 'text' or 'json_object'"). Any other error is not about the form.
+    """
+    if status not in (400, 404, 422, 500):
+        return False
+    lowered = text.lower()
+    return any(name in lowered for name in ("response_format", "json_schema", "json_object"))
+
+
+def downgrade_note(preferred: str, sent: str) -> str:
+    """The note every reply carries while a server uses a lower form than its profile prefers."""
+    return f"response_format {preferred} not accepted by this server; downgraded to {sent}"
+
+
+# -- what worked, per base URL, for the process ---------------------------------------------------
+_lock = threading.Lock()
+_working: dict[str, str] = {}
+
+
+def remembered_form(base_url: str) -> str | None:
+    """The form that last worked with this base URL (None before any structured call succeeded)."""
+    with _lock:
+        return _working.get(base_url)
+
+
+def remember_form(base_url: str, form: str) -> None:
+    """Record the form that worked with this base URL (read by new clients and the sidebar)."""
+    if form not in FORMS:
+        raise ValueError(f"unknown structured-output form: {form}")
+    with _lock:
+        _working[base_url] = form
+
+
+def remembered_forms() -> dict[str, str]:
+    """Every base URL with the form that works there (a copy, for the sidebar)."""
+    with _lock:
+        return dict(_working)
+
+
+def forget_forms() -> None:
+    """Forget every remembered form (tests; a server swapped behind the same URL)."""
+    with _lock:
+        _working.clear()

@@ -1,0 +1,53 @@
+"""Settings: KATACHI_SERVER and the server profile labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.llm.openai_client import OpenAIClient
+from core.llm.registry import build_client
+from core.llm.server_profiles import PROFILES
+from core.settings import DEFAULT_SERVER, SERVER_LABELS, SERVERS, Settings, load_settings
+
+LOCAL = {"KATACHI_PROVIDER": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+
+
+def test_server_defaults_to_auto() -> None:
+    assert DEFAULT_SERVER == "auto"
+    assert load_settings(env={}).server == "auto"
+    assert load_settings(env=LOCAL).server == "auto"
+    assert Settings().server == "auto"
+
+
+@pytest.mark.parametrize("name", SERVERS)
+def test_every_profile_is_read_from_the_environment(name: str) -> None:
+    assert load_settings(env={**LOCAL, "KATACHI_SERVER": name}).server == name
+
+
+def test_server_value_is_case_insensitive_and_unknown_means_auto() -> None:
+    assert load_settings(env={**LOCAL, "KATACHI_SERVER": " LlamaCpp "}).server == "llamacpp"
+    assert load_settings(env={**LOCAL, "KATACHI_SERVER": "tgi"}).server == "auto"
+    assert load_settings(env={**LOCAL, "KATACHI_SERVER": ""}).server == "auto"
+
+
+def test_secrets_win_over_env_for_the_server() -> None:
+    s = load_settings(env={**LOCAL, "KATACHI_SERVER": "vllm"}, secrets={"KATACHI_SERVER": "ollama"})
+    assert s.server == "ollama"
+
+
+def test_labels_cover_every_profile_in_japanese() -> None:
+    assert set(SERVERS) == set(PROFILES) == set(SERVER_LABELS)
+    assert SERVER_LABELS["auto"].startswith("自動")
+
+
+def test_with_server_and_with_provider_keep_the_choice() -> None:
+    s = load_settings(env=LOCAL).with_server("lmstudio")
+    assert s.server == "lmstudio"
+    assert s.with_provider("openai", base_url="http://127.0.0.1:1234/v1").server == "lmstudio"
+    with pytest.raises(ValueError):
+        s.with_server("mystery")
+
+
+def test_registry_passes_the_server_profile_to_the_openai_client() -> None:
+    client = build_client(load_settings(env={**LOCAL, "KATACHI_SERVER": "llamacpp"}))
+    assert isinstance(client, OpenAIClient) and client.profile.name == "llamacpp"
