@@ -10,7 +10,7 @@ import openai
 
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
 from core.llm.sdk_errors import map_sdk_error, sanitize
-from core.schemas import strict_copy
+from core.schema_strict import strict_copy
 
 DOWNGRADE_NOTE = "response_format json_schema rejected; downgraded to json_object"
 

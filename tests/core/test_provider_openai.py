@@ -8,7 +8,7 @@ import pytest
 
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMRequest, ProviderError
 from core.llm.openai_client import DOWNGRADE_NOTE, OpenAIClient
-from core.llm.strict import openai_strict_schema
+from core.schema_strict import openai_strict_schema
 from tests.core.wire_server import Scripted, WireServer, closed_port
 
 KEY = "sk-test-SECRET123"
