@@ -9,11 +9,22 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from core.schema_strict import strict_copy
+
+__all__ = [
+    "SCHEMA_DIR",
+    "UnknownSchemaError",
+    "load_schema",
+    "schema_names",
+    "strict_copy",
+    "validation_errors",
+    "validator_for",
+]
+
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 # id(schema) -> (schema, value); keeping the schema alive means its id is never reused.
 _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
-_strict: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
 
 
 class UnknownSchemaError(KeyError):
@@ -52,18 +63,3 @@ def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
         path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
         errors.append(f"{path}: {err.message}")
     return sorted(errors)
-
-
-def strict_copy(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """The OpenAI strict-mode copy of this schema object, or None when strict mode cannot express it.
-
-    Built once per schema object: no per-call schema work on the request path.
-    """
-    from core.llm.strict import is_strict_compatible, openai_strict_schema
-
-    hit = _strict.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    copy = openai_strict_schema(schema) if is_strict_compatible(schema) else None
-    _strict[id(schema)] = (schema, copy)
-    return copy

@@ -40,7 +40,10 @@ for row_start in range(0, len(available), 2):
             st.markdown(f"#### {info.title}")
             st.write(info.summary)
             if st.button(
-                "ワンクリックデモ", key=f"home_demo_{info.flow}", icon=":material/play_arrow:", type="primary"
+                "ワンクリックデモ",
+                key=f"home_demo_{info.flow_name}",
+                icon=":material/play_arrow:",
+                type="primary",
             ):
                 st.session_state[info.demo_request_key] = True
                 st.switch_page(info.path)

@@ -2,7 +2,7 @@
 
 It replays the user's messages of the request to rebuild what it knows (six slots), asks for
 the missing items one or two at a time, reads 第N条 headings from attached text, and drafts a
-full knowledge entry as soon as everything is known (within 5 user turns). Registered on import.
+full knowledge entry as soon as everything is known (within 5 user turns). core.flows.registry lists it.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.flows.knowledge import ATTACHMENT_HEADER, FLOW, USER_TEXT_HEADER
+from core.flows.knowledge import ATTACHMENT_HEADER, USER_TEXT_HEADER
 from core.llm.base import LLMRequest
-from core.llm.demo import register_demo_persona
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "knowledge"
 SAMPLE_FILES = ("service_agreement.docx", "service_agreement.pdf", "service_agreement_sjis.txt")
@@ -325,6 +324,3 @@ def knowledge_persona(request: LLMRequest) -> str:
         messages = messages[:-2]
     user_texts = [m["content"] for m in messages if m["role"] == "user"]
     return json.dumps(reply_for(user_texts), ensure_ascii=False)
-
-
-register_demo_persona(FLOW, knowledge_persona)

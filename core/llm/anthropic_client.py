@@ -10,7 +10,7 @@ import anthropic
 
 from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
 from core.llm.sdk_errors import map_sdk_error, sanitize
-from core.schemas import strict_copy
+from core.schema_strict import strict_copy
 
 CONVERSATION_START = "（会話の開始）"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}

@@ -1,49 +1,23 @@
 """The offline demo model: deterministic, no network, labelled as the demo model everywhere.
 
-Flows register a persona by flow tag (`register_demo_persona("knowledge", fn)`); a persona gets the
-request and returns the raw reply text. Without one, JSON requests get a valid instance built from
-the schema itself (Japanese placeholders) and text requests a short Japanese reply.
+A persona plays one flow: it gets the request and returns the raw reply text. The caller passes the
+personas in, keyed by flow tag (`DemoClient(model, personas={"knowledge": fn})`; the app takes them from
+core.flows.registry), so this module knows no flow. A request whose flow has no persona gets a generic
+reply: JSON requests a valid instance built from the schema itself (Japanese placeholders), text
+requests a short Japanese reply.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.llm.base import LLMReply, LLMRequest, TextStream, Usage, stream_from_reply
 
 DEMO_LABEL = "デモモデル（オフライン）"
 Persona = Callable[[LLMRequest], str]
-_PERSONAS: dict[str, Persona] = {}
-# Modules that register personas for the flows; imported lazily so core.llm never depends on flows.
-PERSONA_MODULES = (
-    "core.flows.knowledge_demo",
-    "core.flows.review_chat.demo",
-    "core.flows.memory.demo",
-    "core.flows.diagnosis.demo",
-)
-_loaded = False
-
-
-def register_demo_persona(flow: str, persona: Persona) -> None:
-    """Make the demo model play `persona` for requests tagged with this flow."""
-    _PERSONAS[flow] = persona
-
-
-def _load_personas() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for name in PERSONA_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):
-                raise
 
 
 def instance_from_schema(schema: dict[str, Any], root: dict[str, Any] | None = None, key: str = "値") -> Any:
@@ -106,13 +80,13 @@ class DemoClient:
 
     provider = "demo"
 
-    def __init__(self, model: str = "katachi-demo"):
+    def __init__(self, model: str = "katachi-demo", personas: Mapping[str, Persona] | None = None):
         self.model = model
+        self.personas: dict[str, Persona] = dict(personas or {})
 
     def complete(self, request: LLMRequest) -> LLMReply:
         start = time.perf_counter()
-        _load_personas()
-        persona = _PERSONAS.get(request.tags.get("flow", ""))
+        persona = self.personas.get(request.tags.get("flow", ""))
         if persona is not None:
             text = persona(request)
         elif request.json_schema is not None:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from core.llm.base import LLMClient
+from core.llm.demo import DemoClient, Persona
+from core.llm.faulty import CORRUPTIONS, PROVIDER_ERRORS, FaultyClient
 from core.settings import Settings
 
-
-def _demo(s: Settings) -> LLMClient:
-    from core.llm.demo import DemoClient
-
-    return DemoClient(s.model)
+Factory = Callable[[Settings, Mapping[str, Persona]], LLMClient]
 
 
-def _openai(s: Settings) -> LLMClient:
+def _demo(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
+    return DemoClient(s.model, personas=personas)
+
+
+def _openai(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
+    # Imported on first use: the openai SDK takes about a second to import and most sessions never need it.
     from core.llm.openai_client import OpenAIClient
 
     return OpenAIClient(
@@ -26,7 +29,8 @@ def _openai(s: Settings) -> LLMClient:
     )
 
 
-def _anthropic(s: Settings) -> LLMClient:
+def _anthropic(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
+    # Imported on first use: the anthropic SDK takes about two seconds to import.
     from core.llm.anthropic_client import AnthropicClient
 
     return AnthropicClient(
@@ -34,7 +38,7 @@ def _anthropic(s: Settings) -> LLMClient:
     )
 
 
-FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {
+FACTORIES: dict[str, Factory] = {
     "demo": _demo,
     "openai": _openai,
     "anthropic": _anthropic,
@@ -44,16 +48,21 @@ FACTORIES: dict[str, Callable[[Settings], LLMClient]] = {
 PROVIDER_ERROR_SHARE = 0.2  # of the demo fault rate; the rest damages replies (what the guard can repair)
 
 
-def build_client(settings: Settings, fault_rate: float = 0.0, seed: int = 0) -> LLMClient:
+def build_client(
+    settings: Settings,
+    fault_rate: float = 0.0,
+    seed: int = 0,
+    personas: Mapping[str, Persona] | None = None,
+) -> LLMClient:
     """The client for these settings; `fault_rate` > 0 wraps it in FaultyClient (the demo toggle).
 
-    80% of the rate damages replies (code fences, prose, trailing commas, missing fields, wrong enums,
-    truncation), 20% raises provider errors (timeout, 429, 5xx), so free-text flows see faults too.
+    `personas` (flow tag -> persona, see core.flows.registry.demo_personas) is what the demo model
+    plays; other providers ignore it. 80% of the fault rate damages replies (code fences, prose,
+    trailing commas, missing fields, wrong enums, truncation), 20% raises provider errors (timeout,
+    429, 5xx), so free-text flows see faults too.
     """
-    client = FACTORIES[settings.provider](settings)
+    client = FACTORIES[settings.provider](settings, personas or {})
     if fault_rate > 0:
-        from core.llm.faulty import CORRUPTIONS, PROVIDER_ERRORS, FaultyClient
-
         damage = fault_rate * (1 - PROVIDER_ERROR_SHARE) / len(CORRUPTIONS)
         errors = fault_rate * PROVIDER_ERROR_SHARE / len(PROVIDER_ERRORS)
         rates = {**dict.fromkeys(CORRUPTIONS, damage), **dict.fromkeys(PROVIDER_ERRORS, errors)}

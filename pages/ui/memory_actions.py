@@ -12,7 +12,7 @@ from core.flows.memory.extraction import retry_pending_extractions
 from core.flows.memory.indexing import memory_collection
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_sample_memories, samples_loaded
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
-from core.llm.demo import DemoClient
+from core.flows.registry import demo_client
 from pages.ui import state
 
 DEMO_FIRST_INPUT = (
@@ -38,7 +38,7 @@ def load_samples() -> int:
     0 when it is already loaded."""
     if samples_loaded(engine()):
         return 0
-    ids = load_sample_memories(engine(), collection(), DemoClient(), now(), state.sink())
+    ids = load_sample_memories(engine(), collection(), demo_client(), now(), state.sink())
     return len(ids)
 
 

@@ -7,10 +7,15 @@ from typing import Any
 import streamlit as st
 
 from core.debuglog import ListSink
+from core.flows.registry import demo_personas
 from core.llm.base import LLMClient
+from core.llm.registry import build_client
 from core.settings import Settings, load_settings
+from core.store import open_store
+from pages.ui.nav import FLOW_PAGES
 
-CHAT_FLOWS = ("knowledge", "review", "memory", "diagnosis")
+# The chat keys of st.session_state.chat: one per flow page listed in pages/ui/nav.py.
+CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
 
 
 def read_secrets() -> dict[str, Any]:
@@ -67,15 +72,16 @@ def settings() -> Settings:
 
 
 def client() -> LLMClient:
-    """The active client, rebuilt when provider settings or the fault rate change (unless pinned)."""
-    from core.llm.registry import build_client
+    """The active client, rebuilt when provider settings or the fault rate change (unless pinned).
 
+    The demo model plays every registered flow (core.flows.registry personas).
+    """
     ss = st.session_state
     s: Settings = ss["app_settings"]
     fault_rate = ss["app_fault_pct"] / 100
     key = (s.provider, s.model, s.base_url, fault_rate)
     if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
-        ss["llm_client"] = build_client(s, fault_rate=fault_rate)
+        ss["llm_client"] = build_client(s, fault_rate=fault_rate, personas=demo_personas())
         ss["llm_client_key"] = key
     return ss["llm_client"]
 
@@ -89,8 +95,6 @@ def sink() -> ListSink | None:
 
 @st.cache_resource(show_spinner=False)
 def _engine(data_dir: str):  # type: ignore[no-untyped-def]
-    from core.store import open_store
-
     return open_store(data_dir)
 
 
@@ -101,6 +105,7 @@ def engine():  # type: ignore[no-untyped-def]
 
 @st.cache_resource(show_spinner=False)
 def _chroma(data_dir: str):  # type: ignore[no-untyped-def]
+    # Imported on first use: chromadb takes over a second to import and the home and debug pages never need it.
     from core.vectors import open_chroma
 
     return open_chroma(data_dir)

@@ -25,7 +25,7 @@ from core.flows.memory.lanes import unicode61_lane  # noqa: E402
 from core.flows.memory.repository import save_episode  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402
 from core.flows.memory.sample_data import generate_conversation  # noqa: E402
-from core.llm.demo import DemoClient  # noqa: E402
+from core.flows.registry import demo_client  # noqa: E402
 from core.store import open_store  # noqa: E402
 from core.store.memory import payload_episode, units  # noqa: E402
 from core.store.memory_fts import ensure_unicode61_baseline  # noqa: E402
@@ -118,7 +118,7 @@ def pct(values: list[float], p: float) -> float:
 
 def episode_cost(engine, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     """Median ms of save + index + extraction storage for one episode, LLM (demo) time excluded."""
-    client, costs, llm = DemoClient(), [], []
+    client, costs, llm = demo_client(), [], []
     for i, ex in enumerate(generate_conversation(NOW, 30, seed=99)):
         t = time.perf_counter()
         results = call_extractors(client, ex.input_text, ex.reply_text, ex.occurred_at, NOW)

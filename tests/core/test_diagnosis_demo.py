@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from core.flows.diagnosis import demo  # noqa: F401 - registers the persona
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.state_machine import process_step
-from core.llm.demo import DemoClient
+from core.flows.registry import demo_client
 from tests.core.diagnosis_fixtures import NOW, FakeRag, make_session, src
 
 AIRCON = [
@@ -17,7 +16,7 @@ AIRCON = [
 
 
 def deps(sources):  # type: ignore[no-untyped-def]
-    return DiagnosisDeps(DemoClient(), rag=FakeRag(sources), clock=lambda: NOW)
+    return DiagnosisDeps(demo_client(), rag=FakeRag(sources), clock=lambda: NOW)
 
 
 def labels(response) -> list[str]:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import pytest
 from core.flows.diagnosis.booking import clean_booking, validate_booking
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
-from core.llm.strict import is_strict_compatible, openai_strict_schema
+from core.schema_strict import is_strict_compatible, openai_strict_schema
 from core.schemas import load_schema
 from core.store import open_store
 from core.store.diagnosis import BookingRepository
@@ -255,10 +255,9 @@ def test_schemas_strict_mode_valid(name: str) -> None:
 
 
 def test_demo_persona_registers_and_plays_the_flow() -> None:
-    from core.flows.diagnosis import demo  # noqa: F401
     from core.flows.diagnosis.deps import DiagnosisDeps
     from core.flows.diagnosis.state_machine import process_step
-    from core.llm.demo import DemoClient
+    from core.flows.registry import demo_client
     from tests.core.diagnosis_fixtures import FakeRag, make_session, src
 
     rag = FakeRag(
@@ -267,7 +266,7 @@ def test_demo_persona_registers_and_plays_the_flow() -> None:
             src("水温警告灯（赤）", "danger", 0.34, warning=True),
         ]
     )
-    deps = DiagnosisDeps(DemoClient(), rag=rag, clock=lambda: NOW)
+    deps = DiagnosisDeps(demo_client(), rag=rag, clock=lambda: NOW)
     s = make_session(ChatStep.FREE_TEXT)
     r = process_step(s, ChatRequest("s1", message="エンジン警告灯が点灯した"), deps)
     assert [c.get("icon") for c in r.prompt.choices][:2] == [

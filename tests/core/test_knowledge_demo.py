@@ -10,15 +10,15 @@ from hypothesis import strategies as st
 from core.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
+from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
-from core.llm.demo import DemoClient
 
 TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
 def interview(inputs, client=None):
     """Run call_llm turn by turn like the page does; returns the results."""
-    client = client or DemoClient()
+    client = client or demo_client()
     history, results = [], []
     for text, files in inputs:
         out = kf.call_llm(text, files, "SYSTEM", history, client, TURN, ENTRY)

@@ -51,6 +51,23 @@ def test_demo_is_deterministic_and_streams_the_same_text():
     assert "".join(stream) == first.text and stream.reply is not None
 
 
+def test_demo_plays_the_persona_passed_in_for_the_request_flow_only():
+    client = DemoClient(personas={"review": lambda request: "台本どおりの応答"})
+    tagged = LLMRequest([{"role": "user", "content": "質問"}], tags={"flow": "review"})
+    other = LLMRequest([{"role": "user", "content": "質問"}], tags={"flow": "memory"})
+    assert client.complete(tagged).text == "台本どおりの応答"
+    assert client.complete(other).text == DemoClient().complete(other).text  # generic reply
+
+
+def test_build_client_hands_personas_to_the_demo_model_also_under_faults():
+    personas = {"knowledge": lambda request: "{}"}
+    demo = build_client(Settings(), personas=personas)
+    assert isinstance(demo, DemoClient) and demo.personas == personas
+    faulty = build_client(Settings(), fault_rate=0.5, personas=personas)
+    assert isinstance(faulty, FaultyClient) and faulty.inner.personas == personas
+    assert build_client(Settings()).personas == {}  # type: ignore[attr-defined]
+
+
 def test_replay_records_requests_and_raises_recorded_errors():
     client = ReplayClient(["a", ProviderError("timeout"), LLMReply("c", finish_reason="length")])
     req = LLMRequest([{"role": "user", "content": "q"}])

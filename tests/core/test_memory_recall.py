@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.flows.memory.evaluation import build_eval_store, evaluate, load_eval_set
 from core.flows.memory.indexing import memory_collection
-from core.llm.demo import DemoClient
+from core.flows.registry import demo_client
 from core.store import open_store
 from core.vectors import open_chroma
 
@@ -22,7 +22,7 @@ def test_eval_set_size() -> None:
 def test_recall_at_5_beats_unicode61(tmp_path: Path) -> None:
     engine = open_store(tmp_path)
     collection = memory_collection(open_chroma(tmp_path))
-    key_ids = build_eval_store(engine, collection, DemoClient(), NOW)
+    key_ids = build_eval_store(engine, collection, demo_client(), NOW)
     result = evaluate(engine, collection, key_ids, NOW)
     assert result.recall >= 0.8, result.misses
     assert result.recall - result.baseline_recall >= 0.3

@@ -8,7 +8,7 @@ import pytest
 
 from core.llm.anthropic_client import CONVERSATION_START, AnthropicClient, split_messages
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMRequest, ProviderError
-from core.llm.strict import openai_strict_schema
+from core.schema_strict import openai_strict_schema
 from tests.core.wire_server import Scripted, WireServer, closed_port
 
 KEY = "sk-test-SECRET123"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from core.flows.registry import demo_client
 from core.flows.review_chat import NOT_FOUND_SENTENCE, ThreadState, load_sample_review, run_review_turn
-from core.llm.demo import DemoClient
 
 SAMPLE = load_sample_review()
 
 
 def ask(question: str, state: ThreadState | None = None, history: list | None = None) -> str:
-    outcome = run_review_turn(DemoClient(), SAMPLE, state or ThreadState(), history or [], question)
+    outcome = run_review_turn(demo_client(), SAMPLE, state or ThreadState(), history or [], question)
     assert outcome.reply.ok
     return outcome.reply.text
 
@@ -68,7 +68,7 @@ def test_demo_summary_lists_questions_and_cited_items() -> None:
         "全体では？",
         "出題趣旨は？",
     ]:
-        outcome = run_review_turn(DemoClient(), SAMPLE, state, history, question)
+        outcome = run_review_turn(demo_client(), SAMPLE, state, history, question)
         history += [
             {"role": "user", "content": question},
             {"role": "assistant", "content": outcome.reply.text},

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from core.llm.strict import UNSUPPORTED_KEYWORDS, is_strict_compatible, openai_strict_schema
+from core.schema_strict import UNSUPPORTED_KEYWORDS, is_strict_compatible, openai_strict_schema
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool]] = [
     (

@@ -5,10 +5,13 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.debuglog import ListSink
+from core.flows.registry import FLOWS
 from core.guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
 from core.settings import Settings
+from pages.ui.nav import FLOW_PAGES
+from pages.ui.state import CHAT_FLOWS
 from tests.pages.conftest import APP, make_app
 
 VALID = json.dumps(
@@ -31,6 +34,16 @@ def test_shell_sets_spec_session_keys_and_home_shows_demo_provider(tmp_path):
     assert at.sidebar.selectbox(key="sidebar_provider").value == "demo"
     assert [m.value for m in at.metric][:2] == ["demo", "katachi-demo"]
     assert any("デモモデル" in i.value for i in at.info)
+
+
+def test_the_shell_demo_model_plays_every_registered_flow(tmp_path):
+    at = make_app(tmp_path)
+    assert at.session_state["llm_client"].personas == {n: f.demo_persona for n, f in FLOWS.items()}
+
+
+def test_the_page_list_is_the_one_registration_of_chat_flows():
+    assert tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None) == CHAT_FLOWS
+    assert all(p.flow is FLOWS[p.flow.name] for p in FLOW_PAGES if p.flow is not None)
 
 
 def _first_run(tmp_path, settings, provider):

@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from core.llm.base import LLMRequest
-from core.llm.demo import register_demo_persona
 
 _EXCERPT = re.compile(
     r"^- p\.(?P<page>\d+)「(?P<section>[^」]+)」\((?P<type>\w+)\)(?P<warn>【警告あり】)? 関連度 (?P<score>[\d.]+)\n  (?P<content>.+)$",
@@ -277,6 +276,3 @@ def persona(request: LLMRequest) -> str:
         answers = _answers(prompt) or [line for line in prompt.splitlines() if line.startswith("お客様: ")]
         return "\n".join(["- （デモ）これまでの回答:", *[f"  - {a}" for a in answers[-5:]]])
     return _rag_text(prompt)
-
-
-register_demo_persona("diagnosis", persona)

@@ -10,6 +10,7 @@ from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_urgency_messages
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, merge_urgency
 from core.guard import GuardResult, guarded_json
+from core.schema_types import Urgency
 from core.schemas import load_schema
 
 
@@ -41,7 +42,7 @@ def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessm
     llm = None
     recommendation = ""
     if guard.ok:
-        data = guard.value
+        data: Urgency = guard.value
         llm = UrgencyResult(data["level"], data["can_drive"], data["visit_urgency"], list(data["reasons"]))
         recommendation = data["recommendation"]
     return UrgencyAssessment(merge_urgency(keyword, llm), recommendation, keyword, llm, guard)

@@ -8,9 +8,9 @@ import re
 from typing import Any
 
 from core.flows.memory import demo_patterns as pat
-from core.flows.memory.constants import FLOW, TRAILER_MARKER
+from core.flows.memory.constants import TRAILER_MARKER
 from core.llm.base import LLMRequest
-from core.llm.demo import last_user_text, register_demo_persona
+from core.llm.demo import last_user_text
 
 _REPLIES = {
     "joy": "それは嬉しいですね！聞いているこちらまで楽しくなりました。",
@@ -172,6 +172,3 @@ def memory_persona(request: LLMRequest) -> str:
     else:
         return "（デモモデル）この呼び出しには対応していません。"
     return json.dumps(data, ensure_ascii=False)
-
-
-register_demo_persona(FLOW, memory_persona)

@@ -12,7 +12,6 @@ from typing import Any
 
 from core.flows.review_chat.constants import (
     CATEGORY_LABELS,
-    FLOW,
     HEADER_GRADING,
     HEADER_OVERALL,
     HEADER_PURPOSE,
@@ -29,7 +28,6 @@ from core.flows.review_chat.paragraphs import (
 )
 from core.flows.review_chat.summary import SPEAKERS
 from core.llm.base import LLMRequest
-from core.llm.demo import register_demo_persona
 
 DEMO_PREFIX = "（デモモデルの応答）"
 HEADERS = (HEADER_QUESTION, HEADER_OVERALL, HEADER_PURPOSE, HEADER_GRADING, HEADER_SPECIFIED, HEADER_RELATED)
@@ -207,6 +205,3 @@ def review_persona(request: LLMRequest) -> str:
     if request.tags.get("step") == STEP_SUMMARIZE:
         return summary_text(request)
     return reply_text(request)
-
-
-register_demo_persona(FLOW, review_persona)

@@ -7,7 +7,9 @@ answer looks like: a property that was optional becomes required-but-nullable, s
 `null` where it would have left the key out. The guard downstream validates against the original
 schema, so callers should drop `null`s of optional keys (or accept them) when they validate.
 
-Both functions are pure; the caller may memoize them (for example keyed by the schema's JSON text).
+`openai_strict_schema` and `is_strict_compatible` are pure; `strict_copy` memoizes both per schema object,
+so the clients do no schema work on the request path. It lives beside core.schemas (schema loading), below
+core.llm: the provider clients import it, never the other way round.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ _SCHEMA_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAP_KEYS = ("$defs", "definitions")
 _NULL_SCHEMA: dict[str, Any] = {"type": "null"}
 
+# id(schema) -> (schema, strict copy or None); keeping the schema alive means its id is never reused.
+_strict: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
+
 
 def openai_strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Return a strict-mode copy of `schema`; the argument is never mutated.
@@ -69,6 +74,19 @@ def is_strict_compatible(schema: dict[str, Any]) -> bool:
     if not isinstance(schema, dict) or not _is_object(schema):
         return False
     return _compatible(schema)
+
+
+def strict_copy(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The OpenAI strict-mode copy of this schema object, or None when strict mode cannot express it.
+
+    Built once per schema object: no per-call schema work on the request path.
+    """
+    hit = _strict.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    copy_ = openai_strict_schema(schema) if is_strict_compatible(schema) else None
+    _strict[id(schema)] = (schema, copy_)
+    return copy_
 
 
 def _is_object(node: dict[str, Any]) -> bool:
