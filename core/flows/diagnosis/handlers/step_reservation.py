@@ -13,9 +13,9 @@ from core.flows.diagnosis.booking import (
     validate_booking,
 )
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.common import RESERVATION_CHOICES, reservation_prompt
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import record_user, respond
+from core.flows.diagnosis.step_shared import RESERVATION_CHOICES, reservation_prompt
 
 VISIT_REFUSED = (
     "🚨 自走は危険なため、来店予約はお受けできません。出張・ロードサービスの手配をご利用ください。"
