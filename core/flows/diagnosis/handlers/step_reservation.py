@@ -10,6 +10,7 @@ from core.flows.diagnosis.booking import (
     booking_record,
     booking_summary,
     clean_booking,
+    local_now,
     validate_booking,
 )
 from core.flows.diagnosis.deps import DiagnosisDeps
@@ -70,7 +71,7 @@ def handle_booking_info(session: SessionState, request: ChatRequest, deps: Diagn
     except json.JSONDecodeError:
         raw = {}
     data = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-    errors = validate_booking(session.booking_type, data, deps.clock())
+    errors = validate_booking(session.booking_type, data, local_now(deps.clock))
     session.booking_data = clean_booking(session.booking_type, data)
     if errors:
         message = "入力内容を確認してください。\n" + "\n".join(f"- {e}" for e in errors.values())
@@ -103,7 +104,7 @@ def handle_booking_confirm(session: SessionState, request: ChatRequest, deps: Di
         )
     label = BOOKING_TYPE_LABELS.get(session.booking_type, "予約")
     if deps.store is not None:
-        session.booking_id = deps.store.save_booking(booking_record(session, deps.clock()))
+        session.booking_id = deps.store.save_booking(booking_record(session))
         number = f"（受付番号 D-{session.booking_id:06d}）"
     else:
         number = "（保存先が設定されていないため、受付番号はありません）"
