@@ -1,15 +1,14 @@
 """車両診断: vehicle, photo, symptom interview with choice buttons, urgency, rewind, booking (spec 04)."""
 
-from datetime import datetime
-
 import streamlit as st
 
+from core.flows.diagnosis.booking import local_now
 from core.flows.diagnosis.catalog import find_vehicle, load_vehicles
 from core.flows.diagnosis.constants import FREE_INPUT_VALUE
 from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
-from pages.ui import state
+from pages.ui import last_call, state
 from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
 from pages.ui.render import llm_markdown
 
@@ -39,7 +38,7 @@ if top_left.button("デモを読み込む（警告灯の問診）", key="diagnos
 
 if rag is not None:
     with st.sidebar.expander("車両診断: 取扱説明書の索引"):
-        st.caption(f"登録済みの取扱説明書チャンク: {rag.collection.count()} 件（サンプル車両 3 台分）")
+        st.caption(f"登録済みの取扱説明書チャンク: {rag.chunk_count()} 件（サンプル車両 3 台分）")
         if st.button("索引を作り直す", key="diagnosis_reindex", icon=":material/refresh:"):
             bar = st.progress(0.0, text="取扱説明書を索引に登録しています…")
             count = rag.reindex(
@@ -49,8 +48,9 @@ if rag is not None:
             st.success(f"索引を作り直しました（{count} 件）。")
 
 
-def act(request: ChatRequest, user_text: str = "") -> None:
-    if send(request, rag, user_text) is not None:
+def act(request: ChatRequest) -> None:
+    """Send one request through core (which records it in the history) and redraw."""
+    if send(request, rag) is not None:
         st.rerun()
 
 
@@ -76,13 +76,9 @@ if step == ChatStep.PHOTO_CONFIRM and prompt is not None:
         act(ChatRequest(action="photo_confirm", action_value=photo_choice["value"]))
     st.stop()
 
-# --- conversation --------------------------------------------------------------------------
+# --- conversation (chat["diagnosis"] is the session's own history list) ------------------------
 w.urgency_banner(session)
-for message in ss.chat["diagnosis"]:
-    with st.chat_message(
-        message["role"], avatar=":material/car_repair:" if message["role"] == "assistant" else None
-    ):
-        llm_markdown(message["content"])
+w.conversation(ss.chat["diagnosis"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
     st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
@@ -95,7 +91,7 @@ if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_C
             ss["diagnosis_free_input"] = True
             w.focus_chat_input()
         elif choice:
-            act(ChatRequest(action=prompt.action, action_value=choice["value"]), choice["label"])
+            act(ChatRequest(action=prompt.action, action_value=choice["value"]))
     if ss.get("diagnosis_free_input"):
         st.info("✏️ 画面下の入力欄に、症状や状況を自由に入力してください。")
 
@@ -103,7 +99,7 @@ if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_C
 if prompt is not None and step == ChatStep.BOOKING_INFO:
     st.subheader("予約情報の入力")
     llm_markdown(prompt.message)
-    submitted = w.booking_form(session, prompt, datetime.now())
+    submitted = w.booking_form(session, prompt, local_now())
     if submitted:
         act(ChatRequest(action="submit_booking", action_value=submitted))
     if st.button("予約方法の選択に戻る", key="diagnosis_back"):
@@ -156,9 +152,9 @@ if ss.get("diagnosis_last_rewound"):
 
 w.coverage_note(session)
 w.sources_expander(session)
-w.llm_io_expander()
+last_call.render("diagnosis")
 with st.expander("予約一覧", expanded=step == ChatStep.DONE):
-    w.bookings_table(bookings().list_bookings())
+    w.bookings_table(bookings())
 
 if step in (ChatStep.FREE_TEXT, ChatStep.DIAGNOSING, ChatStep.SPEC_CHECK):
     placeholder = (
@@ -169,4 +165,4 @@ if step in (ChatStep.FREE_TEXT, ChatStep.DIAGNOSING, ChatStep.SPEC_CHECK):
     typed = st.chat_input(placeholder, key="diagnosis_input")
     if typed:
         ss["diagnosis_free_input"] = False
-        act(ChatRequest(message=typed), typed)
+        act(ChatRequest(message=typed))

@@ -1,4 +1,8 @@
-"""Bookings made by the diagnosis flow (spec 04 §7): table + a small repository (SQLAlchemy Core)."""
+"""Bookings made by the diagnosis flow (spec 04 §7): table + a small repository (SQLAlchemy Core).
+
+`created_at` is when the booking was taken, UTC epoch seconds (core.clock). `preferred_time` is the
+visit the person picked ("2026-11-25 10:00", a local appointment), stored as they picked it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,10 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, Engine, Integer, String, Table, Text, desc, select
+from sqlalchemy import Column, Connection, Integer, String, Table, Text, desc, func, select, type_coerce
 
+from core.clock import from_local
+from core.store.base import Repository, inserted_id
 from core.store.db import metadata
 
 diagnosis_bookings = Table(
@@ -28,7 +34,7 @@ diagnosis_bookings = Table(
     Column("visit_urgency", String, nullable=False, default=""),
     Column("can_drive", Integer, nullable=False, default=1),
     Column("reasons", Text, nullable=False, default="[]"),
-    Column("created_at", DateTime, nullable=False),
+    Column("created_at", Integer, nullable=False),  # UTC epoch seconds
 )
 
 FIELDS = (
@@ -47,42 +53,51 @@ FIELDS = (
 )
 
 
-class BookingRepository:
-    """Save and list diagnosis bookings on the shared engine."""
+def _row(mapping: Any) -> dict[str, Any]:
+    data = dict(mapping)
+    data["can_drive"] = bool(data["can_drive"])
+    data["reasons"] = json.loads(data["reasons"] or "[]")
+    return data
 
-    def __init__(self, engine: Engine):
-        self.engine = engine
+
+class DiagnosisRepository(Repository):
+    """Save and list diagnosis bookings on the shared engine; `created_at` comes from the clock."""
 
     def save_booking(self, booking: dict[str, Any]) -> int:
-        """Insert one booking; returns its id. `created_at` defaults to now."""
+        """Insert one booking (spec 04 §7 BOOKING_CONFIRM); returns its id, the 受付番号."""
         row: dict[str, Any] = {k: str(booking.get(k) or "") for k in FIELDS}
         row["can_drive"] = 1 if booking.get("can_drive", True) else 0
         row["reasons"] = json.dumps(list(booking.get("reasons") or []), ensure_ascii=False)
-        row["created_at"] = booking.get("created_at") or datetime.now().replace(microsecond=0)
+        row["created_at"] = self.now()
         with self.engine.begin() as conn:
-            result = conn.execute(diagnosis_bookings.insert().values(**row))
-            key = result.inserted_primary_key
-            assert key is not None
-            return int(key[0])
+            return inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
 
     def list_bookings(self, limit: int = 100) -> list[dict[str, Any]]:
         """Newest first."""
         query = select(diagnosis_bookings).order_by(desc(diagnosis_bookings.c.id)).limit(limit)
         with self.engine.connect() as conn:
-            rows = [dict(r._mapping) for r in conn.execute(query)]
-        for row in rows:
-            row["can_drive"] = bool(row["can_drive"])
-            row["reasons"] = json.loads(row["reasons"] or "[]")
-        return rows
+            return [_row(r._mapping) for r in conn.execute(query)]
 
     def get_booking(self, booking_id: int) -> dict[str, Any] | None:
+        query = select(diagnosis_bookings).where(diagnosis_bookings.c.id == booking_id)
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(diagnosis_bookings).where(diagnosis_bookings.c.id == booking_id)
-            ).first()
-        if row is None:
-            return None
-        data = dict(row._mapping)
-        data["can_drive"] = bool(data["can_drive"])
-        data["reasons"] = json.loads(data["reasons"] or "[]")
-        return data
+            row = conn.execute(query).first()
+        return None if row is None else _row(row._mapping)
+
+
+def upgrade(conn: Connection) -> None:
+    """Older code stored `created_at` as a naive local DateTime text ("2026-11-21 10:00:00"); make it epoch.
+
+    Idempotent: only rows whose value is still text are converted (SQLite keeps each value's own type).
+    """
+    if conn.dialect.name != "sqlite":
+        return
+    created = type_coerce(diagnosis_bookings.c.created_at, String)
+    old = conn.execute(
+        select(diagnosis_bookings.c.id, created).where(func.typeof(diagnosis_bookings.c.created_at) == "text")
+    ).all()
+    for booking_id, text in old:
+        when = from_local(datetime.fromisoformat(text))
+        conn.execute(
+            diagnosis_bookings.update().where(diagnosis_bookings.c.id == booking_id).values(created_at=when)
+        )

@@ -1,30 +1,27 @@
-"""Diagnosis page plumbing: the shared session store and RAG index, deps per run, sending a request."""
+"""Diagnosis page glue: the server's sessions and manual index, sending one request through core.
+
+`st.session_state.chat["diagnosis"]` IS the current session's `conversation_history` (the same list
+object, never a copy): core appends to it during a turn and the page draws it.
+"""
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
-from core.debuglog import DebugEvent, ListSink
-from core.flows.diagnosis.deps import DiagnosisDeps
+from core.debuglog import DebugEvent
+from core.flows.diagnosis.booking import list_bookings
+from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.service import ChatService
-from core.flows.diagnosis.session_store import SessionStore
+from core.flows.diagnosis.service import ChatService, run_turn
 from core.guard_result import user_message
-from core.store.diagnosis import BookingRepository
-from pages.ui import state
+from pages.ui import last_call, state
 
-# Names of the LLM calls (request.tags["step"]) as staff read them.
-CALL_LABELS = {
-    "diagnosing": "問診の質問・回答",
-    "spec_check": "仕様確認",
-    "urgency_check": "緊急度の判定",
-    "rag_answer": "取扱説明書の要約",
-    "summary": "会話の要約",
-}
+FLOW = "diagnosis"
+# What the interview does instead when a call of this step fails (shown under the failure).
 FAILURE_CONSEQUENCES = {
     "diagnosing": "代わりの質問を表示しています。",
     "spec_check": "仕様確認を省いて問診を続けています。",
@@ -39,28 +36,11 @@ DEMO_SYMPTOM = "エンジン警告灯が点灯した"
 @st.cache_resource(show_spinner=False)
 def chat_service() -> ChatService:
     """One in-memory session store for the server (spec 04 §1); sessions are keyed by diagnosis_session_id."""
-    return ChatService(SessionStore())
+    return ChatService()
 
 
 def rag_service() -> RAGService:
     return RAGService(state.chroma())
-
-
-def bookings() -> BookingRepository:
-    return BookingRepository(state.engine())
-
-
-class _TeeSink:
-    """Send events to the debug log (when DEBUG is on) and keep this turn's for the page's expander."""
-
-    def __init__(self, inner: ListSink | None):
-        self.inner = inner
-        self.events: list[DebugEvent] = []
-
-    def emit(self, event: DebugEvent) -> None:
-        self.events.append(event)
-        if self.inner is not None:
-            self.inner.emit(event)
 
 
 def ensure_index() -> RAGService | None:
@@ -76,57 +56,56 @@ def ensure_index() -> RAGService | None:
             )
             bar.empty()
         return rag
-    except Exception:  # noqa: BLE001 - the page still works without manual search
+    except Exception:  # Chroma fails in many ways (disk, sqlite, version); the page works without search
         st.warning("取扱説明書の検索を準備できませんでした。マニュアル検索なしで問診を続けます。")
         return None
 
 
-def current_session() -> SessionState:
-    """The page's session; a missing or expired one is replaced by a new session."""
-    service = chat_service()
-    session = service.store.get(st.session_state.get("diagnosis_session_id"))
-    if session is None:
-        session = service.store.create()
-        st.session_state["diagnosis_session_id"] = session.session_id
-        st.session_state.chat["diagnosis"] = []
+def _bind(session: SessionState) -> SessionState:
+    """Make the page's chat list the session's own history (same object)."""
+    st.session_state["diagnosis_session_id"] = session.session_id
+    st.session_state.chat[FLOW] = session.conversation_history
     return session
 
 
+def current_session() -> SessionState:
+    """The page's session; a missing or expired one is replaced by a new session."""
+    return _bind(chat_service().session(st.session_state.get("diagnosis_session_id")))
+
+
 def restart() -> None:
-    service = chat_service()
-    old = st.session_state.get("diagnosis_session_id")
-    if old:
-        service.store.delete(old)
-    st.session_state.pop("diagnosis_session_id", None)
-    st.session_state.pop("diagnosis_last_events", None)
+    """「最初からやり直す」: forget the session and what the last turn showed."""
+    _bind(chat_service().restart(st.session_state.get("diagnosis_session_id")))
+    last_call.clear(FLOW)
     st.session_state.pop("diagnosis_last_failures", None)
-    st.session_state.chat["diagnosis"] = []
+    st.session_state.pop("diagnosis_last_rewound", None)
 
 
-def send(request: ChatRequest, rag: RAGService | None, user_text: str = "") -> ChatResponse | None:
-    """Append the user's message first, run one step, mirror the history into chat["diagnosis"]."""
+def bookings() -> list[dict[str, Any]]:
+    """Stored bookings, newest first."""
+    return list_bookings(state.engine())
+
+
+def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
+    """Run one request through core's run_turn; the turn's model calls go to the shared last-call view."""
     ss = st.session_state
-    if user_text:
-        ss.chat["diagnosis"].append({"role": "user", "content": user_text})
-    sink = _TeeSink(state.sink())
-    deps = DiagnosisDeps(client=state.client(), rag=rag, store=bookings(), sink=sink)
     request.session_id = ss.get("diagnosis_session_id")
-    try:
-        session, response = chat_service().process(request, deps)
-    except Exception:  # noqa: BLE001 - never a traceback for staff
-        st.error(
-            "処理中にエラーが発生しました。もう一度お試しいただくか、「最初からやり直す」を押してください。"
-        )
-        return None
-    ss["diagnosis_session_id"] = session.session_id
-    ss.chat["diagnosis"] = copy.deepcopy(session.conversation_history)
-    ss["diagnosis_last_events"] = [_event_view(e) for e in sink.events if e.kind in ("call", "error")]
+    with last_call.capture(FLOW) as sink:
+        deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink)
+        try:
+            session, response = run_turn(chat_service(), request, deps)
+        except Exception:  # any bug in a step: staff get a Japanese message, never a traceback
+            st.error(
+                "処理中にエラーが発生しました。もう一度お試しいただくか、「最初からやり直す」を押してください。"
+            )
+            return None
+    _bind(session)
     ss["diagnosis_last_failures"] = failed_calls(sink.events)
     ss["diagnosis_last_rewound"] = response.rewound_to_turn
     return response
 
 
-def failed_calls(events: list[DebugEvent]) -> list[str]:
+def failed_calls(events: Sequence[DebugEvent]) -> list[str]:
     """One Japanese line per LLM call of this turn that ended without a usable answer (its last event not ok)."""
     last: dict[str, DebugEvent] = {}
     for event in events:
@@ -135,29 +114,15 @@ def failed_calls(events: list[DebugEvent]) -> list[str]:
     for event in last.values():
         if event.ok is not False:
             continue
-        label = CALL_LABELS.get(event.step, event.step)
+        label = last_call.STEP_LABELS.get(event.step, event.step)
         reason = user_message(event.error_type or "", event.errors)
         lines.append(f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip())
     return lines
 
 
-def _event_view(event: DebugEvent) -> dict[str, Any]:
-    return {
-        "step": event.step,
-        "attempt": event.attempt,
-        "schema": event.schema_name,
-        "messages": event.messages,
-        "raw": event.raw,
-        "ok": event.ok,
-        "error_type": event.error_type,
-        "errors": event.errors,
-    }
-
-
 def load_demo(rag: RAGService | None) -> None:
     """One-click demo: vehicle, photo confirmed, a warning-light symptom; the first question is on screen."""
     restart()
-    current_session()
     send(ChatRequest(action="select_vehicle", action_value=DEMO_VEHICLE), rag)
     send(ChatRequest(action="photo_confirm", action_value="yes"), rag)
-    send(ChatRequest(message=DEMO_SYMPTOM), rag, DEMO_SYMPTOM)
+    send(ChatRequest(message=DEMO_SYMPTOM), rag)

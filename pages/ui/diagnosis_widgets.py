@@ -1,17 +1,21 @@
-"""Widgets of the diagnosis page: step indicator, banners, sources, LLM I/O, booking form and list."""
+"""Widgets of the diagnosis page: step indicator, conversation, banners, sources, booking form and list."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import streamlit as st
 
+from core.chat import ChatItem
+from core.clock import format_local
 from core.flows.diagnosis.booking import validate_booking
 from core.flows.diagnosis.catalog import get_vehicle, sample_path
 from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+from pages.ui.render import llm_markdown
 
 STEP_LABELS = [
     (ChatStep.VEHICLE_ID, "車両"),
@@ -67,6 +71,14 @@ def vehicle_card(session: SessionState, *, width: int = 320) -> None:
     st.image(str(sample_path(vehicle.photo)), width=width, caption=f"{vehicle.label} ／ {vehicle.body}")
 
 
+def conversation(items: Sequence[ChatItem]) -> None:
+    """The interview so far (core.chat items of the session's history), the advisor with a car icon."""
+    for item in items:
+        avatar = ":material/car_repair:" if item["role"] == "assistant" else None
+        with st.chat_message(item["role"], avatar=avatar):
+            llm_markdown(item["content"])
+
+
 def urgency_banner(session: SessionState) -> None:
     """spec 04 §7: 🚨 as an error (can't drive / immediate), ⚠️ as a warning; reasons underneath."""
     info = urgency_info(session)
@@ -112,26 +124,6 @@ def sources_expander(session: SessionState) -> None:
             st.text(s["content"])
 
 
-def llm_io_expander() -> None:
-    """What the LLM was given and returned in the last turn (every call of that turn)."""
-    events = st.session_state.get("diagnosis_last_events") or []
-    with st.expander(f"直前のターンでLLMに渡した内容と返答（{len(events)}回の呼び出し）", expanded=False):
-        if not events:
-            st.caption("直前のターンではLLMを呼び出していません。")
-        for e in events:
-            status = "成功" if e["ok"] else f"失敗（{e['error_type']}）"
-            st.markdown(
-                f"**{e['step']}** ／ 試行 {e['attempt']} ／ スキーマ: {e['schema'] or 'なし（テキスト）'} ／ {status}"
-            )
-            for m in e["messages"]:
-                st.caption(m["role"])
-                st.text(m["content"])
-            st.caption("返答（生の出力）")
-            st.text(e["raw"] or "")
-            if e["errors"]:
-                st.text("\n".join(e["errors"]))
-
-
 def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
     """One button per choice (with its warning-light icon when present); returns the pressed choice."""
     pressed = None
@@ -149,7 +141,10 @@ def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
 
 
 def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> str | None:
-    """The booking form; returns the entered values as JSON once they validate (errors shown per field)."""
+    """The booking form; returns the entered values as JSON once they validate (errors shown per field).
+
+    `now` is the local (Japan) time the picked visit time must come after (booking.local_now()).
+    """
     values: dict[str, str] = {}
     with st.form("diagnosis_booking_form"):
         for f in prompt.booking_fields:
@@ -197,7 +192,7 @@ def bookings_table(rows: list[dict[str, Any]]) -> None:
                 "希望日時・場所": r["preferred_time"] or r["address"],
                 "症状": r["symptom"],
                 "車両": r["vehicle_label"],
-                "受付日時": r["created_at"].strftime("%Y-%m-%d %H:%M") if r["created_at"] else "",
+                "受付日時": format_local(r["created_at"]),
             }
             for r in rows
         ],

@@ -6,12 +6,14 @@ import json
 from datetime import datetime
 from typing import Any
 
+from core.clock import from_local
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatStep, SessionState
 from core.flows.diagnosis.rag import RagAnswer
 from core.llm.replay import ReplayClient
 
-NOW = datetime(2026, 11, 21, 10, 0)
+NOW = datetime(2026, 11, 21, 10, 0)  # Japan time, as a person reads the clock
+NOW_TS = from_local(NOW)  # the same instant as the flow's clock gives it (UTC epoch seconds)
 
 
 def src(
@@ -121,5 +123,5 @@ def make_session(step: ChatStep = ChatStep.DIAGNOSING, **fields: Any) -> Session
 
 def make_deps(outputs: list[Any] | None = None, rag: Any = None, store: Any = None) -> DiagnosisDeps:
     return DiagnosisDeps(
-        client=ReplayClient(outputs or []), rag=rag, store=store or FakeStore(), clock=lambda: NOW
+        client=ReplayClient(outputs or []), rag=rag, store=store or FakeStore(), clock=lambda: NOW_TS
     )

@@ -6,7 +6,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.state_machine import process_step
 from core.flows.registry import demo_client
-from tests.core.diagnosis_fixtures import NOW, FakeRag, make_session, src
+from tests.core.diagnosis_fixtures import NOW_TS, FakeRag, make_session, src
 
 AIRCON = [
     src("エアコンが効かないとき", "procedure", 0.46, page=54),
@@ -16,7 +16,7 @@ AIRCON = [
 
 
 def deps(sources):  # type: ignore[no-untyped-def]
-    return DiagnosisDeps(demo_client(), rag=FakeRag(sources), clock=lambda: NOW)
+    return DiagnosisDeps(demo_client(), rag=FakeRag(sources), clock=lambda: NOW_TS)
 
 
 def labels(response) -> list[str]:  # type: ignore[no-untyped-def]

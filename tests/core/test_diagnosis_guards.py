@@ -5,9 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.flows.diagnosis.catalog import sample_path
 from core.flows.diagnosis.constants import CANDIDATE_CONFIDENCE
 from core.flows.diagnosis.guards import (
     GENERIC_DUPLICATE_MESSAGE,
+    ICON_KEYWORDS,
     _append_default_choices,
     _attach_icons,
     _is_duplicate_question,
@@ -68,9 +70,6 @@ def test_icons_only_for_warning_light_topics() -> None:
 
 
 def test_icon_files_exist() -> None:
-    from core.flows.diagnosis.catalog import sample_path
-    from core.flows.diagnosis.guards import ICON_KEYWORDS
-
     for _, filename in ICON_KEYWORDS:
         assert sample_path(f"icons/warning-lights/{filename}").read_text().startswith("<svg")
 

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import threading
 
 import pytest
 
 from core.flows.diagnosis.booking import clean_booking, validate_booking
+from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
+from core.flows.diagnosis.state_machine import process_step
+from core.flows.registry import demo_client
+from core.prompts import load_prompt
 from core.schema_strict import is_strict_compatible, openai_strict_schema
 from core.schemas import load_schema
 from core.store import open_store
-from core.store.diagnosis import BookingRepository
-
-NOW = datetime(2026, 11, 21, 10, 0)
+from core.store.diagnosis import DiagnosisRepository
+from tests.core.diagnosis_fixtures import NOW, NOW_TS, FakeRag, make_session, src
 
 
 def test_session_defaults_cover_spec_fields() -> None:
@@ -110,8 +113,6 @@ def test_session_defaults_exactly() -> None:
 
 
 def test_session_store_is_thread_safe() -> None:
-    import threading
-
     store = SessionStore()
     made: list[str] = []
 
@@ -140,8 +141,6 @@ def test_session_store_is_thread_safe() -> None:
 )
 def test_prompts_state_the_meaning_of_every_field(schema: str, prompt: str) -> None:
     """spec 04 §12 step 2: the prompt explains every schema field (schema = types, prompt = meaning)."""
-    from core.prompts import load_prompt
-
     text = load_prompt(prompt)
     for name in load_schema(schema)["properties"]:
         assert f"- {name}:" in text, name
@@ -218,7 +217,7 @@ def test_visit_time_messages_are_japanese() -> None:
 
 
 def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = BookingRepository(open_store(tmp_path))
+    repo = DiagnosisRepository(open_store(tmp_path), clock=lambda: NOW_TS)
     booking_id = repo.save_booking(
         {
             "booking_type": "visit",
@@ -229,14 +228,13 @@ def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-unty
             "urgency_level": "high",
             "can_drive": True,
             "reasons": ["警告灯の点灯"],
-            "created_at": NOW,
         }
     )
     rows = repo.list_bookings()
     assert [r["id"] for r in rows] == [booking_id]
     assert (
         rows[0]["reasons"] == ["警告灯の点灯"]
-        and rows[0]["created_at"] == NOW
+        and rows[0]["created_at"] == NOW_TS
         and rows[0]["can_drive"] is True
     )
     assert repo.get_booking(booking_id)["preferred_time"] == "2026-11-25 10:00"  # type: ignore[index]
@@ -255,18 +253,13 @@ def test_schemas_strict_mode_valid(name: str) -> None:
 
 
 def test_demo_persona_registers_and_plays_the_flow() -> None:
-    from core.flows.diagnosis.deps import DiagnosisDeps
-    from core.flows.diagnosis.state_machine import process_step
-    from core.flows.registry import demo_client
-    from tests.core.diagnosis_fixtures import FakeRag, make_session, src
-
     rag = FakeRag(
         [
             src("エンジン警告灯", "warning", 0.62, warning=True),
             src("水温警告灯（赤）", "danger", 0.34, warning=True),
         ]
     )
-    deps = DiagnosisDeps(demo_client(), rag=rag, clock=lambda: NOW)
+    deps = DiagnosisDeps(demo_client(), rag=rag, clock=lambda: NOW_TS)
     s = make_session(ChatStep.FREE_TEXT)
     r = process_step(s, ChatRequest("s1", message="エンジン警告灯が点灯した"), deps)
     assert [c.get("icon") for c in r.prompt.choices][:2] == [

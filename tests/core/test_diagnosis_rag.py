@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -40,9 +42,6 @@ def test_manuals_have_at_least_60_japanese_chunks_each() -> None:
 
 
 def test_manuals_are_generated_deterministically() -> None:
-    import importlib.util
-    import sys
-
     here = Path(__file__).resolve().parents[2] / "core" / "samples" / "diagnosis"
     sys.path.insert(0, str(here))
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.flows.diagnosis.responses import urgency_banner, urgency_info
+from core.flows.diagnosis.step_shared import reservation_prompt
 from core.flows.diagnosis.urgency import (
     CRITICAL_RULES,
     HIGH_RULES,
@@ -12,6 +14,7 @@ from core.flows.diagnosis.urgency import (
     keyword_urgency_check,
     merge_urgency,
 )
+from tests.core.diagnosis_fixtures import make_session
 
 CASES = [
     # critical: brake failure, fire, smoke, oil leak (+ related)
@@ -131,10 +134,6 @@ def test_merge_higher_level_wins_and_reasons_merge() -> None:
 )
 def test_reservation_banner_per_spec_table(can_drive: bool, visit: str, banner: str) -> None:
     """spec 04 §7: one row each; the banner heads the reservation prompt and the page's alert."""
-    from core.flows.diagnosis.handlers.common import reservation_prompt
-    from core.flows.diagnosis.responses import urgency_banner, urgency_info
-    from tests.core.diagnosis_fixtures import make_session
-
     assert urgency_banner(can_drive, visit) == banner
     s = make_session(urgency_level="high", can_drive=can_drive, visit_urgency=visit)
     assert banner in reservation_prompt(s).message

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
+from core.chat import user_item
 from core.flows.diagnosis.constants import FALLBACK_MESSAGE
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
+from pages.ui.diagnosis_session import chat_service
 from tests.pages.conftest import make_app
 
 PAGE = "pages/diagnosis.py"
@@ -25,7 +29,13 @@ def test_one_click_demo_shows_the_first_question(tmp_path) -> None:  # type: ign
     at.run()
     assert not at.exception
     assert "エンジン警告灯" in [b.label for b in at.button]
-    assert at.session_state["chat"]["diagnosis"][1] == {"role": "user", "content": "エンジン警告灯が点灯した"}
+    chat = at.session_state["chat"]["diagnosis"]
+    assert chat[1] == user_item("エンジン警告灯が点灯した", turn=1, status="done")
+    # the page draws the session's own history: the very same list, not a copy
+    session = chat_service().store.get(at.session_state["diagnosis_session_id"])
+    assert session is not None and session.conversation_history is chat
+    assert all(item["status"] == "done" for item in chat)
+    assert chat[2]["role"] == "assistant" and "エンジン警告灯" in chat[2]["meta"]["choices"]
 
 
 def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -67,6 +77,7 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     booking = next(f for f in frames if "お名前" in f.columns)
     assert booking["お名前"].tolist() == ["山田 太郎"] and booking["緊急度"].tolist() == ["高"]
     assert booking["症状"].tolist() == ["エンジン警告灯が点灯した"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", booking["受付日時"].tolist()[0])  # Japan time
     sources = next(f for f in frames if "種類" in f.columns)
     assert set(sources["種類"]) <= {"手順", "仕様", "一般", "警告", "危険"}
 
@@ -80,7 +91,7 @@ def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # t
     assert any("今すぐロードサービスまたは来場が必要です" in e.value for e in at.error)
     labels = [b.label for b in at.button]
     assert "🛻 出張・ロードサービスを手配する" in labels and "🚗 来店予約をする" not in labels
-    assert at.session_state["chat"]["diagnosis"][-2] == {"role": "user", "content": "ブレーキが効かない"}
+    assert at.session_state["chat"]["diagnosis"][-2] == user_item("ブレーキが効かない", status="done")
     indicator = at.markdown[0].value
     assert "~~仕様確認~~" in indicator and "~~問診~~" in indicator and ":gray[✓ 症状]" in indicator
     assert "取り消し線の段階は、今回の問診では通っていません。" in [c.value for c in at.caption]
@@ -93,9 +104,9 @@ def test_llm_failure_shows_the_fallback_and_a_japanese_reason(tmp_path) -> None:
     at.chat_input(key="diagnosis_input").set_value("ドアがきしむ").run()
     assert not at.exception
     history = at.session_state["chat"]["diagnosis"]
-    assert history[-2:] == [
-        {"role": "user", "content": "ドアがきしむ"},
-        {"role": "assistant", "content": FALLBACK_MESSAGE},
+    assert [(i["role"], i["content"], i["status"]) for i in history[-2:]] == [
+        ("user", "ドアがきしむ", "done"),
+        ("assistant", FALLBACK_MESSAGE, "done"),
     ]
     warnings = [w.value for w in at.warning]
     assert any(
@@ -105,6 +116,12 @@ def test_llm_failure_shows_the_fallback_and_a_japanese_reason(tmp_path) -> None:
         for w in warnings
     ), warnings
     assert any("取扱説明書の要約:" in w for w in warnings)
+    # the shared last-call expander holds this turn's calls (RAG answer + diagnostic call and retries)
+    calls = at.session_state["diagnosis_last_call"]
+    assert {c["step"] for c in calls} == {"rag_answer", "diagnosing"} and not any(c["ok"] for c in calls)
+    assert f"直近のターンでLLMに渡した内容と返答（{len(calls)}回の呼び出し）" in [
+        e.label for e in at.expander
+    ]
 
 
 def test_manual_index_can_be_rebuilt_from_the_page(tmp_path):

@@ -1,4 +1,8 @@
-"""Booking forms of the reservation step (spec 04 §7): fields, validation, summary, stored record."""
+"""Bookings of the reservation step (spec 04 §7): form fields, validation, summary, the stored record and list.
+
+The visit time a person picks is a local appointment (Japan time, as typed); it is compared with the
+local "now" and stored as picked. Only `created_at` is a timestamp (UTC epoch, set by the repository).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,11 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Engine
+
+from core.clock import Clock, to_local, utc_now
 from core.flows.diagnosis.models import SessionState
+from core.store.diagnosis import DiagnosisRepository
 
 BOOKING_TYPE_LABELS = {"dispatch": "出張・ロードサービス手配", "visit": "来店予約"}
 DATETIME_PATTERN = re.compile(
@@ -81,8 +89,13 @@ def parse_datetime(text: str) -> datetime | None:
         return None
 
 
+def local_now(clock: Clock = utc_now) -> datetime:
+    """The clock's now as a naive datetime in the display zone (what a picked visit time is compared with)."""
+    return to_local(clock()).replace(tzinfo=None)
+
+
 def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> dict[str, str]:
-    """Field name -> Japanese error: required fields, phone format, a future date/time."""
+    """Field name -> Japanese error: required fields, phone format, a future date/time (`now`: local_now())."""
     errors: dict[str, str] = {}
     if booking_type not in BOOKING_FIELDS:
         return {"booking_type": "予約の種類を選んでください。"}
@@ -133,8 +146,9 @@ def booking_summary(session: SessionState) -> dict[str, str]:
     return summary
 
 
-def booking_record(session: SessionState, created_at: datetime) -> dict[str, Any]:
-    """The row stored for a confirmed booking (type, vehicle, contact, preferred time, urgency, created_at)."""
+def booking_record(session: SessionState) -> dict[str, Any]:
+    """The row stored for a confirmed booking (type, vehicle, contact, preferred time, urgency); the
+    repository adds created_at from its clock."""
     data = session.booking_data
     return {
         "session_id": session.session_id,
@@ -151,5 +165,9 @@ def booking_record(session: SessionState, created_at: datetime) -> dict[str, Any
         "visit_urgency": session.visit_urgency,
         "can_drive": session.can_drive,
         "reasons": list(session.urgency_reasons),
-        "created_at": created_at,
     }
+
+
+def list_bookings(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
+    """Stored bookings, newest first (created_at in UTC epoch seconds; show with core.clock.format_local)."""
+    return DiagnosisRepository(engine).list_bookings(limit)

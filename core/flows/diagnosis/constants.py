@@ -17,6 +17,9 @@ CANDIDATE_TURN = 4
 RECENT_TURN_ITEMS = 4
 # spec 04 §4 B: more than 3 failed solutions -> URGENCY_CHECK.
 MAX_SOLUTIONS_TRIED = 3
+# Handlers one request may run (process_step): the longest real chain is 4,
+# FREE_TEXT -> SPEC_CHECK -> DIAGNOSING -> URGENCY_CHECK; more means handlers hand over in a loop.
+MAX_STEPS_PER_REQUEST = 6
 
 # spec 04 §10: 5 results per search, keep only score > 0.3.
 RAG_N_RESULTS = 5

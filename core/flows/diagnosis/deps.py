@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sqlalchemy import Engine
+
+from core.clock import Clock, utc_now
 from core.debuglog import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
 from core.llm.base import LLMClient
+from core.store.diagnosis import DiagnosisRepository
 
 
 class BookingStore(Protocol):
-    """Where confirmed bookings go (core.store.diagnosis.BookingRepository)."""
+    """Where confirmed bookings go (core.store.diagnosis.DiagnosisRepository)."""
 
     def save_booking(self, booking: dict[str, Any]) -> int: ...
 
@@ -40,16 +42,26 @@ class ManualSearch(Protocol):
         ...
 
 
-def _now() -> datetime:
-    return datetime.now().replace(microsecond=0)
-
-
 @dataclass
 class DiagnosisDeps:
-    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: local now."""
+    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now."""
 
     client: LLMClient
     rag: ManualSearch | None = None
     store: BookingStore | None = None
-    clock: Callable[[], datetime] = field(default=_now)
+    clock: Clock = utc_now
     sink: DebugSink | None = None
+
+
+def open_deps(
+    client: LLMClient,
+    engine: Engine,
+    *,
+    rag: Any = None,
+    sink: DebugSink | None = None,
+    clock: Clock = utc_now,
+) -> DiagnosisDeps:
+    """Deps over the shared engine: bookings go to DiagnosisRepository(engine, clock), on the same clock."""
+    return DiagnosisDeps(
+        client=client, rag=rag, store=DiagnosisRepository(engine, clock), clock=clock, sink=sink
+    )

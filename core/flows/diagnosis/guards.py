@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.flows.diagnosis.constants import (
@@ -157,7 +157,7 @@ def _attach_icons(choices: list[dict[str, str]], question_topic: str | None) -> 
 
 
 def _is_irrelevant_topic(
-    question_topic: str | None, symptom_text: str, history: Iterable[dict[str, str]]
+    question_topic: str | None, symptom_text: str, history: Iterable[Mapping[str, Any]]
 ) -> bool:
     """spec 04 §11: a question topic unrelated to the symptom and the conversation so far.
 
@@ -167,7 +167,7 @@ def _is_irrelevant_topic(
     topic = (question_topic or "").strip()
     if not topic:
         return False
-    said = symptom_text + "\n" + "\n".join(m.get("content", "") for m in history)
+    said = symptom_text + "\n" + "\n".join(str(m.get("content", "")) for m in history)
     said_norm = _norm(said)
     if any(word in topic and _norm(word) not in said_norm for word in OFF_DOMAIN_TOPIC_WORDS):
         return True

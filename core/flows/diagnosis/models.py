@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeAlias
 
+from core.chat import ChatItem
 from core.flows.diagnosis.constants import MAX_DIAGNOSTIC_TURNS
 
 
@@ -41,7 +42,8 @@ class SessionState:
     year: int = 0
     symptom_text: str = ""
     collected_symptoms: list[str] = field(default_factory=list)
-    conversation_history: list[dict[str, str]] = field(default_factory=list)
+    # core.chat ChatItems; the page draws this very list (st.session_state.chat["diagnosis"])
+    conversation_history: list[ChatItem] = field(default_factory=list)
     diagnostic_turn: int = 0
     max_diagnostic_turns: int = MAX_DIAGNOSTIC_TURNS
     last_confidence: float = 0.0
@@ -89,7 +91,10 @@ class SessionState:
     def restore(self, data: dict[str, Any]) -> None:
         """Set every field from a dump, leaving `state_snapshots` alone (spec 04 §4 A.2)."""
         for f in fields(self):
-            if f.name != "state_snapshots" and f.name in data:
+            if f.name == "conversation_history" and f.name in data:
+                # in place: the page holds this list object as chat["diagnosis"]
+                self.conversation_history[:] = copy.deepcopy(data[f.name])
+            elif f.name != "state_snapshots" and f.name in data:
                 setattr(self, f.name, copy.deepcopy(data[f.name]))
         # set last: setting current_step appends to visited_steps, which must stay as dumped
         self.__dict__["current_step"] = ChatStep(self.current_step)
@@ -160,3 +165,19 @@ class ChatResponse:
     manual_coverage: str | None = None
     diagnostic_turn: int = 0
     rewound_to_turn: int | None = None
+
+
+@dataclass(frozen=True)
+class Next:
+    """A handler's "run this step now, in this same request" (spec 04 §2 arrows taken without a new input).
+
+    `process_step` sets `session.current_step = step` and runs that step's handler with `request`
+    (or, when None, the request being processed).
+    """
+
+    step: ChatStep
+    request: ChatRequest | None = None
+
+
+# What a step handler returns: the reply that ends the request, or the step to run next.
+StepOutcome: TypeAlias = ChatResponse | Next

@@ -90,6 +90,10 @@ class RAGService:
             digest.update(chunk["id"].encode() + _document(chunk).encode())
         return digest.hexdigest()[:16]
 
+    def chunk_count(self) -> int:
+        """How many manual chunks the index holds (the page's sidebar shows it)."""
+        return int(self.collection.count())
+
     def is_indexed(self) -> bool:
         """True when the collection holds exactly the current manuals."""
         chunks = self._all_chunks()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.chat import assistant_item, user_item
 from core.flows.diagnosis.models import ChatResponse, PromptInfo, SessionState, UrgencyInfo
 from core.flows.diagnosis.urgency import urgency_rank
 
@@ -57,7 +58,15 @@ def respond(
     if rag_sources is not None:
         session.last_rag_sources = list(rag_sources)
     if record and prompt.message:
-        session.conversation_history.append({"role": "assistant", "content": prompt.message})
+        session.conversation_history.append(
+            assistant_item(
+                prompt.message,
+                turn=session.diagnostic_turn or None,
+                step=str(session.current_step),
+                prompt_type=prompt.type,
+                choices=[c["label"] for c in prompt.choices],
+            )
+        )
     return ChatResponse(
         session_id=session.session_id,
         current_step=str(session.current_step),
@@ -71,6 +80,8 @@ def respond(
 
 
 def record_user(session: SessionState, text: str) -> None:
-    """Append a user message to the conversation history (steps other than DIAGNOSING's D.1)."""
+    """Append a user message to the conversation history (a core.chat item, done: its reply follows now)."""
     if text:
-        session.conversation_history.append({"role": "user", "content": text})
+        session.conversation_history.append(
+            user_item(text, turn=session.diagnostic_turn or None, status="done")
+        )

@@ -1,4 +1,9 @@
-"""ChatService (spec 04 §1): get or create the session, run process_step, store the session."""
+"""One diagnosis turn, owned by core (spec 04 §1 ChatService.process): prepare -> call -> finish.
+
+The page hands a ChatRequest to `run_turn` and draws what comes back: the live SessionState (its
+`conversation_history` is the page's chat list) and the ChatResponse. Confirmed bookings are saved by
+the BOOKING_CONFIRM step inside the call, through `deps.store`.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +14,48 @@ from core.flows.diagnosis.state_machine import process_step
 
 
 class ChatService:
-    """One entry point for a UI: `process(request, deps)` -> (session, response)."""
+    """The sessions of one server (spec 04 §1 services/chat_service.py) over the in-memory TTL store."""
 
-    def __init__(self, store: SessionStore):
-        self.store = store
+    def __init__(self, store: SessionStore | None = None):
+        self.store = store if store is not None else SessionStore()
+
+    def session(self, session_id: str | None) -> SessionState:
+        """The live session of `session_id`; an unknown or expired id gets a new session at VEHICLE_ID."""
+        return self.store.get(session_id) or self.store.create()
+
+    def restart(self, session_id: str | None) -> SessionState:
+        """Forget `session_id` (「最初からやり直す」) and start a new session."""
+        if session_id:
+            self.store.delete(session_id)
+        return self.store.create()
 
     def process(self, request: ChatRequest, deps: DiagnosisDeps) -> tuple[SessionState, ChatResponse]:
-        """An unknown or expired session_id starts a new session at VEHICLE_ID."""
-        session = self.store.get(request.session_id) or self.store.create()
-        request.session_id = session.session_id
-        response = process_step(session, request, deps)
-        self.store.update(session)
-        return session, response
+        """spec 04 §1 ChatService.process(): the same as `run_turn(self, request, deps)`."""
+        return run_turn(self, request, deps)
+
+
+def prepare_turn(service: ChatService, request: ChatRequest) -> SessionState:
+    """spec 04 §1: SessionStore.get() or .create(); the request is bound to the session it runs in."""
+    session = service.session(request.session_id)
+    request.session_id = session.session_id
+    return session
+
+
+def call_turn(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
+    """spec 04 §1 process_step(session, request): every step the request runs, model calls included."""
+    return process_step(session, request, deps)
+
+
+def finish_turn(service: ChatService, session: SessionState) -> None:
+    """spec 04 §1: store the session again (refreshes its TTL)."""
+    service.store.update(session)
+
+
+def run_turn(
+    service: ChatService, request: ChatRequest, deps: DiagnosisDeps
+) -> tuple[SessionState, ChatResponse]:
+    """One request of the diagnosis page: prepare, call, finish; returns the live session and the reply."""
+    session = prepare_turn(service, request)
+    response = call_turn(session, request, deps)
+    finish_turn(service, session)
+    return session, response

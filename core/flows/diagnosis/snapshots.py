@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.flows.diagnosis.handlers.step2_photo_confirm import SYMPTOM_QUESTION
 from core.flows.diagnosis.models import ChatStep, SessionState
+from core.flows.diagnosis.step_shared import SYMPTOM_QUESTION
 
 
 def turn_start_state(session: SessionState) -> dict[str, Any]:

@@ -6,16 +6,7 @@ from core.flows.diagnosis.catalog import Vehicle, get_vehicle, load_vehicles
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import respond
-
-PHOTO_CHOICES = [
-    {"value": "yes", "label": "はい、この車両です"},
-    {"value": "no", "label": "いいえ、選び直す"},
-]
-
-
-def vehicle_prompt(message: str = "お車を選んでください（メーカー・車種・年式）。") -> PromptInfo:
-    choices = [{"value": v.vehicle_id, "label": v.label} for v in load_vehicles()]
-    return PromptInfo(type="single_choice", message=message, choices=choices, action="select_vehicle")
+from core.flows.diagnosis.step_shared import PHOTO_CHOICES, vehicle_prompt
 
 
 def _match_text(text: str) -> Vehicle | None:

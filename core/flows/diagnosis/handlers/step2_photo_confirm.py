@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.step1_vehicle_id import PHOTO_CHOICES, vehicle_prompt
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import respond
-
-SYMPTOM_QUESTION = (
-    "どのような症状がありますか？いつ・どんなときに起きるかも含めて、できるだけ具体的に教えてください。"
-    "（例: エンジンをかけるとキュルキュル音がする、メーターにオレンジのランプが点いた）"
-)
+from core.flows.diagnosis.step_shared import PHOTO_CHOICES, SYMPTOM_QUESTION, vehicle_prompt
 
 
 def handle_photo_confirm(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:

@@ -15,9 +15,9 @@ from core.flows.diagnosis.constants import (
     SPEC_SHARE_MIN,
 )
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.common import enter_reservation, rag_search, raise_urgency
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo, SessionState, StepOutcome
 from core.flows.diagnosis.responses import record_user, respond
+from core.flows.diagnosis.step_shared import enter_reservation, rag_search, raise_urgency
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check
 
 
@@ -50,11 +50,8 @@ def _should_hint_spec(sources: Sequence[dict[str, Any]]) -> bool:
     )
 
 
-def handle_free_text(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
-    """spec 04 §3 steps 1-6."""
-    from core.flows.diagnosis.handlers.step_diagnosing import handle_diagnosing
-    from core.flows.diagnosis.handlers.step_spec_check import handle_spec_check
-
+def handle_free_text(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> StepOutcome:
+    """spec 04 §3 steps 1-6: critical -> RESERVATION; else SPEC_CHECK or DIAGNOSING runs on with this input."""
     symptom = (request.message or "").strip()
     if not symptom:
         return respond(session, PromptInfo(type="text", message=EMPTY_INPUT_MESSAGE), record=False)
@@ -73,8 +70,6 @@ def handle_free_text(session: SessionState, request: ChatRequest, deps: Diagnosi
     sources = _rag_search(session, symptom, deps)
     session.last_rag_sources = sources
     if _should_route_to_spec_check(keyword, sources):
-        session.current_step = ChatStep.SPEC_CHECK
-        return handle_spec_check(session, request, deps)
+        return Next(ChatStep.SPEC_CHECK)
     session.spec_hint = _should_hint_spec(sources)
-    session.current_step = ChatStep.DIAGNOSING
-    return handle_diagnosing(session, request, deps)
+    return Next(ChatStep.DIAGNOSING)

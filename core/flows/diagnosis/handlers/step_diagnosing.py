@@ -27,8 +27,15 @@ from core.flows.diagnosis.guards import (
     should_show_candidates,
     validate_diagnostic,
 )
-from core.flows.diagnosis.handlers.common import enter_reservation, raise_urgency
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+from core.flows.diagnosis.models import (
+    ChatRequest,
+    ChatResponse,
+    ChatStep,
+    Next,
+    PromptInfo,
+    SessionState,
+    StepOutcome,
+)
 from core.flows.diagnosis.prompting import (
     _build_additional_instructions,
     build_diagnostic_messages,
@@ -42,6 +49,7 @@ from core.flows.diagnosis.responses import (
     respond,
 )
 from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_state
+from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency, spec_prompt
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
 from core.guard import GuardResult, guarded_json, guarded_text
 from core.schemas import load_schema
@@ -62,7 +70,7 @@ REWIND_MESSAGE = "ターン{turn}の質問に戻りました。別の回答を�
 
 def _llm_call(
     session: SessionState, deps: DiagnosisDeps, rag_context: str, **instructions: Any
-) -> GuardResult:
+) -> GuardResult[Any]:
     """spec 04 §4 D.7-8: build DIAGNOSTIC_PROMPT and call the model through the guard."""
     additional = _build_additional_instructions(session, **instructions)
     return guarded_json(
@@ -92,7 +100,7 @@ def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[di
             client=deps.client,
             sink=deps.sink,
         )
-    except Exception:  # noqa: BLE001 - a broken index must not end the interview
+    except Exception:  # any failure of the index (Chroma, disk) must not end the interview
         return "", []
     return build_rag_context(answer.answer, answer.sources), list(answer.sources)
 
@@ -107,8 +115,8 @@ def _maybe_summarize(session: SessionState, deps: DiagnosisDeps) -> None:
         sink=deps.sink,
         tags={"flow": FLOW_TAG, "step": "summary"},
     )
-    if isinstance(result, GuardResult) and result.ok:
-        session.conversation_summary = result.text.strip()
+    if result.ok:
+        session.conversation_summary = result.value.strip()
 
 
 def _handle_rewind(session: SessionState, turn: int) -> ChatResponse:
@@ -126,10 +134,8 @@ def _handle_rewind(session: SessionState, turn: int) -> ChatResponse:
     return respond(session, prompt, rewound_to_turn=turn, record=False)
 
 
-def _handle_resolved(session: SessionState, value: str | None, deps: DiagnosisDeps) -> ChatResponse:
+def _handle_resolved(session: SessionState, value: str | None, deps: DiagnosisDeps) -> StepOutcome:
     """spec 04 §4 B: yes -> DONE; no -> solutions_tried++ (over 3 -> URGENCY_CHECK, else ask again); book -> RESERVATION."""
-    from core.flows.diagnosis.handlers.step_urgency import handle_urgency_check
-
     if value == "yes":
         record_user(session, RESOLVED_LABELS["yes"])
         session.current_step = ChatStep.DONE
@@ -141,8 +147,7 @@ def _handle_resolved(session: SessionState, value: str | None, deps: DiagnosisDe
         session.solutions_tried += 1
         if session.solutions_tried > MAX_SOLUTIONS_TRIED:
             record_user(session, RESOLVED_LABELS["no"])
-            session.current_step = ChatStep.URGENCY_CHECK
-            return handle_urgency_check(session, ChatRequest(session.session_id), deps)
+            return Next(ChatStep.URGENCY_CHECK, ChatRequest(session.session_id))
         return _interview(session, RETRY_MESSAGE, deps)
     prompt = PromptInfo(
         type="single_choice",
@@ -153,7 +158,7 @@ def _handle_resolved(session: SessionState, value: str | None, deps: DiagnosisDe
     return respond(session, prompt, record=False)
 
 
-def handle_diagnosing(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
+def handle_diagnosing(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> StepOutcome:
     """spec 04 §4: A rewind, B resolved, C empty input, D the interview."""
     if request.rewind_to_turn is not None:
         return _handle_rewind(session, request.rewind_to_turn)
@@ -170,20 +175,17 @@ def handle_diagnosing(session: SessionState, request: ChatRequest, deps: Diagnos
     return _interview(session, text, deps)
 
 
-def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> ChatResponse:
-    """spec 04 §4 D steps 1-14."""
-    from core.flows.diagnosis.handlers.step_urgency import handle_urgency_check
-
+def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> StepOutcome:
+    """spec 04 §4 D steps 1-14 (past max_diagnostic_turns: URGENCY_CHECK runs on)."""
     before = turn_start_state(session)
     # 1. save the input, count the turn
     session.collected_symptoms.append(text)
-    session.conversation_history.append({"role": "user", "content": text})
     session.diagnostic_turn += 1
+    record_user(session, text)
     # 2. snapshot for rewind
     save_snapshot(session, session.diagnostic_turn, before)
     if session.diagnostic_turn > session.max_diagnostic_turns:
-        session.current_step = ChatStep.URGENCY_CHECK
-        return handle_urgency_check(session, ChatRequest(session.session_id), deps)
+        return Next(ChatStep.URGENCY_CHECK, ChatRequest(session.session_id))
     # 3. keyword fast path
     keyword = keyword_urgency_check(session.all_symptom_text)
     if keyword.level == "critical":
@@ -251,8 +253,6 @@ def _by_action(
     session: SessionState, data: dict[str, Any], flag: str, sources: list[dict[str, Any]]
 ) -> ChatResponse:
     """spec 04 §4 action table; provide_answer branches on this answer's urgency_flag (after the F3 raise)."""
-    from core.flows.diagnosis.handlers.step_spec_check import spec_prompt
-
     action, message = data["action"], data["message"]
     if action == "escalate":
         if urgency_rank(session.urgency_level) < urgency_rank("high"):

@@ -10,12 +10,13 @@ from core.flows.diagnosis.booking import (
     booking_record,
     booking_summary,
     clean_booking,
+    local_now,
     validate_booking,
 )
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.common import RESERVATION_CHOICES, reservation_prompt
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import record_user, respond
+from core.flows.diagnosis.step_shared import RESERVATION_CHOICES, reservation_prompt
 
 VISIT_REFUSED = (
     "🚨 自走は危険なため、来店予約はお受けできません。出張・ロードサービスの手配をご利用ください。"
@@ -70,7 +71,7 @@ def handle_booking_info(session: SessionState, request: ChatRequest, deps: Diagn
     except json.JSONDecodeError:
         raw = {}
     data = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-    errors = validate_booking(session.booking_type, data, deps.clock())
+    errors = validate_booking(session.booking_type, data, local_now(deps.clock))
     session.booking_data = clean_booking(session.booking_type, data)
     if errors:
         message = "入力内容を確認してください。\n" + "\n".join(f"- {e}" for e in errors.values())
@@ -103,7 +104,7 @@ def handle_booking_confirm(session: SessionState, request: ChatRequest, deps: Di
         )
     label = BOOKING_TYPE_LABELS.get(session.booking_type, "予約")
     if deps.store is not None:
-        session.booking_id = deps.store.save_booking(booking_record(session, deps.clock()))
+        session.booking_id = deps.store.save_booking(booking_record(session))
         number = f"（受付番号 D-{session.booking_id:06d}）"
     else:
         number = "（保存先が設定されていないため、受付番号はありません）"

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from core.flows.diagnosis.constants import FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.common import rag_search
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo, SessionState, StepOutcome
 from core.flows.diagnosis.prompting import build_spec_messages
 from core.flows.diagnosis.rag import format_excerpts
 from core.flows.diagnosis.responses import record_user, respond
+from core.flows.diagnosis.step_shared import SPEC_CHOICES, rag_search, spec_prompt
 from core.guard import guarded_json
 from core.schemas import load_schema
 
-SPEC_CHOICES = [
-    {"value": "resolved", "label": "これで解決しました"},
-    {"value": "not_resolved", "label": "解決しません"},
-    {"value": "already_tried", "label": "すでに試しました"},
-]
 SPEC_FOLLOWUPS = {
     "not_resolved": "仕様の説明どおりに操作しましたが、解決しませんでした。",
     "already_tried": "説明された操作はすでに試しましたが、症状は変わりません。",
@@ -26,16 +21,9 @@ RESOLVED_MESSAGE = (
 )
 
 
-def spec_prompt(message: str) -> PromptInfo:
-    return PromptInfo(
-        type="single_choice", message=message, choices=[dict(c) for c in SPEC_CHOICES], action="spec_check"
-    )
-
-
-def handle_spec_check(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
-    """Phase 1: classify with SPEC_CLASSIFICATION_SCHEMA; Phase 2: resolved -> DONE, else DIAGNOSING."""
-    from core.flows.diagnosis.handlers.step_diagnosing import handle_diagnosing
-
+def handle_spec_check(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> StepOutcome:
+    """spec 04 §5. Phase 1: classify with SPEC_CLASSIFICATION_SCHEMA (not a confident spec -> DIAGNOSING
+    with the same input); phase 2: resolved -> DONE, else DIAGNOSING with the follow-up as the answer."""
     if not session.spec_check_shown:
         sources = session.last_rag_sources or rag_search(session, session.symptom_text, deps)
         result = guarded_json(
@@ -55,17 +43,13 @@ def handle_spec_check(session: SessionState, request: ChatRequest, deps: Diagnos
                 message += f"\n\n（取扱説明書: {data['manual_reference']}）"
             message += "\n\nこの方法で解決しましたか？"
             return respond(session, spec_prompt(message), rag_sources=sources)
-        session.current_step = ChatStep.DIAGNOSING
-        return handle_diagnosing(session, request, deps)
+        return Next(ChatStep.DIAGNOSING)
 
     value = request.action_value if request.action == "spec_check" else None
     if value == "resolved":
         record_user(session, SPEC_CHOICES[0]["label"])
         session.current_step = ChatStep.DONE
         return respond(session, PromptInfo(type="text", message=RESOLVED_MESSAGE))
-    session.current_step = ChatStep.DIAGNOSING
     if value in SPEC_FOLLOWUPS:
-        return handle_diagnosing(
-            session, ChatRequest(session.session_id, message=SPEC_FOLLOWUPS[value]), deps
-        )
-    return handle_diagnosing(session, request, deps)
+        return Next(ChatStep.DIAGNOSING, ChatRequest(session.session_id, message=SPEC_FOLLOWUPS[value]))
+    return Next(ChatStep.DIAGNOSING)

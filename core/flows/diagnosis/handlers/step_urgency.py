@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.handlers.common import enter_reservation, raise_urgency
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import respond, urgency_banner
+from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency
 from core.flows.diagnosis.urgency import urgency_rank
 from core.flows.diagnosis.urgency_assessor import assess_urgency
 

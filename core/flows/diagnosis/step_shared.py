@@ -1,10 +1,15 @@
-"""Small helpers shared by the step handlers: applying urgency, entering RESERVATION, RAG access."""
+"""What several step handlers share (no handler imports another): fixed prompts, urgency, RESERVATION, RAG.
+
+Handlers live one per module under `handlers/`; anything two of them need lives here, so the state
+machine is the only module that knows every handler (spec 04 §1 state_machine.py).
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from core.flows.diagnosis.catalog import load_vehicles
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, urgency_banner
@@ -12,11 +17,37 @@ from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank, visit_rank
 
 log = logging.getLogger(__name__)
 
+PHOTO_CHOICES = [
+    {"value": "yes", "label": "はい、この車両です"},
+    {"value": "no", "label": "いいえ、選び直す"},
+]
+SYMPTOM_QUESTION = (
+    "どのような症状がありますか？いつ・どんなときに起きるかも含めて、できるだけ具体的に教えてください。"
+    "（例: エンジンをかけるとキュルキュル音がする、メーターにオレンジのランプが点いた）"
+)
+SPEC_CHOICES = [
+    {"value": "resolved", "label": "これで解決しました"},
+    {"value": "not_resolved", "label": "解決しません"},
+    {"value": "already_tried", "label": "すでに試しました"},
+]
 RESERVATION_CHOICES = {
     "visit": {"value": "visit", "label": "🚗 来店予約をする"},
     "dispatch": {"value": "dispatch", "label": "🛻 出張・ロードサービスを手配する"},
     "skip": {"value": "skip", "label": "今回は予約しない"},
 }
+
+
+def vehicle_prompt(message: str = "お車を選んでください（メーカー・車種・年式）。") -> PromptInfo:
+    """VEHICLE_ID's choice of every sample vehicle (spec 04 §2)."""
+    choices = [{"value": v.vehicle_id, "label": v.label} for v in load_vehicles()]
+    return PromptInfo(type="single_choice", message=message, choices=choices, action="select_vehicle")
+
+
+def spec_prompt(message: str) -> PromptInfo:
+    """SPEC_CHECK's explanation with its three answers (spec 04 §5)."""
+    return PromptInfo(
+        type="single_choice", message=message, choices=[dict(c) for c in SPEC_CHOICES], action="spec_check"
+    )
 
 
 def raise_urgency(session: SessionState, result: UrgencyResult) -> None:
@@ -56,6 +87,6 @@ def rag_search(session: SessionState, query: str, deps: DiagnosisDeps) -> list[d
         return []
     try:
         return list(deps.rag.search(query, session.vehicle_id))
-    except Exception:  # noqa: BLE001 - a broken index must not end the interview
+    except Exception:  # any failure of the index (Chroma, disk) must not end the interview
         log.exception("diagnosis RAG search failed")
         return []
