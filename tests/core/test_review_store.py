@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from core.flows.review_chat import ThreadState, check_review_record, load_sample_review, read_review_file
+from core.flows.review_chat import (
+    ThreadState,
+    check_review_record,
+    load_sample_review,
+    parse_marked_answer_paragraphs,
+    read_review_file,
+)
 from core.flows.review_chat.records import SAMPLE_KEY
 from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
@@ -107,8 +113,6 @@ def test_sample_meets_the_issue() -> None:
     sample = load_sample_review()
     check = check_review_record(sample.to_json_dict())
     assert check.errors == [] and check.warnings == []
-    from core.flows.review_chat import parse_marked_answer_paragraphs
-
     assert len(parse_marked_answer_paragraphs(sample.answer_text)) >= 20
     items = [
         i
