@@ -33,6 +33,8 @@ def list_reviews(repo: ReviewRepository) -> list[dict[str, Any]]:
 
 
 def get_review(repo: ReviewRepository, review_id: int) -> ReviewRecord | None:
+    """A stored review (spec 02 `_get_review_chat_context_by_review_id`: question, 出題趣旨, 採点実感, review
+    JSON, answer), or None."""
     return repo.get_review(review_id)
 
 
