@@ -4,10 +4,12 @@ import json
 
 import streamlit as st
 
+from core.chat import last_failed, meta
+from core.clock import format_local
 from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
+from pages.ui import last_call, state
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
-from pages.ui import state
 from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/review_chat.py")
@@ -25,23 +27,23 @@ try:
     if ss.pop("review_demo_request", False):
         rs.start_demo()
     review = rs.current_review()
-except Exception:  # noqa: BLE001 - a broken store must not show a traceback
+except Exception:  # a broken store must not show a traceback
     st.error("レビューのデータを読み込めませんでした。データフォルダ（APP_DATA_DIR）を確認してください。")
     st.stop()
 if review is None:  # e.g. a thread link to a review that no longer exists: fall back to the sample
-    ss["review_notice"] = ("warning", "選択したレビューが見つからないため、サンプルのレビューを開きました。")
+    rs.notify(("warning", "選択したレビューが見つからないため、サンプルのレビューを開きました。"))
     rs.new_thread(rs.sample_id())
     st.rerun()
 
-# While a reply is pending this run ends in a rerun: keep the notice for the run that follows it.
-notice = ss.get("review_notice") if ss.get("review_pending") else ss.pop("review_notice", None)
-if notice:
-    {"success": st.success, "error": st.error}.get(notice[0], st.warning)(notice[1])
+# While a reply is pending this run ends in a rerun: keep the notices for the run that follows it.
+notices = ss.get("review_notices", []) if ss.get("review_pending") else ss.pop("review_notices", [])
+for kind, text in notices:
+    {"success": st.success, "error": st.error}.get(kind, st.warning)(text)
 
 left, right = st.columns([5, 6], gap="large")
 
 with left:
-    reviews = rs.store().list_reviews()
+    reviews = rs.reviews()
     titles = {r["id"]: r["title"] + ("（サンプル）" if r["sample_key"] else "") for r in reviews}
     ss["review_picker"] = ss["review_review_id"]
     st.selectbox(
@@ -92,9 +94,10 @@ with left:
             st.markdown(rw.literal_md(review.grading_impression_text or "（登録されていません）"))
 
 with right:
-    threads = rs.store().list_threads(review.id or 0)
+    threads = rs.threads(review.id or 0)
     labels = {0: "新しいスレッド"} | {
-        t["id"]: f"{t['title'] or '（無題）'}（{t['turns']}ターン）" for t in threads
+        t["id"]: f"{t['title'] or '（無題）'}（{t['turns']}ターン・{format_local(t['updated_at'])}）"
+        for t in threads
     }
     top = st.columns([4, 1], vertical_alignment="bottom")
     ss["review_thread_picker"] = ss["review_thread_id"] or 0
@@ -121,7 +124,7 @@ with right:
             )
         for item in rs.chat():
             with st.chat_message(item["role"]):
-                if item.get("status") == "error":
+                if item["role"] == "assistant" and item["status"] == "error":
                     st.error(f"{item['content']}（エラー種別: {item.get('error_type')}）")
                     if item.get("raw"):
                         st.caption("途中までの出力")
@@ -130,13 +133,13 @@ with right:
                     st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
                     llm_markdown(item["content"])
-                if item.get("status") == "failed":
+                if item["role"] == "user" and item["status"] == "error":
                     st.caption("この質問への回答を取得できませんでした。")
-                if item["role"] == "assistant" and item.get("info"):
-                    rw.turn_info(item["info"])
+                if item["role"] == "assistant" and meta(item).get("info"):
+                    rw.turn_info(meta(item)["info"])
         if ss.get("review_pending"):
-            rs.run_pending_safely(review)
-    if rs.chat() and rs.chat()[-1].get("status") == "error":
+            rs.run_pending(review)
+    if last_failed(rs.chat()) and not ss.get("review_pending"):
         st.button("もう一度送信する", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
     st.text_area(
         "質問",
@@ -155,4 +158,4 @@ with right:
         shortcut="Ctrl+Enter",
         help="Ctrl+Enter（Mac は ⌘+Enter）でも送信できます。Enter は改行です。",
     )
-    rw.last_call_panel(ss.get("review_last_call"))
+    last_call.render("review")

@@ -6,14 +6,11 @@ Messages are user/assistant only; the per-turn context is never stored (spec 02 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
     CheckConstraint,
     Column,
-    Engine,
     ForeignKey,
     Integer,
     String,
@@ -23,8 +20,9 @@ from sqlalchemy import (
     select,
 )
 
-from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
+from core.store.base import Repository, inserted_id
 from core.store.db import metadata
+from core.store.review_models import ChatMessage, ReviewRecord, ThreadState
 
 THREAD_TITLE_CHARS = 40
 
@@ -39,8 +37,8 @@ review_reviews = Table(
     Column("review_json", Text, nullable=False),
     Column("answer_text", Text, nullable=False),
     Column("sample_key", String, unique=True, nullable=True),
-    Column("created_at", String, nullable=False),
-    Column("updated_at", String, nullable=False),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
 )
 
 review_threads = Table(
@@ -55,8 +53,8 @@ review_threads = Table(
     Column("summary_up_to_turn", Integer, nullable=False, default=0),
     Column("last_section_mention_turn", Integer, nullable=True),
     Column("last_section_paragraph_numbers", Text, nullable=True),
-    Column("created_at", String, nullable=False),
-    Column("updated_at", String, nullable=False),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
 )
 
 review_messages = Table(
@@ -70,40 +68,35 @@ review_messages = Table(
     Column("role", String, nullable=False),
     Column("content", Text, nullable=False),
     Column("meta", Text, nullable=False, default="{}"),
-    Column("created_at", String, nullable=False),
+    Column("created_at", Integer, nullable=False),
     CheckConstraint("role IN ('user', 'assistant')", name="review_messages_role"),
 )
 
 
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _new_id(result: Any) -> int:
-    key = result.inserted_primary_key
-    assert key is not None
-    return int(key[0])
-
-
-def _state_values(state: ThreadState) -> dict[str, Any]:
+def _summary_values(state: ThreadState) -> dict[str, Any]:
     return {
         "conversation_summary": state.conversation_summary,
         "summary_up_to_turn": state.summary_up_to_turn,
+    }
+
+
+def _paragraph_values(state: ThreadState) -> dict[str, Any]:
+    return {
         "last_section_mention_turn": state.last_section_mention_turn,
         "last_section_paragraph_numbers": state.last_section_paragraph_numbers,
     }
 
 
-class ReviewStore:
-    """Small repository over the three review tables (SQLAlchemy Core, one transaction per call)."""
+def _state_values(state: ThreadState) -> dict[str, Any]:
+    return {**_summary_values(state), **_paragraph_values(state)}
 
-    def __init__(self, engine: Engine, clock: Callable[[], str] = _utc_now):
-        self.engine = engine
-        self.clock = clock
+
+class ReviewRepository(Repository):
+    """The three review tables (SQLAlchemy Core, one transaction per call); times are UTC epoch seconds."""
 
     # reviews
     def add_review(self, record: ReviewRecord, *, sample_key: str | None = None) -> int:
-        now = self.clock()
+        now = self.now()
         values = {**record.to_json_dict(), "review_json": json.dumps(record.review_json, ensure_ascii=False)}
         with self.engine.begin() as conn:
             result = conn.execute(
@@ -111,7 +104,7 @@ class ReviewStore:
                     **values, sample_key=sample_key, created_at=now, updated_at=now
                 )
             )
-            return _new_id(result)
+            return inserted_id(result)
 
     def ensure_sample(self, record: ReviewRecord, sample_key: str) -> int:
         """The id of the bundled sample, inserting it once."""
@@ -146,7 +139,7 @@ class ReviewStore:
 
     # threads
     def create_thread(self, review_id: int, title: str = "") -> int:
-        now = self.clock()
+        now = self.now()
         with self.engine.begin() as conn:
             result = conn.execute(
                 review_threads.insert().values(
@@ -157,7 +150,7 @@ class ReviewStore:
                     updated_at=now,
                 )
             )
-            return _new_id(result)
+            return inserted_id(result)
 
     def list_threads(self, review_id: int) -> list[dict[str, Any]]:
         """Threads of a review, newest activity first, with their number of completed turns."""
@@ -198,11 +191,12 @@ class ReviewStore:
         return thread["state"]
 
     def update_thread_state(self, thread_id: int, state: ThreadState) -> None:
+        """All four spec columns at once (tests, tools); a turn writes them through save_turn / save_summary."""
         with self.engine.begin() as conn:
             conn.execute(
                 review_threads.update()
                 .where(review_threads.c.id == thread_id)
-                .values(**_state_values(state), updated_at=self.clock())
+                .values(**_state_values(state), updated_at=self.now())
             )
 
     # messages
@@ -215,8 +209,12 @@ class ReviewStore:
         state: ThreadState,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        """One completed rally and the thread state after it, in one transaction."""
-        now = self.clock()
+        """One completed rally and the paragraph columns of the state after it, in one transaction.
+
+        The summary columns are left alone: only `save_summary` writes them, so a summary made in the
+        background while the next turn is saved is never overwritten with the older one.
+        """
+        now = self.now()
         rows = [
             {"thread_id": thread_id, "turn": turn, "role": "user", "content": user_text, "meta": "{}"},
             {
@@ -227,12 +225,26 @@ class ReviewStore:
                 "meta": json.dumps(meta or {}, ensure_ascii=False),
             },
         ]
-        values: dict[str, Any] = {**_state_values(state), "updated_at": now}
+        values: dict[str, Any] = {**_paragraph_values(state), "updated_at": now}
         if turn == 1:
             values["title"] = " ".join(user_text.split())[:THREAD_TITLE_CHARS]
         with self.engine.begin() as conn:
             conn.execute(review_messages.insert(), [{**r, "created_at": now} for r in rows])
             conn.execute(review_threads.update().where(review_threads.c.id == thread_id).values(**values))
+
+    def save_summary(self, thread_id: int, state: ThreadState) -> bool:
+        """The summary columns of `state`, only when they reach further than the stored ones (a late or
+        repeated summary never moves `summary_up_to_turn` back). True when written."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                review_threads.update()
+                .where(
+                    review_threads.c.id == thread_id,
+                    review_threads.c.summary_up_to_turn < state.summary_up_to_turn,
+                )
+                .values(**_summary_values(state), updated_at=self.now())
+            )
+            return bool(result.rowcount)
 
     def load_messages(self, thread_id: int) -> list[ChatMessage]:
         query = (

@@ -103,16 +103,3 @@ def turn_info(info: dict[str, Any]) -> None:
             st.markdown(literal_md(summary))
         else:
             st.markdown("**使用中の要約**: まだありません（これまでの会話履歴をそのまま送信）")
-
-
-def last_call_panel(call: dict[str, Any] | None) -> None:
-    """What the model was given and returned in the last turn (messages as sent, raw reply)."""
-    with st.expander("直近のLLM呼び出し（送信したメッセージと応答の原文）"):
-        if not call:
-            st.caption("まだ呼び出していません。")
-            return
-        for i, message in enumerate(call["messages"], 1):
-            st.markdown(f"**{i}. {message['role']}**（{len(message['content']):,}字）")
-            st.text(message["content"])
-        st.markdown("**応答（原文）**")
-        st.text(call.get("raw") or "（空）")

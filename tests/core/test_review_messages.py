@@ -8,10 +8,13 @@ from core.flows.review_chat import (
     ReviewRecord,
     ThreadState,
     build_review_chat_messages,
+    prepare_review_turn,
     run_review_turn,
+    stream_review_reply,
     summarize_conversation_segment,
 )
 from core.flows.review_chat.summary import due_summary_segment, maybe_summarize
+from core.guard import GuardedStream
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.prompts import load_prompt
@@ -279,9 +282,6 @@ def test_system_prompt_covers_the_spec_and_ends_with_the_exact_sentence() -> Non
 
 
 def test_reply_is_streamed_in_chunks_and_the_result_matches() -> None:
-    from core.flows.review_chat import prepare_review_turn, stream_review_reply
-    from core.guard import GuardedStream
-
     reply = "§3 について。" * 10
     plan = prepare_review_turn(REVIEW, ThreadState(), [], "§3 は？")
     stream = stream_review_reply(ReplayClient([reply]), plan)

@@ -1,4 +1,4 @@
-"""Review chat store and records: tables, thread columns, resume after reload, review file import."""
+"""Review chat store and records: tables, thread columns, resume after reload, epoch times, review file import."""
 
 from __future__ import annotations
 
@@ -8,19 +8,27 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from core.flows.review_chat import ThreadState, check_review_record, load_sample_review, read_review_file
+from core.flows.review_chat import (
+    ThreadState,
+    check_review_record,
+    load_sample_review,
+    parse_marked_answer_paragraphs,
+    read_review_file,
+)
 from core.flows.review_chat.records import SAMPLE_KEY
 from core.store import open_store
-from core.store.review import ReviewStore, review_messages
+from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
+
+T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> ReviewStore:
-    ticks = iter(f"2026-11-21T10:00:{i:02d}+00:00" for i in range(60))
-    return ReviewStore(open_store(tmp_path), clock=lambda: next(ticks))
+def store(tmp_path: Path) -> ReviewRepository:
+    ticks = iter(range(T0, T0 + 60))
+    return ReviewRepository(open_store(tmp_path), clock=lambda: next(ticks))
 
 
-def test_sample_is_inserted_once_and_round_trips(store: ReviewStore) -> None:
+def test_sample_is_inserted_once_and_round_trips(store: ReviewRepository) -> None:
     sample = load_sample_review()
     first = store.ensure_sample(sample, SAMPLE_KEY)
     assert store.ensure_sample(sample, SAMPLE_KEY) == first
@@ -31,13 +39,14 @@ def test_sample_is_inserted_once_and_round_trips(store: ReviewStore) -> None:
     assert store.get_review(999) is None
 
 
-def test_thread_columns_and_messages_survive_a_new_store(store: ReviewStore, tmp_path: Path) -> None:
+def test_thread_columns_and_messages_survive_a_new_store(store: ReviewRepository, tmp_path: Path) -> None:
     review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)
     thread_id = store.create_thread(review_id)
     state = ThreadState("【1～5ターンの要約】\nS", 5, 4, "[3,5]")
     store.save_turn(thread_id, 1, "  §3 について\n教えて ", "回答1", state, {"turn": 1})
     store.save_turn(thread_id, 2, "続き", "回答2", state)
-    reopened = ReviewStore(open_store(tmp_path))  # as after a browser reload / restart
+    assert store.save_summary(thread_id, state)  # the summary columns are written apart (see save_summary)
+    reopened = ReviewRepository(open_store(tmp_path))  # as after a browser reload / restart
     thread = reopened.get_thread(thread_id)
     assert thread == {"id": thread_id, "review_id": review_id, "title": "§3 について 教えて", "state": state}
     assert [(m.role, m.content, m.turn, m.meta) for m in reopened.load_messages(thread_id)] == [
@@ -49,7 +58,7 @@ def test_thread_columns_and_messages_survive_a_new_store(store: ReviewStore, tmp
     assert reopened.list_threads(review_id)[0]["turns"] == 2
 
 
-def test_threads_listed_newest_first(store: ReviewStore) -> None:
+def test_threads_listed_newest_first(store: ReviewRepository) -> None:
     review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)
     older, newer = store.create_thread(review_id), store.create_thread(review_id)
     store.update_thread_state(older, ThreadState(summary_up_to_turn=5))
@@ -59,23 +68,51 @@ def test_threads_listed_newest_first(store: ReviewStore) -> None:
         store.thread_state(12345)
 
 
-def test_only_user_and_assistant_messages(store: ReviewStore) -> None:
+def test_only_user_and_assistant_messages(store: ReviewRepository) -> None:
     review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)
     thread_id = store.create_thread(review_id)
     with pytest.raises(IntegrityError), store.engine.begin() as conn:
         conn.execute(
             review_messages.insert().values(
-                thread_id=thread_id, turn=1, role="system", content="x", created_at="t"
+                thread_id=thread_id, turn=1, role="system", content="x", created_at=T0
             )
         )
+
+
+def test_times_are_utc_epoch_seconds_from_the_clock(store: ReviewRepository) -> None:
+    review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)  # tick 0
+    thread_id = store.create_thread(review_id)  # tick 1
+    store.save_turn(thread_id, 1, "q", "a", ThreadState())  # tick 2
+    assert store.list_threads(review_id) == [
+        {"id": thread_id, "title": "q", "updated_at": T0 + 2, "turns": 1}
+    ]
+    with store.engine.connect() as conn:
+        times = [
+            (row.created_at, row.updated_at)
+            for t in (review_reviews, review_threads)
+            for row in conn.execute(t.select())
+        ]
+        messages = [row.created_at for row in conn.execute(review_messages.select())]
+    assert times == [(T0, T0), (T0 + 1, T0 + 2)] and messages == [T0 + 2, T0 + 2]
+
+
+def test_a_turn_leaves_the_summary_columns_to_save_summary(store: ReviewRepository) -> None:
+    review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)
+    thread_id = store.create_thread(review_id)
+    summarized = ThreadState("【1～5ターンの要約】\nS", 5)
+    assert store.save_summary(thread_id, summarized)
+    # a turn prepared before that summary was stored carries the old (empty) summary columns
+    store.save_turn(thread_id, 6, "§2 は？", "回答", ThreadState("", 0, 6, "[2]"))
+    assert store.thread_state(thread_id) == ThreadState("【1～5ターンの要約】\nS", 5, 6, "[2]")
+    assert not store.save_summary(thread_id, ThreadState("古い要約", 5))  # never rewritten or moved back
+    assert not store.save_summary(thread_id, ThreadState("", 0))
+    assert store.thread_state(thread_id).conversation_summary == "【1～5ターンの要約】\nS"
 
 
 def test_sample_meets_the_issue() -> None:
     sample = load_sample_review()
     check = check_review_record(sample.to_json_dict())
     assert check.errors == [] and check.warnings == []
-    from core.flows.review_chat import parse_marked_answer_paragraphs
-
     assert len(parse_marked_answer_paragraphs(sample.answer_text)) >= 20
     items = [
         i

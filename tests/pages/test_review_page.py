@@ -6,11 +6,12 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from core.clock import format_local
 from core.flows.review_chat import NOT_FOUND_SENTENCE, load_sample_review
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.store import open_store
-from core.store.review import ReviewStore, review_messages, review_threads
+from core.store.review import ReviewRepository, review_messages, review_threads
 from tests.pages.conftest import make_app
 
 PAGE = "pages/review_chat.py"
@@ -52,10 +53,17 @@ def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: 
     ]:
         send(at, text)
     assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]
+    # the shared last-call expander shows every call of the last turn: the reply and the summary
+    calls = expander(at, "直近のターンでLLMに渡した内容と返答（2回の呼び出し）")
+    shown = [m.value for m in calls.markdown]
+    assert len(shown) == 2 and shown[0].startswith("**1. 返答**") and shown[1].startswith("**2. ")
     send(at, "§20 は何が問題ですか？")
     send(at, "では、どう直せばよいですか？")
     chat = at.session_state["chat"]["review"]
     assert len(chat) == 14 and all(m["status"] == "done" for m in chat)
+    assert [(m["role"], m["turn"]) for m in chat[-2:]] == [("user", 7), ("assistant", 7)]
+    assert chat[-1]["meta"]["info"]["turn"] == 7 and "meta" not in chat[-2]
+    assert "直近のターンでLLMに渡した内容と返答（1回の呼び出し）" in [e.label for e in at.expander]
     assert chat[7]["content"].endswith(NOT_FOUND_SENTENCE)  # turn 4: a place in the answer, no Specified
 
     turn7 = "\n".join(m.value for m in expander(at, "このターンでLLMに渡した情報（ターン7）").markdown)
@@ -70,7 +78,7 @@ def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: 
     assert "まだありません（これまでの会話履歴をそのまま送信）" in turn1
     assert "【指定段落付き答案（Specified）】 — 入力に §11 が含まれる" in turn1
 
-    store = ReviewStore(open_store(tmp_path))
+    store = ReviewRepository(open_store(tmp_path))
     thread_id = at.session_state["review_thread_id"]
     assert at.query_params["review_thread"] == str(thread_id)
     state = store.thread_state(thread_id)
@@ -118,7 +126,7 @@ def test_provider_failure_keeps_the_question_and_retry_works(tmp_path) -> None: 
     at = make_app(tmp_path, client=client, page=PAGE)
     send(at, "§3 の評価は？")
     chat = at.session_state["chat"]["review"]
-    assert [m["status"] for m in chat] == ["failed", "error"]
+    assert [m["status"] for m in chat] == ["error", "error"]
     assert "LLMの応答がタイムアウトしました" in at.error[0].value
     at.button(key="review_retry").click()
     run(at)
@@ -140,9 +148,19 @@ def test_thread_resumes_after_a_reload(tmp_path) -> None:  # type: ignore[no-unt
     run(reloaded)
     chat = reloaded.session_state["chat"]["review"]
     assert [m["content"] for m in chat][0] == "§11 はどう評価されていますか？" and len(chat) == 2
+    assert [m["status"] for m in chat] == ["done", "done"] and chat[1]["meta"]["info"]["turn"] == 1
+    # the thread list shows the last activity in Japan time
+    (listed,) = ReviewRepository(open_store(tmp_path)).list_threads(
+        reloaded.session_state["review_review_id"]
+    )
+    picker = reloaded.selectbox(key="review_thread_picker")
+    expected = (
+        f"§11 はどう評価されていますか？（1ターン・{format_local(listed['updated_at'], zone='Asia/Tokyo')}）"
+    )
+    assert picker.value == listed["id"] and picker.options[1] == expected
     assert "このターンでLLMに渡した情報（ターン1）" in [e.label for e in reloaded.expander]
     send(reloaded, "続きを教えてください")  # turn 2 carries §11 from the stored thread columns
-    info = reloaded.session_state["chat"]["review"][-1]["info"]
+    info = reloaded.session_state["chat"]["review"][-1]["meta"]["info"]
     assert (info["turn"], info["paragraph_source"], info["paragraph_numbers"]) == (2, "carried", [11])
 
 
@@ -212,6 +230,6 @@ def test_an_unexpected_error_is_a_japanese_message_not_a_traceback(tmp_path) -> 
     at = make_app(tmp_path, client=BrokenClient(), page=PAGE)  # type: ignore[arg-type]
     send(at, "§3 の評価は？")
     assert "予期しないエラーが起きました" in at.error[0].value and "boom" not in at.error[0].value
-    assert [m["status"] for m in at.session_state["chat"]["review"]] == ["failed", "error"]
+    assert [m["status"] for m in at.session_state["chat"]["review"]] == ["error", "error"]
     assert at.session_state["review_pending"] is False
     assert at.button(key="review_retry") is not None

@@ -1,5 +1,19 @@
-"""Review chat about an exam answer and its review (spec 02): per-turn context, §N persistence, summaries."""
+"""Review chat about an exam answer and its review (spec 02): per-turn context, §N persistence, summaries.
 
+A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply` -> `finish_turn`
+(or `run_turn`); reviews and threads for the page: `threads`.
+"""
+
+from core.flows.review_chat.chat_turn import (
+    TurnResult,
+    failed_turn,
+    finish_turn,
+    prepare_turn,
+    request_reply,
+    run_turn,
+    stream_reply,
+    unexpected_failure,
+)
 from core.flows.review_chat.constants import FLOW, NOT_FOUND_SENTENCE, SPECIFIED_WINDOW, SUMMARY_EVERY_TURNS
 from core.flows.review_chat.context import (
     ContextBlock,
@@ -9,6 +23,7 @@ from core.flows.review_chat.context import (
 )
 from core.flows.review_chat.messages import build_review_chat_messages
 from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
+from core.flows.review_chat.notices import Notice, summarizing
 from core.flows.review_chat.paragraphs import (
     extract_paragraph_numbers_from_user_input,
     extract_specified_text_from_answer,
@@ -22,7 +37,24 @@ from core.flows.review_chat.records import (
     load_sample_review,
     read_review_file,
 )
-from core.flows.review_chat.summary import SummaryOutcome, maybe_summarize, summarize_conversation_segment
+from core.flows.review_chat.summary import (
+    SummaryOutcome,
+    maybe_summarize,
+    summarize_conversation_segment,
+    summarize_if_due,
+)
+from core.flows.review_chat.threads import (
+    ImportResult,
+    OpenedThread,
+    get_review,
+    import_review,
+    list_reviews,
+    list_threads,
+    open_thread,
+    repository,
+    sample_review_id,
+    thread_items,
+)
 from core.flows.review_chat.turn import (
     TurnOutcome,
     TurnPlan,
@@ -41,6 +73,9 @@ __all__ = [
     "ChatMessage",
     "ContextBlock",
     "ImportCheck",
+    "ImportResult",
+    "Notice",
+    "OpenedThread",
     "ParagraphDecision",
     "ReviewContext",
     "ReviewRecord",
@@ -48,6 +83,7 @@ __all__ = [
     "ThreadState",
     "TurnOutcome",
     "TurnPlan",
+    "TurnResult",
     "assemble_review_context",
     "build_review_chat_context_text",
     "build_review_chat_messages",
@@ -55,16 +91,33 @@ __all__ = [
     "current_turn",
     "extract_paragraph_numbers_from_user_input",
     "extract_specified_text_from_answer",
+    "failed_turn",
     "finish_review_turn",
+    "finish_turn",
     "get_related_review_json_items",
+    "get_review",
+    "import_review",
+    "list_reviews",
+    "list_threads",
     "load_sample_review",
     "maybe_summarize",
+    "open_thread",
     "parse_marked_answer_paragraphs",
     "prepare_review_turn",
+    "prepare_turn",
     "read_review_file",
+    "repository",
+    "request_reply",
     "request_review_reply",
-    "stream_review_reply",
     "resolve_paragraph_numbers",
     "run_review_turn",
+    "run_turn",
+    "sample_review_id",
+    "stream_reply",
+    "stream_review_reply",
     "summarize_conversation_segment",
+    "summarize_if_due",
+    "summarizing",
+    "thread_items",
+    "unexpected_failure",
 ]

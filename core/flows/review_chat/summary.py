@@ -13,6 +13,7 @@ from core.flows.review_chat.models import ThreadState
 from core.guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
+from core.store.review import ReviewRepository
 
 SPEAKERS = {"user": "【ユーザー】", "assistant": "【アシスタント】"}
 
@@ -24,16 +25,14 @@ def transcript(messages: Sequence[Mapping[str, Any]]) -> str:
 
 def summarize_conversation_segment(
     messages: Sequence[Mapping[str, Any]], client: LLMClient, *, sink: DebugSink | None = None
-) -> GuardResult:
+) -> GuardResult[str]:
     """spec 02 `summarize_conversation_segment`: prompts/review_chat_summarize.txt over the segment
     (questions and viewpoints, answers given, open points). Free text through the guard, not streamed.
     """
     prompt = fill(load_prompt(PROMPT_SUMMARIZE).strip(), CONVERSATION=transcript(messages))
-    result = guarded_text(
+    return guarded_text(
         client, [{"role": "user", "content": prompt}], sink=sink, tags={"flow": FLOW, "step": STEP_SUMMARIZE}
     )
-    assert isinstance(result, GuardResult)
-    return result
 
 
 def segment_header(start_turn: int, end_turn: int) -> str:
@@ -63,7 +62,7 @@ class SummaryOutcome:
     """What happened after a turn: the new state, and the summary call if one was due."""
 
     state: ThreadState
-    result: GuardResult | None = None
+    result: GuardResult[str] | None = None
     segment: tuple[int, int] | None = None
 
     @property
@@ -92,3 +91,20 @@ def maybe_summarize(
     if not result.ok:
         return SummaryOutcome(state, result, segment)
     return SummaryOutcome(append_summary(state, start, end, result.text), result, segment)
+
+
+def summarize_if_due(
+    repo: ReviewRepository, client: LLMClient, thread_id: int, *, sink: DebugSink | None = None
+) -> SummaryOutcome:
+    """spec 02 要約 for a stored thread: when turn 5, 10, 15 … has completed, summarize the turns since the last
+    summary and store it (`conversation_summary`, `summary_up_to_turn`; nothing else is written).
+
+    It reads the thread from the repository only, so it can run apart from the turn (a background worker,
+    issue #16). On failure nothing is stored and the segment is retried after the next turn.
+    """
+    state = repo.thread_state(thread_id)
+    history = [{"role": m.role, "content": m.content} for m in repo.load_messages(thread_id)]
+    outcome = maybe_summarize(state, history, client, sink=sink)
+    if outcome.result is not None and outcome.result.ok:
+        repo.save_summary(thread_id, outcome.state)
+    return outcome

@@ -12,7 +12,7 @@ from core.flows.review_chat.context import ReviewContext, assemble_review_contex
 from core.flows.review_chat.messages import build_review_chat_messages, plain_history
 from core.flows.review_chat.models import ReviewRecord, ThreadState
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
-from core.flows.review_chat.summary import SummaryOutcome, maybe_summarize
+from core.flows.review_chat.summary import SummaryOutcome, due_summary_segment, maybe_summarize
 from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 
@@ -28,11 +28,18 @@ class TurnPlan:
     messages: list[Message]
     summary_in_force: str
     summary_up_to_turn: int
+    review_id: int | None = None  # set by chat_turn.prepare_turn: where the turn is stored
+    thread_id: int | None = None  # None: a new thread, created when the first reply arrives
 
     @property
     def state_after(self) -> ThreadState:
         """The thread state once this turn succeeds (paragraph columns updated; summary not yet)."""
         return self.decision.state
+
+    @property
+    def summary_due(self) -> tuple[int, int] | None:
+        """The turns (start, end) summarized right after this turn if it succeeds (spec 02 5の倍数), else None."""
+        return due_summary_segment(self.state_after, self.turn)
 
     def info(self) -> dict[str, Any]:
         """A JSON-able account for the page's 「このターンでLLMに渡した情報」 (no block bodies, no secrets)."""
@@ -111,8 +118,10 @@ def finish_review_turn(
 
 @dataclass
 class TurnOutcome:
+    """A turn without the store (run_review_turn): the plan, the reply, the state after it."""
+
     plan: TurnPlan
-    reply: GuardResult
+    reply: GuardResult[str]
     state: ThreadState
     summary: SummaryOutcome | None = None
 

@@ -1,0 +1,157 @@
+"""One review-chat turn with its thread in the store: prepare -> stream (or request) -> finish.
+
+spec 02 create_message: the thread columns are read, the context and messages rebuilt, the reply asked for;
+once it arrives the rally and the paragraph columns are stored, then the summary made when 5, 10, … turns
+have completed. The page streams between `prepare_turn` and `finish_turn`; `run_turn` does all three.
+Nothing is stored for a failed reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from core.chat import ChatItem, assistant_item, error_item, user_item
+from core.debuglog import DebugSink
+from core.flows.review_chat.notices import (
+    STORE_FAILED,
+    UNEXPECTED_AFTER,
+    UNEXPECTED_REPLY,
+    Notice,
+    summary_notices,
+)
+from core.flows.review_chat.summary import SummaryOutcome, summarize_if_due
+from core.flows.review_chat.turn import (
+    TurnPlan,
+    prepare_review_turn,
+    request_review_reply,
+    stream_review_reply,
+)
+from core.guard import GuardResult
+from core.llm.base import LLMClient
+from core.store.review import ReviewRepository
+from core.store.review_models import ReviewRecord, ThreadState
+
+UNEXPECTED_ERROR = "unexpected_error"
+
+# The reply call of a prepared turn (spec 02 LLM呼び出し): streamed for the page, or in one piece.
+stream_reply = stream_review_reply
+request_reply = request_review_reply
+
+
+@dataclass
+class TurnResult:
+    """What a finished turn hands back: the chat items replacing the pending question, the thread id
+    (new after a first reply), Japanese notices, and what happened (stored, summary)."""
+
+    items: list[ChatItem]
+    thread_id: int | None
+    notices: list[Notice] = field(default_factory=list)
+    plan: TurnPlan | None = None
+    reply: GuardResult[str] | None = None
+    stored: bool = False
+    summary: SummaryOutcome | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.reply is not None and self.reply.ok
+
+
+def prepare_turn(
+    repo: ReviewRepository,
+    review: ReviewRecord,
+    thread_id: int | None,
+    chat_history: Sequence[Mapping[str, Any]],
+    user_input: str,
+) -> TurnPlan:
+    """spec 02 create_message, before the call: read the thread columns (a missing thread starts a new one)
+    and plan the turn with `prepare_review_turn`. `chat_history` holds the completed rallies.
+    """
+    if review.id is None:
+        raise ValueError("the review must be stored before a thread can be kept for it")
+    thread = repo.get_thread(thread_id) if thread_id is not None else None
+    plan = prepare_review_turn(review, thread["state"] if thread else ThreadState(), chat_history, user_input)
+    plan.review_id, plan.thread_id = review.id, thread["id"] if thread else None
+    return plan
+
+
+def failed_turn(plan: TurnPlan, reply: GuardResult[str]) -> TurnResult:
+    """A reply that failed: the question is kept (marked), the guard's message shown; nothing is stored."""
+    items = [
+        user_item(plan.user_input, turn=plan.turn, status="error"),
+        error_item(reply.message, error_type=reply.error_type, raw=reply.raw, turn=plan.turn),
+    ]
+    return TurnResult(items, plan.thread_id, plan=plan, reply=reply)
+
+
+def unexpected_failure(user_input: str, *, thread_id: int | None = None) -> TurnResult:
+    """An error nobody translated (a bug, a broken client) before the reply arrived: the question is kept,
+    marked, with a Japanese message and a retry; never a traceback. Nothing is stored."""
+    items = [
+        user_item(user_input, status="error"),
+        error_item(UNEXPECTED_REPLY, error_type=UNEXPECTED_ERROR),
+    ]
+    return TurnResult(items, thread_id)
+
+
+def finish_turn(
+    repo: ReviewRepository,
+    client: LLMClient,
+    plan: TurnPlan,
+    reply: GuardResult[str] | None,
+    *,
+    sink: DebugSink | None = None,
+) -> TurnResult:
+    """spec 02 create_message, after the call: on success create the thread if needed, store the rally with
+    the paragraph columns (§N の持続), then `summarize_if_due` (要約 / 5の倍数). On failure nothing is stored.
+    A reply that arrived is always returned, also when storing or summarizing failed (a notice says so).
+    """
+    if reply is None:
+        raise ValueError("the reply stream was not read to its end")
+    if not reply.ok:
+        return failed_turn(plan, reply)
+    items = [
+        user_item(plan.user_input, turn=plan.turn, status="done"),
+        assistant_item(reply.value, turn=plan.turn, info=plan.info()),
+    ]
+    result = TurnResult(items, plan.thread_id, plan=plan, reply=reply)
+    try:
+        if result.thread_id is None:
+            assert plan.review_id is not None, "plan the turn with prepare_turn"
+            result.thread_id = repo.create_thread(plan.review_id)
+        repo.save_turn(
+            result.thread_id, plan.turn, plan.user_input, reply.value, plan.state_after, plan.info()
+        )
+    except SQLAlchemyError:
+        result.notices.append(("error", STORE_FAILED))
+        return result
+    result.stored = True
+    try:
+        result.summary = summarize_if_due(repo, client, result.thread_id, sink=sink)
+    except Exception:  # the reply is shown and stored; a bug after it must not hide it
+        result.notices.append(("error", UNEXPECTED_AFTER))
+        return result
+    result.notices.extend(summary_notices(result.summary))
+    return result
+
+
+def run_turn(
+    repo: ReviewRepository,
+    client: LLMClient,
+    review: ReviewRecord,
+    thread_id: int | None,
+    chat_history: Sequence[Mapping[str, Any]],
+    user_input: str,
+    *,
+    sink: DebugSink | None = None,
+) -> TurnResult:
+    """prepare_turn -> request_reply -> finish_turn (no streaming: tests, scripts), failing like the page."""
+    try:
+        plan = prepare_turn(repo, review, thread_id, chat_history, user_input)
+        reply = request_reply(client, plan, sink=sink)
+    except Exception:  # as on the page: an untranslated error becomes a message, not a traceback
+        return unexpected_failure(user_input, thread_id=thread_id)
+    return finish_turn(repo, client, plan, reply, sink=sink)

@@ -1,0 +1,91 @@
+"""Reviews and threads in the store, as the page needs them: the sample, the lists, a thread reopened as chat
+items, an imported review file. The page reaches the review store only through these functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+
+from core.chat import ChatItem, assistant_item, user_item
+from core.clock import Clock, utc_now
+from core.flows.review_chat.notices import Notice, imported
+from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
+from core.store.review import ReviewRepository
+from core.store.review_models import ChatMessage, ReviewRecord
+
+
+def repository(engine: Engine, clock: Clock = utc_now) -> ReviewRepository:
+    """The review repository on the app's engine."""
+    return ReviewRepository(engine, clock)
+
+
+def sample_review_id(repo: ReviewRepository) -> int:
+    """The id of the bundled sample review, stored on first use."""
+    return repo.ensure_sample(load_sample_review(), SAMPLE_KEY)
+
+
+def list_reviews(repo: ReviewRepository) -> list[dict[str, Any]]:
+    """Every stored review: {id, title, sample_key}, oldest first."""
+    return repo.list_reviews()
+
+
+def get_review(repo: ReviewRepository, review_id: int) -> ReviewRecord | None:
+    """A stored review (spec 02 `_get_review_chat_context_by_review_id`: question, 出題趣旨, 採点実感, review
+    JSON, answer), or None."""
+    return repo.get_review(review_id)
+
+
+def list_threads(repo: ReviewRepository, review_id: int) -> list[dict[str, Any]]:
+    """Threads of a review, newest activity first: {id, title, updated_at (UTC epoch seconds), turns}."""
+    return repo.list_threads(review_id)
+
+
+def thread_items(messages: Iterable[ChatMessage]) -> list[ChatItem]:
+    """Stored messages as chat items ("done"); an assistant message's stored meta is its turn info."""
+    items: list[ChatItem] = []
+    for m in messages:
+        if m.role == "user":
+            items.append(user_item(m.content, turn=m.turn, status="done"))
+        elif m.meta:
+            items.append(assistant_item(m.content, turn=m.turn, info=m.meta))
+        else:
+            items.append(assistant_item(m.content, turn=m.turn))
+    return items
+
+
+@dataclass
+class OpenedThread:
+    """A stored thread to resume (spec 02: the thread columns are read again at its next turn)."""
+
+    thread_id: int
+    review_id: int
+    items: list[ChatItem]
+
+
+def open_thread(repo: ReviewRepository, thread_id: int) -> OpenedThread | None:
+    """A stored thread with its messages as chat items, or None when it does not exist."""
+    thread = repo.get_thread(thread_id)
+    if thread is None:
+        return None
+    return OpenedThread(thread_id, thread["review_id"], thread_items(repo.load_messages(thread_id)))
+
+
+@dataclass
+class ImportResult:
+    """An uploaded review file: stored (review_id and a notice) or refused (the problems, in Japanese)."""
+
+    review_id: int | None = None
+    errors: list[str] = field(default_factory=list)
+    notice: Notice | None = None
+
+
+def import_review(repo: ReviewRepository, raw: bytes) -> ImportResult:
+    """Check an uploaded review file (schemas/review_record.schema.json) and store it when usable."""
+    check = read_review_file(raw)
+    if check.record is None:
+        return ImportResult(errors=check.errors)
+    review_id = repo.add_review(check.record)
+    return ImportResult(review_id, [], imported(check.record.title, check.warnings))

@@ -1,0 +1,66 @@
+"""Plain records of the review chat store: a review, a thread's four spec columns (spec 02 DB（Thread）), a message.
+
+They live with the store (which returns them); `core.flows.review_chat.models` re-exports them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ReviewRecord:
+    """One review: question, 出題趣旨, 採点実感, the review JSON and the `$$[N]`-marked answer."""
+
+    title: str
+    question_text: str
+    review_json: dict[str, Any]
+    answer_text: str
+    purpose_text: str = ""
+    grading_impression_text: str = ""
+    id: int | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The record as schemas/review_record.schema.json describes it (import/export form)."""
+        return {
+            "title": self.title,
+            "question_text": self.question_text,
+            "purpose_text": self.purpose_text,
+            "grading_impression_text": self.grading_impression_text,
+            "answer_text": self.answer_text,
+            "review_json": self.review_json,
+        }
+
+
+@dataclass
+class ThreadState:
+    """spec 02 DB（Thread）: conversation_summary, summary_up_to_turn, last_section_* columns."""
+
+    conversation_summary: str = ""
+    summary_up_to_turn: int = 0
+    last_section_mention_turn: int | None = None
+    last_section_paragraph_numbers: str | None = None  # JSON array text, e.g. "[1,3,5]"
+
+    def stored_paragraph_numbers(self) -> list[int]:
+        """The numbers in `last_section_paragraph_numbers` (empty when unset or unreadable)."""
+        if not self.last_section_paragraph_numbers:
+            return []
+        try:
+            value = json.loads(self.last_section_paragraph_numbers)
+        except ValueError:
+            return []
+        if not isinstance(value, list):
+            return []
+        return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+
+
+@dataclass
+class ChatMessage:
+    """A stored message of a thread (user/assistant only; the context is never stored)."""
+
+    role: str
+    content: str
+    turn: int
+    meta: dict[str, Any] = field(default_factory=dict)
