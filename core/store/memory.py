@@ -1,11 +1,15 @@
 """Companion memory tables (issue 5 "Store"), SQLAlchemy Core on the shared metadata.
 
 Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
-UNIX seconds. JSON columns hold text (json.dumps, ensure_ascii=False). FTS5 tables live in
-core/store/memory_fts.py.
+UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in
+core/store/memory_fts.py; the repository (writes of units, payloads and versions) in
+core/store/memory_repository.py.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from sqlalchemy import (
     Column,
@@ -20,6 +24,11 @@ from sqlalchemy import (
 )
 
 from core.store.db import metadata
+
+# Unit kinds and states: the values of memory_units.kind and memory_units.state.
+KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY = "EPISODE", "FACT", "LOOP", "SUMMARY"
+KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
+STATE_ACTIVE, STATE_DELETED = "active", "deleted"
 
 units = Table(
     "memory_units",
@@ -173,3 +182,41 @@ extraction_log = Table(
     Column("error_type", String(32), nullable=True),
     Column("detail", Text, nullable=False, default=""),
 )
+
+PAYLOAD_TABLES = {
+    KIND_EPISODE: payload_episode,
+    KIND_FACT: payload_fact,
+    KIND_LOOP: payload_loop,
+    KIND_SUMMARY: payload_summary,
+}
+# Unit fields and payload fields an analyst may edit (and a version snapshot keeps).
+UNIT_FIELDS = (
+    "kind",
+    "occurred_at",
+    "state",
+    "confidence",
+    "salience",
+    "sensitivity",
+    "pin",
+    "topic_tags",
+    "persona_affect_label",
+    "persona_affect_intensity",
+)
+PAYLOAD_FIELDS = {
+    KIND_EPISODE: ("input_text", "reply_text"),
+    KIND_FACT: ("predicate", "object_text", "valid_from", "valid_to"),
+    KIND_LOOP: ("loop_text", "due_at", "expires_at"),
+    KIND_SUMMARY: ("summary_text",),
+}
+
+
+def dumps(value: Any) -> str:
+    """JSON text for JSON columns (Japanese kept readable)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def clamp01(value: Any, default: float = 0.5) -> float:
+    """A number in 0.0..1.0 (confidence, salience, intensity); anything that is not a number becomes `default`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return min(1.0, max(0.0, float(value)))

@@ -1,18 +1,17 @@
-"""Memory page: store access, the toolbar (sample memories, summaries now, retry extraction), the one-click demo."""
+"""Memory page: the repository and collection, the toolbar (sample memories, summaries now, retry
+extraction), the one-click demo."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import streamlit as st
 
 from core.flows.memory.browse import counts
 from core.flows.memory.extraction import retry_pending_extractions
-from core.flows.memory.indexing import memory_collection
-from core.flows.memory.sample_data import SAMPLE_EPISODES, load_sample_memories, samples_loaded
+from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
+from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
-from core.flows.registry import demo_client
 from pages.ui import state
 
 DEMO_FIRST_INPUT = (
@@ -20,12 +19,9 @@ DEMO_FIRST_INPUT = (
 )
 
 
-def now() -> int:
-    return int(time.time())
-
-
-def engine() -> Any:
-    return state.engine()
+def repo() -> Any:
+    """The memory repository on the shared engine (the clock is UTC now)."""
+    return memory_repository(state.engine())
 
 
 def collection() -> Any:
@@ -34,21 +30,17 @@ def collection() -> Any:
 
 
 def load_samples() -> int:
-    """Load the seeded sample conversation through the pipeline (always with the offline demo model);
-    0 when it is already loaded."""
-    if samples_loaded(engine()):
-        return 0
-    ids = load_sample_memories(engine(), collection(), demo_client(), now(), state.sink())
-    return len(ids)
+    """Load the seeded sample conversation (the flow uses the offline demo model); 0 when already loaded."""
+    return load_demo_samples(repo(), collection(), state.sink())
 
 
 def load_demo() -> None:
     """One-click demo: sample memories (once) and a first scripted exchange."""
-    if counts(engine()).get("EPISODE", 0) == 0:
+    if counts(repo()).get("EPISODE", 0) == 0:
         try:
             with st.spinner("サンプル記憶を読み込んでいます…"):
                 load_samples()
-        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+        except Exception:  # the user sees a message, never a traceback
             st.session_state["memory_error"] = (
                 "サンプル記憶の読み込み中にエラーが発生しました。もう一度お試しください。"
             )
@@ -59,7 +51,7 @@ def load_demo() -> None:
 
 
 def render_toolbar() -> None:
-    n = counts(engine())
+    n = counts(repo())
     with st.container(border=True):
         st.markdown(
             f"**記憶の件数** エピソード {n.get('EPISODE', 0)} ・ 事実 {n.get('FACT', 0)} ・ "
@@ -75,7 +67,7 @@ def render_toolbar() -> None:
             try:
                 with st.spinner("サンプル記憶を読み込んでいます…"):
                     loaded = load_samples()
-            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            except Exception:  # the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サンプル記憶の読み込み中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = (
@@ -88,9 +80,9 @@ def render_toolbar() -> None:
             try:
                 with st.spinner("サマリーを作成しています…"):
                     outcomes = run_summaries(
-                        engine(), collection(), state.client(), now(), state.sink(), force=True
+                        repo(), collection(), state.client(), sink=state.sink(), force=True
                     )
-            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            except Exception:  # the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サマリーの作成中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = summaries_notice(outcomes)
@@ -104,9 +96,9 @@ def render_toolbar() -> None:
             try:
                 with st.spinner("抽出をやり直しています…"):
                     results = retry_pending_extractions(
-                        engine(), collection(), state.client(), now(), state.sink(), limit=10
+                        repo(), collection(), state.client(), sink=state.sink(), limit=10
                     )
-            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            except Exception:  # the user sees a message, never a traceback
                 st.session_state["memory_error"] = "抽出の再試行中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = (

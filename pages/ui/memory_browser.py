@@ -113,7 +113,7 @@ def _filters(kind: str) -> browse.Filters:
         dates = c[1].date_input(
             "期間", value=(), key="memory_f_dates", help="開始日と終了日を選びます（空欄なら全期間）"
         )
-        entity_map = browse.entity_options(actions.engine())
+        entity_map = browse.entity_options(actions.repo())
         entity_id = c[2].selectbox(
             "エンティティ",
             [None, *entity_map],
@@ -156,7 +156,7 @@ def _filters(kind: str) -> browse.Filters:
 
 def _unit_table(kind: str) -> None:
     filters = _filters(kind)
-    frame, total = browse.units_frame(actions.engine(), kind, filters)
+    frame, total = browse.units_frame(actions.repo(), kind, filters)
     pages = max(1, -(-total // filters.page_size))
     st.caption(
         f"{total} 件中 {len(frame)} 件を表示（{filters.page}/{pages} ページ）。"
@@ -201,12 +201,12 @@ def _unit_table(kind: str) -> None:
     c = st.columns([1, 2])
     if c[0].button("変更を保存", key=f"memory_save_{kind}", icon=":material/save:", type="primary"):
         try:
-            saved = apply_edits(actions.engine(), actions.collection(), kind, frame, edited, actions.now())
+            saved = apply_edits(actions.repo(), actions.collection(), kind, frame, edited)
         except (InvalidEdit, EditError) as exc:
             st.error(f"保存できませんでした: {exc}")
         except (ValueError, TypeError):
             st.error("保存できませんでした: 数値の列に数値以外が入っています。")
-        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+        except Exception:  # the user sees a message, never a traceback
             st.error("保存中に予期しないエラーが発生しました。表を読み込み直して、もう一度お試しください。")
         else:
             st.session_state["memory_notice"] = (
@@ -260,7 +260,7 @@ def render_browser() -> None:
     choice = st.segmented_control("表", list(TABLES), default="エピソード", key="memory_table")
     kind = TABLES.get(choice or "エピソード", "EPISODE")
     if kind == "ENTITIES":
-        frame = browse.entities_frame(actions.engine())
+        frame = browse.entities_frame(actions.repo())
         _graph_table(
             frame,
             ("name", "aliases"),
@@ -268,7 +268,7 @@ def render_browser() -> None:
             "人物・場所・話題など、会話から抽出された名前です（記憶の数の多い順）。",
         )
     elif kind == "EDGES":
-        frame = browse.edges_frame(actions.engine())
+        frame = browse.edges_frame(actions.repo())
         frame["relation"] = frame["relation"].map(
             lambda r: f"{RELATION_JA[r]}（{r}）" if r in RELATION_JA else r
         )
@@ -279,7 +279,7 @@ def render_browser() -> None:
         _unit_table(kind)
     render_detail()
     st.markdown("#### 灯の感情の推移（週ごとの平均の強さ）")
-    series = affect_series(actions.engine())
+    series = affect_series(actions.repo())
     if series.empty:
         st.caption("まだエピソードがありません。")
     else:

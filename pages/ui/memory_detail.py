@@ -3,15 +3,14 @@ the version history with revert, soft delete / restore, and the cascading hard d
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from core.clock import format_local
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.provenance import (
-    JST,
     extraction_of_episode,
     latest_trace,
     provenance,
@@ -40,7 +39,7 @@ def _act(action: Callable[[], Any], done: Callable[[Any], str], failed: str) -> 
     """Run a store action from a button callback; the outcome is shown as a notice after the rerun."""
     try:
         result = action()
-    except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+    except Exception:  # the user sees a message, never a traceback
         st.session_state["memory_error"] = failed
     else:
         st.session_state["memory_notice"] = done(result)
@@ -49,7 +48,7 @@ def _act(action: Callable[[], Any], done: Callable[[Any], str], failed: str) -> 
 def _revert(unit_id: int) -> None:
     target = int(st.session_state["memory_revert_version"])
     _act(
-        lambda: revert_unit(actions.engine(), actions.collection(), unit_id, target, actions.now()),
+        lambda: revert_unit(actions.repo(), actions.collection(), unit_id, target),
         lambda v: f"#{unit_id} を v{target} の内容に戻しました（新しい版 v{v}）。",
         f"#{unit_id} を戻せませんでした。",
     )
@@ -57,7 +56,7 @@ def _revert(unit_id: int) -> None:
 
 def _soft_delete(unit_id: int) -> None:
     _act(
-        lambda: soft_delete(actions.engine(), actions.collection(), unit_id, actions.now()),
+        lambda: soft_delete(actions.repo(), actions.collection(), unit_id),
         lambda _: f"#{unit_id} を削除しました（会話には使われません。「削除を取り消す」で戻せます）。",
         f"#{unit_id} を削除できませんでした。",
     )
@@ -65,7 +64,7 @@ def _soft_delete(unit_id: int) -> None:
 
 def _restore(unit_id: int) -> None:
     _act(
-        lambda: restore(actions.engine(), actions.collection(), unit_id, actions.now()),
+        lambda: restore(actions.repo(), actions.collection(), unit_id),
         lambda _: f"#{unit_id} の削除を取り消しました。",
         f"#{unit_id} の削除を取り消せませんでした。",
     )
@@ -83,15 +82,13 @@ def _hard_delete(unit_id: int) -> None:
             parts.append(f"どこからも参照されなくなったエンティティ {report.entities} 件を削除しました。")
         return "".join(parts)
 
-    _act(
-        lambda: hard_delete(actions.engine(), actions.collection(), unit_id), done, "完全削除に失敗しました。"
-    )
+    _act(lambda: hard_delete(actions.repo(), actions.collection(), unit_id), done, "完全削除に失敗しました。")
     st.session_state["memory_unit_id"] = 0
     st.session_state["memory_confirm_hard"] = False
 
 
 def _provenance(unit_id: int) -> None:
-    prov = provenance(actions.engine(), unit_id)
+    prov = provenance(actions.repo(), unit_id)
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**出どころ（根拠のエピソード）**")
@@ -102,7 +99,7 @@ def _provenance(unit_id: int) -> None:
     with cols[1]:
         st.markdown("**この記憶から生まれたもの**")
         for d in prov["derived"]:
-            derived = unit_summary(actions.engine(), d)
+            derived = unit_summary(actions.repo(), d)
             kind_ja = KIND_JA.get(derived["kind"], "") if derived else ""
             st.button(f"→ {kind_ja} #{d}", key=f"memory_der_{d}", on_click=select_unit, args=(d,))
         if not prov["derived"]:
@@ -110,7 +107,7 @@ def _provenance(unit_id: int) -> None:
 
 
 def _episode_trace(unit_id: int) -> None:
-    trace = latest_trace(actions.engine(), unit_id)
+    trace = latest_trace(actions.repo(), unit_id)
     if trace is None:
         return
     with st.expander(f"この会話の検索トレース（トレース #{trace['id']}）", icon=":material/manage_search:"):
@@ -123,19 +120,19 @@ def _episode_trace(unit_id: int) -> None:
         )
         if t["candidates"]:
             st.dataframe(score_table(t["candidates"]), hide_index=True, width="stretch")
-        extraction = extraction_of_episode(actions.engine(), unit_id)
+        extraction = extraction_of_episode(actions.repo(), unit_id)
         if extraction:
             st.markdown("**抽出結果**")
             st.json(extraction, expanded=False)
 
 
 def _versions(unit_id: int, state: str) -> None:
-    versions = versions_of(actions.engine(), unit_id)
+    versions = versions_of(actions.repo(), unit_id)
     st.dataframe(
         [
             {
                 "版": v["version"],
-                "日時": dt.datetime.fromtimestamp(v["changed_at"], JST).strftime("%Y-%m-%d %H:%M"),
+                "日時": format_local(v["changed_at"]),
                 "操作": CHANGE_JA.get(v["change_kind"], v["change_kind"]),
                 "メモ": v["note"],
             }
@@ -194,7 +191,7 @@ def render_detail() -> None:
             "IDを選ぶと、版の履歴・削除・出どころ（根拠のエピソードと、そこから生まれた記憶）を表示します。"
         )
         return
-    info = unit_summary(actions.engine(), int(unit_id))
+    info = unit_summary(actions.repo(), int(unit_id))
     if info is None:
         st.warning(f"記憶 #{unit_id} は見つかりません（完全削除された可能性があります）。")
         return

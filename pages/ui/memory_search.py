@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.chat import history
 from core.flows.memory import constants as c
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
 from pages.ui import memory_actions as actions
@@ -159,15 +160,11 @@ def render_search() -> None:
         if not query.strip():
             st.warning("検索したい発話を入力してください。")
         else:
-            history = (
-                [m for m in st.session_state.chat["memory"] if not m.get("error")] if use_history else []
-            )
+            context = history(st.session_state.chat["memory"]) if use_history else []
             try:
-                result = retrieve(
-                    actions.engine(), actions.collection(), history, query.strip(), actions.now()
-                )
-                save_trace_for(actions.engine(), result, actions.now(), "search_test")
-            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+                result = retrieve(actions.repo(), actions.collection(), context, query.strip())
+                save_trace_for(actions.repo(), result, source="search_test")
+            except Exception:  # the user sees a message, never a traceback
                 st.error("検索中にエラーが発生しました。記憶の索引を確認するか、もう一度お試しください。")
                 return
             st.session_state["memory_search_last"] = result

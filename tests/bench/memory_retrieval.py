@@ -20,11 +20,11 @@ from sqlalchemy import insert  # noqa: E402
 from core.flows.memory.constants import DAY  # noqa: E402
 from core.flows.memory.evaluation import load_eval_set  # noqa: E402
 from core.flows.memory.extraction import apply_extraction, call_extractors  # noqa: E402
-from core.flows.memory.indexing import index_units, memory_collection  # noqa: E402
+from core.flows.memory.indexing import index_units  # noqa: E402
 from core.flows.memory.lanes import unicode61_lane  # noqa: E402
-from core.flows.memory.repository import save_episode  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402
 from core.flows.memory.sample_data import generate_conversation  # noqa: E402
+from core.flows.memory.stores import memory_collection, memory_repository  # noqa: E402
 from core.flows.registry import demo_client  # noqa: E402
 from core.store import open_store  # noqa: E402
 from core.store.memory import payload_episode, units  # noqa: E402
@@ -38,13 +38,13 @@ def bulk_store(size: int):  # type: ignore[no-untyped-def]
     """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches."""
     data = load_eval_set()
     tmp = Path(tempfile.mkdtemp(prefix="membench"))
-    engine = open_store(tmp)
+    repo = memory_repository(open_store(tmp))
     collection = memory_collection(open_chroma(tmp))
     distractors = generate_conversation(NOW, size - len(data["episodes"]), seed=11, days=365)
     rows = [(ex.occurred_at, ex.input_text, ex.reply_text) for ex in distractors]
     rows += [(NOW - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]
     start = time.perf_counter()
-    with engine.begin() as conn:
+    with repo.begin() as conn:
         conn.execute(
             insert(units),
             [
@@ -88,10 +88,10 @@ def bulk_store(size: int):  # type: ignore[no-untyped-def]
         ensure_unicode61_baseline(conn)
     build_s = time.perf_counter() - start
     key_ids = {e["key"]: len(distractors) + i + 1 for i, e in enumerate(data["episodes"])}
-    return engine, collection, key_ids, build_s
+    return repo, collection, key_ids, build_s
 
 
-def measure(engine, collection, key_ids):  # type: ignore[no-untyped-def]
+def measure(repo, collection, key_ids):  # type: ignore[no-untyped-def]
     data = load_eval_set()
     times, base_times, hits, base_hits = [], [], 0, 0
     for _ in range(2):  # warm-up pass + measured pass
@@ -99,11 +99,11 @@ def measure(engine, collection, key_ids):  # type: ignore[no-untyped-def]
         for q in data["queries"]:
             relevant = {key_ids[k] for k in q["relevant"]}
             t = time.perf_counter()
-            result = retrieve(engine, collection, [], q["query"], NOW)
+            result = retrieve(repo, collection, [], q["query"], NOW)
             times.append((time.perf_counter() - t) * 1000)
             hits += bool(relevant & {c.unit_id for c in result.selected[:5]})
             t = time.perf_counter()
-            with engine.connect() as conn:
+            with repo.connect() as conn:
                 base = {u for u, _ in unicode61_lane(conn, q["query"], 5)}
             base_times.append((time.perf_counter() - t) * 1000)
             base_hits += bool(relevant & base)
@@ -116,7 +116,7 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
 
 
-def episode_cost(engine, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def episode_cost(repo, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     """Median ms of save + index + extraction storage for one episode, LLM (demo) time excluded."""
     client, costs, llm = demo_client(), [], []
     for i, ex in enumerate(generate_conversation(NOW, 30, seed=99)):
@@ -124,18 +124,18 @@ def episode_cost(engine, collection) -> tuple[float, float]:  # type: ignore[no-
         results = call_extractors(client, ex.input_text, ex.reply_text, ex.occurred_at, NOW)
         llm.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        with engine.begin() as conn:
-            uid = save_episode(
-                conn,
+        with repo.begin() as conn:
+            uid = repo.save_episode(
                 ex.input_text,
                 ex.reply_text,
                 {"salience": 0.5, "confidence": 0.5},
                 source="bench",
                 occurred_at=NOW + i,
                 now=NOW + i,
+                conn=conn,
             )
             index_units(conn, collection, [uid])
-        apply_extraction(engine, collection, uid, NOW + i, results, NOW + i)
+        apply_extraction(repo, collection, uid, NOW + i, results, NOW + i)
         costs.append((time.perf_counter() - t) * 1000)
     return statistics.median(costs), statistics.median(llm)
 
@@ -147,9 +147,9 @@ def main() -> None:
         f"{'u61 p50':>7} {'u61 recall@5':>12} | {'episode ms':>10}"
     )
     for size in sizes:
-        engine, collection, key_ids, build_s = bulk_store(size)
-        times, recall, base_times, base_recall = measure(engine, collection, key_ids)
-        cost, _ = episode_cost(engine, collection)
+        repo, collection, key_ids, build_s = bulk_store(size)
+        times, recall, base_times, base_recall = measure(repo, collection, key_ids)
+        cost, _ = episode_cost(repo, collection)
         print(
             f"{size:>8} {build_s:>8.1f} {pct(times, 0.5):>7.1f} {pct(times, 0.95):>7.1f} {recall:>8.2f} | "
             f"{pct(base_times, 0.5):>7.2f} {base_recall:>12.2f} | {cost:>10.1f}",

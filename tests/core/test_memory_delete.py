@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import func, select
 
 from core.flows.memory.chat import run_turn
 from core.flows.memory.deletion import hard_delete
-from core.flows.memory.indexing import memory_collection
+from core.flows.memory.stores import memory_collection
+from core.flows.memory.versions import EditError, edit_unit, revert_unit
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.memory import (
@@ -28,6 +29,7 @@ from core.store.memory import (
     units,
 )
 from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, fts_count
+from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 from tests.core.test_memory_flow import (
     FACTS,
@@ -46,61 +48,61 @@ EMPTY = [j({"entities": [], "relations": []})]
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    engine = open_store(tmp_path)
-    return engine, memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path))
+    return repo, memory_collection(open_chroma(tmp_path))
 
 
-def count(engine: Engine, table, *where) -> int:  # type: ignore[no-untyped-def]
-    with engine.connect() as conn:
+def count(repo: MemoryRepository, table, *where) -> int:  # type: ignore[no-untyped-def]
+    with repo.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(table).where(*where)).scalar() or 0)
 
 
-def two_turns(engine: Engine, collection) -> None:  # type: ignore[no-untyped-def]
+def two_turns(repo: MemoryRepository, collection) -> None:  # type: ignore[no-untyped-def]
     """Turn 1 (episode 1: entities, edge, fact, loop, bond + person summaries); turn 2 (episode with the
     same fact, so the fact has two evidence episodes; its Q2 quotes turn 1)."""
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     second = ReplayClient(
         ["そうなんですね" + "\n" + TRAILER_MARKER + "\n" + j(TRAILER), *EMPTY, j(FACTS), j({"loops": []})]
     )
     history = [{"role": "user", "content": USER}, {"role": "assistant", "content": REPLY}]
-    run_turn(engine, collection, second, history, SECOND, NOW + 60)
+    run_turn(repo, collection, second, history, SECOND, NOW + 60)
 
 
 def test_hard_delete_of_an_episode_leaves_nothing_behind(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
-    with engine.connect() as conn:
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    with repo.connect() as conn:
         fact_id = conn.execute(select(payload_fact.c.unit_id)).scalar_one()
         loop_id = conn.execute(select(payload_loop.c.unit_id)).scalar_one()
         summary_ids = list(conn.execute(select(payload_summary.c.unit_id)).scalars())
-    assert collection.get(ids=["1"])["ids"] == ["1"] and count(engine, edges) == 1
-    assert count(engine, retrieval_traces) == 1 and count(engine, extraction_log) == 3
-    report = hard_delete(engine, collection, 1)
+    assert collection.get(ids=["1"])["ids"] == ["1"] and count(repo, edges) == 1
+    assert count(repo, retrieval_traces) == 1 and count(repo, extraction_log) == 3
+    report = hard_delete(repo, collection, 1)
     doomed = [1, loop_id, fact_id, *summary_ids]
     assert sorted(report.unit_ids) == sorted(doomed)  # everything came from this one episode
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         for uid in doomed:
             assert fts_count(conn, FTS_TRIGRAM, uid) == 0 and fts_count(conn, FTS_BIGRAM, uid) == 0
     assert collection.get(ids=[str(u) for u in doomed])["ids"] == []
     for table in (units, unit_entities, edges, retrieval_traces, extraction_log, unit_versions, entities):
-        assert count(engine, table) == 0, table.name
-    assert count(engine, entity_aliases) == 0
+        assert count(repo, table) == 0, table.name
+    assert count(repo, entity_aliases) == 0
     assert report.traces == 1 and report.entities == 3  # SPEAKER, 田中, 新宿
 
 
 def test_hard_delete_keeps_what_other_episodes_still_support(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    two_turns(engine, collection)
-    with engine.connect() as conn:
+    repo, collection = store
+    two_turns(repo, collection)
+    with repo.connect() as conn:
         fact_id, evidence = conn.execute(
             select(payload_fact.c.unit_id, payload_fact.c.evidence_unit_ids_json)
         ).one()
         second_id = conn.execute(select(func.max(units.c.id)).where(units.c.kind == "EPISODE")).scalar_one()
     assert json.loads(evidence) == [1, second_id]
-    assert count(engine, retrieval_traces) == 2
-    report = hard_delete(engine, collection, 1)
+    assert count(repo, retrieval_traces) == 2
+    report = hard_delete(repo, collection, 1)
     assert fact_id not in report.unit_ids
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         assert json.loads(
             conn.execute(
                 select(payload_fact.c.evidence_unit_ids_json).where(payload_fact.c.unit_id == fact_id)
@@ -110,14 +112,14 @@ def test_hard_delete_keeps_what_other_episodes_still_support(store) -> None:  # 
         assert conn.execute(select(retrieval_traces.c.q2)).all() == []
     assert report.traces == 2
     # SPEAKER is still the fact's subject: kept. 田中 and 新宿 were only in episode 1: gone.
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         assert list(conn.execute(select(entities.c.name)).scalars()) == ["SPEAKER"]
 
 
 def test_hard_delete_removes_the_episode_from_summary_key_events(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    two_turns(engine, collection)
-    with engine.begin() as conn:
+    repo, collection = store
+    two_turns(repo, collection)
+    with repo.begin() as conn:
         bond_id = conn.execute(
             select(payload_summary.c.unit_id).where(payload_summary.c.scope_label == "bond")
         ).scalar_one()
@@ -134,9 +136,9 @@ def test_hard_delete_removes_the_episode_from_summary_key_events(store) -> None:
                 ),
             )
         )
-    report = hard_delete(engine, collection, 1)
+    report = hard_delete(repo, collection, 1)
     assert bond_id not in report.unit_ids
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         row = conn.execute(
             select(payload_summary.c.evidence_unit_ids_json, payload_summary.c.summary_json).where(
                 payload_summary.c.unit_id == bond_id
@@ -147,17 +149,15 @@ def test_hard_delete_removes_the_episode_from_summary_key_events(store) -> None:
 
 
 def test_hard_delete_of_a_missing_unit_is_a_no_op(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    assert hard_delete(engine, collection, 42).unit_ids == []
+    repo, collection = store
+    assert hard_delete(repo, collection, 42).unit_ids == []
 
 
 def test_editing_a_deleted_unit_is_a_japanese_edit_error(store) -> None:  # type: ignore[no-untyped-def]
-    from core.flows.memory.versions import EditError, edit_unit, revert_unit
-
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     with pytest.raises(EditError, match="記憶 #1 に版 v9 はありません"):
-        revert_unit(engine, collection, 1, 9, NOW + 1)
-    hard_delete(engine, collection, 1)
+        revert_unit(repo, collection, 1, 9, NOW + 1)
+    hard_delete(repo, collection, 1)
     with pytest.raises(EditError, match=r"記憶 #1 が見つかりません"):
-        edit_unit(engine, collection, 1, {"salience": 0.1}, NOW + 2)
+        edit_unit(repo, collection, 1, {"salience": 0.1}, NOW + 2)

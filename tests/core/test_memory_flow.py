@@ -6,13 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import func, select
 
+from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import DAY, TRAILER_MARKER
+from core.flows.memory.edits import InvalidEdit, apply_edits
 from core.flows.memory.extraction import episode_block, extraction_messages, retry_pending_extractions
-from core.flows.memory.indexing import memory_collection
 from core.flows.memory.lanes import keyword_lanes, unicode61_lane
+from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, versions_of
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
@@ -27,6 +29,7 @@ from core.store.memory import (
     units,
 )
 from core.store.memory_fts import ensure_unicode61_baseline
+from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 
 NOW = 1_795_000_000
@@ -93,8 +96,8 @@ PERSON = {
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    engine = open_store(tmp_path)
-    return engine, memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path))
+    return repo, memory_collection(open_chroma(tmp_path))
 
 
 def j(value: object) -> str:
@@ -107,15 +110,15 @@ def full_turn_outputs(
     return [reply, j(ENTITIES), j(FACTS), j(LOOPS), j(BOND), j(PERSON)]
 
 
-def count(engine: Engine, table, *where) -> int:  # type: ignore[no-untyped-def]
-    with engine.connect() as conn:
+def count(repo: MemoryRepository, table, *where) -> int:  # type: ignore[no-untyped-def]
+    with repo.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(table).where(*where)).scalar() or 0)
 
 
 def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
+    repo, collection = store
     client = ReplayClient(full_turn_outputs())
-    prepared, outcome = run_turn(engine, collection, client, [], USER, NOW)
+    prepared, outcome = run_turn(repo, collection, client, [], USER, NOW)
     assert outcome.ok and outcome.reply_text == REPLY and outcome.reflection_source == "trailer"
     assert outcome.trailer == TRAILER and client.remaining == 0
     steps = [r.tags["step"] for r in client.requests]
@@ -140,7 +143,7 @@ def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[
     assert client.requests[1].messages[1]["content"].endswith(f"ユーザー: {USER}\n灯: {REPLY}")
     assert f"現在時刻（UNIX秒）: {NOW}" in client.requests[3].messages[0]["content"]
     assert client.requests[1].json_schema.name == "memory_entities"
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         ep = conn.execute(select(units, payload_episode).join(payload_episode)).mappings().one()
         assert (ep["reply_text"], ep["persona_affect_label"], ep["salience"], ep["extract_state"]) == (
             REPLY,
@@ -164,8 +167,8 @@ def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[
 
 
 def test_second_turn_retrieves_and_injects_memory(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     client = ReplayClient(
         [
             REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
@@ -176,7 +179,7 @@ def test_second_turn_retrieves_and_injects_memory(store) -> None:  # type: ignor
     )
     history = [{"role": "user", "content": USER}, {"role": "assistant", "content": REPLY}]
     prepared, outcome = run_turn(
-        engine, collection, client, history, "田中さんとのラーメンの話、覚えてる？", NOW + 600
+        repo, collection, client, history, "田中さんとのラーメンの話、覚えてる？", NOW + 600
     )
     assert prepared.retrieval.q2 == f"{USER}\n{REPLY}\n---\n田中さんとのラーメンの話、覚えてる？"
     assert prepared.retrieval.matched_entities == ["田中さん"]  # longest match: the alias
@@ -190,10 +193,10 @@ def test_second_turn_retrieves_and_injects_memory(store) -> None:  # type: ignor
 
 
 def test_missing_trailer_triggers_reflection_call(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
+    repo, collection = store
     reflection = {k: v for k, v in TRAILER.items() if k != "persona_response_policy"}
     client = ReplayClient([REPLY, j(reflection), j(ENTITIES), j(FACTS), j(LOOPS), j(BOND), j(PERSON)])
-    _, outcome = run_turn(engine, collection, client, [], USER, NOW)
+    _, outcome = run_turn(repo, collection, client, [], USER, NOW)
     assert outcome.reflection_source == "reflection" and outcome.trailer_errors == [
         "trailer marker not found"
     ]
@@ -202,67 +205,66 @@ def test_missing_trailer_triggers_reflection_call(store) -> None:  # type: ignor
 
 
 def test_invalid_trailer_also_falls_back(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
+    repo, collection = store
     bad = REPLY + TRAILER_MARKER + '{"persona_affect_label": "ecstatic"}'
     client = ReplayClient(
         [bad, "not json", "still not json", "nope", j(ENTITIES), j(FACTS), j(LOOPS), j(BOND), j(PERSON)]
     )
-    _, outcome = run_turn(engine, collection, client, [], USER, NOW)
+    _, outcome = run_turn(repo, collection, client, [], USER, NOW)
     assert outcome.reply_text == REPLY and outcome.reflection_source == "default"
     assert outcome.reflection["persona_affect_label"] == "neutral"
 
 
 def test_failed_extraction_keeps_episode_and_is_retried(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
+    repo, collection = store
     outputs = full_turn_outputs()
     outputs[1] = ProviderError("timeout", "slow")
     outputs = outputs[:5]  # no person summary: no PERSON entity stored
     client = ReplayClient(outputs)
-    _, outcome = run_turn(engine, collection, client, [], USER, NOW)
+    _, outcome = run_turn(repo, collection, client, [], USER, NOW)
     assert outcome.episode_id == 1 and outcome.extraction is not None and not outcome.extraction.ok
     assert outcome.extraction.errors["entities"].startswith("provider_error")
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         state = conn.execute(
             select(units.c.extract_state, units.c.extract_attempts).where(units.c.id == 1)
         ).one()
     assert tuple(state) == ("failed", 1)
     retry = ReplayClient([j(ENTITIES), j(FACTS), j(LOOPS)])
-    results = retry_pending_extractions(engine, collection, retry, NOW + 60)
+    results = retry_pending_extractions(repo, collection, retry, NOW + 60)
     assert [r.ok for r in results] == [True] and retry.remaining == 0
-    assert count(engine, unit_entities, unit_entities.c.unit_id == 1) == 2
-    assert count(engine, payload_fact) == 1  # the fact was merged, not duplicated
+    assert count(repo, unit_entities, unit_entities.c.unit_id == 1) == 2
+    assert count(repo, payload_fact) == 1  # the fact was merged, not duplicated
 
 
 def test_edit_is_versioned_reindexed_and_revertible(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     assert (
-        edit_unit(engine, collection, 1, {"input_text": "鎌倉で海鮮丼を食べた", "salience": 0.2}, NOW + 1)
-        == 2
+        edit_unit(repo, collection, 1, {"input_text": "鎌倉で海鮮丼を食べた", "salience": 0.2}, NOW + 1) == 2
     )
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         assert [u for u, _ in keyword_lanes(conn, "海鮮丼", 5)["trigram"]] == [1]
         assert keyword_lanes(conn, "新宿でラーメン", 5)["trigram"][0][0] != 1
     assert collection.get(ids=["1"], include=["documents"])["documents"][0].startswith("鎌倉で海鮮丼")
-    assert revert_unit(engine, collection, 1, 1, NOW + 2) == 3
-    versions = versions_of(engine, 1)
+    assert revert_unit(repo, collection, 1, 1, NOW + 2) == 3
+    versions = versions_of(repo, 1)
     assert [v["change_kind"] for v in versions] == ["create", "edit", "revert"]
     assert versions[2]["snapshot"]["input_text"] == USER and versions[2]["snapshot"]["salience"] == 0.7
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         assert keyword_lanes(conn, "海鮮丼", 5)["trigram"] == []
-    soft_delete(engine, collection, 1, NOW + 3)
-    assert versions_of(engine, 1)[-1]["snapshot"]["state"] == "deleted"
+    soft_delete(repo, collection, 1, NOW + 3)
+    assert versions_of(repo, 1)[-1]["snapshot"]["state"] == "deleted"
 
 
 def test_japanese_keyword_lanes_beat_unicode61(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     reflection = {k: v for k, v in TRAILER.items() if k != "persona_response_policy"}
     client = ReplayClient(
         ["了解です", j(reflection), j({"entities": [], "relations": []}), j({"facts": []}), j({"loops": []})]
     )
-    _, second = run_turn(engine, collection, client, [], "来月の締切が心配", NOW + 60)
-    with engine.begin() as conn:
+    _, second = run_turn(repo, collection, client, [], "来月の締切が心配", NOW + 60)
+    with repo.begin() as conn:
         ensure_unicode61_baseline(conn)
         assert 1 in [u for u, _ in keyword_lanes(conn, "ラーメン", 5)["trigram"]]  # inside a sentence
         assert [u for u, _ in keyword_lanes(conn, "締切はいつ？", 5)["bigram"]] == [second.episode_id]
@@ -272,9 +274,9 @@ def test_japanese_keyword_lanes_beat_unicode61(store) -> None:  # type: ignore[n
 
 
 def test_expired_loops_are_purged_on_the_next_turn(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
-    assert count(engine, payload_loop) == 1
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    assert count(repo, payload_loop) == 1
     later = NOW + 8 * DAY
     client = ReplayClient(
         [
@@ -286,25 +288,22 @@ def test_expired_loops_are_purged_on_the_next_turn(store) -> None:  # type: igno
             j(PERSON),
         ]
     )
-    prepared, _ = run_turn(engine, collection, client, [], "こんにちは", later)
-    assert len(prepared.purged_loops) == 1 and count(engine, payload_loop) == 0
+    prepared, _ = run_turn(repo, collection, client, [], "こんにちは", later)
+    assert len(prepared.purged_loops) == 1 and count(repo, payload_loop) == 0
     assert collection.get(ids=[str(prepared.purged_loops[0])])["ids"] == []
 
 
 def test_browser_table_edits_become_versions(store) -> None:  # type: ignore[no-untyped-def]
-    from core.flows.memory.browse import Filters, units_frame
-    from core.flows.memory.edits import InvalidEdit, apply_edits
-
-    engine, collection = store
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
-    before, total = units_frame(engine, "EPISODE", Filters())
+    repo, collection = store
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    before, total = units_frame(repo, "EPISODE", Filters())
     assert total == 1 and before.loc[0, "input_text"] == USER and before.loc[0, "topic_tags"] == "ラーメン"
     after = before.copy()
     after.loc[0, "salience"] = 0.1
     after.loc[0, "topic_tags"] = "ラーメン、新宿"
     after.loc[0, "reply_text"] = "編集した返答"  # editable
-    assert apply_edits(engine, collection, "EPISODE", before, after, NOW + 5) == {1: 2}
-    snap = versions_of(engine, 1)[-1]["snapshot"]
+    assert apply_edits(repo, collection, "EPISODE", before, after, NOW + 5) == {1: 2}
+    snap = versions_of(repo, 1)[-1]["snapshot"]
     assert (snap["salience"], json.loads(snap["topic_tags"]), snap["reply_text"]) == (
         0.1,
         ["ラーメン", "新宿"],
@@ -313,24 +312,24 @@ def test_browser_table_edits_become_versions(store) -> None:  # type: ignore[no-
     bad = before.copy()
     bad.loc[0, "persona_affect_label"] = "ecstatic"
     with pytest.raises(InvalidEdit):
-        apply_edits(engine, collection, "EPISODE", before, bad, NOW + 6)
-    frame, _ = units_frame(engine, "EPISODE", Filters(emotion_labels=("sadness",)))
+        apply_edits(repo, collection, "EPISODE", before, bad, NOW + 6)
+    frame, _ = units_frame(repo, "EPISODE", Filters(emotion_labels=("sadness",)))
     assert frame.empty
-    facts, _ = units_frame(engine, "FACT", Filters(tag="", state="active"))
+    facts, _ = units_frame(repo, "FACT", Filters(tag="", state="active"))
     assert facts.loc[0, "subject"] == "ユーザー" and facts.loc[0, "object_text"] == "ラーメン"
 
 
 def test_a_later_turn_catches_up_on_a_failed_extraction(store) -> None:  # type: ignore[no-untyped-def]
-    engine, collection = store
+    repo, collection = store
     outputs = full_turn_outputs()
     outputs[1] = ProviderError("timeout", "slow")
-    run_turn(engine, collection, ReplayClient(outputs[:5]), [], USER, NOW)
+    run_turn(repo, collection, ReplayClient(outputs[:5]), [], USER, NOW)
     second = ReplayClient([*full_turn_outputs()[:4], j(ENTITIES), j(FACTS), j(LOOPS), j(PERSON)])
-    _, outcome = run_turn(engine, collection, second, [], USER, NOW + 60)
+    _, outcome = run_turn(repo, collection, second, [], USER, NOW + 60)
     steps = [r.tags["step"] for r in second.requests]
     assert steps[:7] == ["chat", *["extract_entities", "extract_facts", "extract_loops"] * 2]
     assert outcome.extraction is not None and outcome.extraction.ok
     assert [r.ok for r in outcome.retried] == [True]
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         state = conn.execute(select(units.c.extract_state).where(units.c.id == 1)).scalar_one()
-    assert state != "failed" and count(engine, unit_entities, unit_entities.c.unit_id == 1) == 2
+    assert state != "failed" and count(repo, unit_entities, unit_entities.c.unit_id == 1) == 2

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
-from core.flows.memory import scoring
+from core.flows.memory import demo_patterns, scoring
 from core.flows.memory.constants import DAY, HOUR
+from core.flows.memory.demo import memory_persona
 from core.flows.memory.loops import cap_due_at, compute_loop_expires_at
 from core.flows.memory.mood import compute_mood, impact, mood_tau
 from core.flows.memory.normalize import (
@@ -17,7 +19,9 @@ from core.flows.memory.normalize import (
     normalize_predicate,
 )
 from core.flows.memory.retrieval import build_queries
+from core.flows.memory.summaries import summary_messages
 from core.flows.memory.text import bigram_document, query_terms
+from core.llm.base import LLMRequest
 
 NOW = 1_795_000_000
 
@@ -276,8 +280,6 @@ def test_mood_decay() -> None:
 
 
 def test_demo_facts_drop_leading_time_words() -> None:
-    from core.flows.memory import demo_patterns
-
     facts = demo_patterns.facts("最近ヨガが好きで、週に何回か通っています。実はパクチーが苦手。")
     assert [(f["predicate"], f["object_text"]) for f in facts] == [
         ("likes", "ヨガ"),
@@ -293,12 +295,6 @@ def test_mood_is_described_in_japanese() -> None:
 
 
 def test_demo_topic_summary_names_its_topic_not_the_persona() -> None:
-    import json
-
-    from core.flows.memory.demo import memory_persona
-    from core.flows.memory.summaries import summary_messages
-    from core.llm.base import LLMRequest
-
     class Ep:
         id, occurred_at, input_text, reply_text = 7, NOW, "締切が心配", "大丈夫ですよ"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.flows.memory.evaluation import build_eval_store, evaluate, load_eval_set
-from core.flows.memory.indexing import memory_collection
+from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
 from core.store import open_store
+from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 
 NOW = 1_795_000_000
@@ -20,9 +21,9 @@ def test_eval_set_size() -> None:
 
 
 def test_recall_at_5_beats_unicode61(tmp_path: Path) -> None:
-    engine = open_store(tmp_path)
+    repo = MemoryRepository(open_store(tmp_path))
     collection = memory_collection(open_chroma(tmp_path))
-    key_ids = build_eval_store(engine, collection, demo_client(), NOW)
-    result = evaluate(engine, collection, key_ids, NOW)
+    key_ids = build_eval_store(repo, collection, demo_client(), NOW)
+    result = evaluate(repo, collection, key_ids, NOW)
     assert result.recall >= 0.8, result.misses
     assert result.recall - result.baseline_recall >= 0.3

@@ -9,12 +9,13 @@ from sqlalchemy import select
 
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import INJECT_MAX_SENSITIVITY
-from core.flows.memory.indexing import memory_collection
 from core.flows.memory.retrieval import format_pack, retrieve
+from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.memory import payload_fact, payload_loop, payload_summary
+from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 from tests.core.test_memory_flow import NOW, USER, full_turn_outputs
 
@@ -22,22 +23,22 @@ QUERY = "田中さんとのラーメンの話、覚えてる？"
 
 
 def test_secret_units_are_never_injected(tmp_path: Path) -> None:
-    engine = open_store(tmp_path)
+    repo = MemoryRepository(open_store(tmp_path))
     collection = memory_collection(open_chroma(tmp_path))
-    run_turn(engine, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
-    with engine.connect() as conn:
+    run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
+    with repo.connect() as conn:
         others = [
             *conn.execute(select(payload_fact.c.unit_id)).scalars(),
             *conn.execute(select(payload_loop.c.unit_id)).scalars(),
             *conn.execute(select(payload_summary.c.unit_id)).scalars(),
         ]
-    before = retrieve(engine, collection, [], QUERY, NOW + 60)
+    before = retrieve(repo, collection, [], QUERY, NOW + 60)
     assert 1 in [c.unit_id for c in before.selected] and before.facts and before.loops and before.bond
     assert INJECT_MAX_SENSITIVITY == 1
 
     for uid in [1, *others]:
-        edit_unit(engine, collection, uid, {"sensitivity": 2}, NOW + 1)
-    secret = retrieve(engine, collection, [], QUERY, NOW + 60)
+        edit_unit(repo, collection, uid, {"sensitivity": 2}, NOW + 1)
+    secret = retrieve(repo, collection, [], QUERY, NOW + 60)
     assert secret.selected == [] and secret.facts == [] and secret.loops == [] and secret.bond is None
     decisions = {c.unit_id: c.decision for c in secret.candidates}
     assert decisions[1] == "sensitive"
@@ -45,6 +46,6 @@ def test_secret_units_are_never_injected(tmp_path: Path) -> None:
     assert secret.trace()["thresholds"]["inject_max_sensitivity"] == 1
 
     for uid in [1, *others]:
-        edit_unit(engine, collection, uid, {"sensitivity": 1}, NOW + 2)
-    private = retrieve(engine, collection, [], QUERY, NOW + 60)
+        edit_unit(repo, collection, uid, {"sensitivity": 1}, NOW + 2)
+    private = retrieve(repo, collection, [], QUERY, NOW + 60)
     assert 1 in [c.unit_id for c in private.selected] and private.facts and private.loops and private.bond

@@ -8,14 +8,15 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
 
+from core.flows.memory.chat import prepare_turn
 from core.flows.memory.constants import DAY, HOUR
 from core.flows.memory.graph import link_unit_entity, upsert_entity
-from core.flows.memory.repository import save_episode
+from core.flows.memory.mood import load_mood
 from core.flows.memory.summaries import bond_summary_due, entity_summary_due, run_summaries, top_entities
 from core.llm.replay import ReplayClient
 from core.store import open_store
+from core.store.memory_repository import MemoryRepository
 
 NOW = 1_795_000_000
 BOND = json.dumps({"summary_text": "まとめ", "key_events": [], "bond_state": "良好"}, ensure_ascii=False)
@@ -53,20 +54,20 @@ def test_entity_summary_due() -> None:
     assert entity_summary_due(NOW - 12 * HOUR, NOW)
 
 
-def _episode(engine: Engine, at: int, text: str = "こんにちは", entity: dict | None = None) -> int:
-    with engine.begin() as conn:
-        uid = save_episode(conn, text, "はい", REFLECTION, source="default", occurred_at=at, now=at)
+def _episode(repo: MemoryRepository, at: int, text: str = "こんにちは", entity: dict | None = None) -> int:
+    with repo.begin() as conn:
+        uid = repo.save_episode(text, "はい", REFLECTION, source="default", occurred_at=at, now=at, conn=conn)
         if entity:
             link_unit_entity(conn, uid, upsert_entity(conn, entity, at))
     return uid
 
 
 def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Path) -> None:
-    engine = open_store(tmp_path)
-    old = _episode(engine, NOW - 7 * DAY - 1, "一週間より前")
-    ids = [_episode(engine, NOW - 6 * DAY + i * 60, f"発話{i}") for i in range(205)]
+    repo = MemoryRepository(open_store(tmp_path))
+    old = _episode(repo, NOW - 7 * DAY - 1, "一週間より前")
+    ids = [_episode(repo, NOW - 6 * DAY + i * 60, f"発話{i}") for i in range(205)]
     client = ReplayClient([BOND])
-    [outcome] = run_summaries(engine, None, client, NOW)
+    [outcome] = run_summaries(repo, None, client, NOW)
     assert outcome.ok and outcome.scope_label == "bond" and outcome.label() == "絆サマリー（直近7日）"
     lines = client.requests[0].messages[1]["content"].splitlines()
     assert len(lines) == 200
@@ -75,39 +76,39 @@ def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Pa
 
 
 def test_summaries_follow_their_schedule_across_turns(tmp_path: Path) -> None:
-    engine = open_store(tmp_path)
+    repo = MemoryRepository(open_store(tmp_path))
     tanaka = {"type_label": "PERSON", "name": "田中", "roles": [], "aliases": []}
-    _episode(engine, NOW, "田中さんと会った", tanaka)
+    _episode(repo, NOW, "田中さんと会った", tanaka)
     first = ReplayClient([BOND, PERSON])
-    assert [o.label() for o in run_summaries(engine, None, first, NOW)] == [
+    assert [o.label() for o in run_summaries(repo, None, first, NOW)] == [
         "絆サマリー（直近7日）",
         "人物サマリー「田中」",
     ]
-    _episode(engine, NOW + HOUR, "また田中さん", tanaka)
-    assert run_summaries(engine, None, ReplayClient([]), NOW + HOUR) == []  # nothing is due after 1 h
-    _episode(engine, NOW + 6 * HOUR, "田中さんの話", tanaka)
+    _episode(repo, NOW + HOUR, "また田中さん", tanaka)
+    assert run_summaries(repo, None, ReplayClient([]), NOW + HOUR) == []  # nothing is due after 1 h
+    _episode(repo, NOW + 6 * HOUR, "田中さんの話", tanaka)
     six = ReplayClient([BOND])
-    assert [o.scope_label for o in run_summaries(engine, None, six, NOW + 6 * HOUR)] == ["bond"]
+    assert [o.scope_label for o in run_summaries(repo, None, six, NOW + 6 * HOUR)] == ["bond"]
     # 12 h: the person summary is due again; the bond summary is not (no new episode since its run).
     twelve = ReplayClient([PERSON])
-    assert [o.scope_label for o in run_summaries(engine, None, twelve, NOW + 12 * HOUR)] == ["person"]
+    assert [o.scope_label for o in run_summaries(repo, None, twelve, NOW + 12 * HOUR)] == ["person"]
 
 
 def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(tmp_path: Path) -> None:
-    engine = open_store(tmp_path)
+    repo = MemoryRepository(open_store(tmp_path))
     for i, name in enumerate(["読書", "ヨガ", "料理", "映画"]):  # 4, 3, 2, 1 mentions
         for _ in range(4 - i):
-            _episode(engine, NOW - DAY, name, {"type_label": "TOPIC", "name": name})
+            _episode(repo, NOW - DAY, name, {"type_label": "TOPIC", "name": name})
     for _ in range(5):  # many mentions, but older than 14 days
-        _episode(engine, NOW - 15 * DAY, "古い話題", {"type_label": "TOPIC", "name": "古い話題"})
-    with engine.connect() as conn:
+        _episode(repo, NOW - 15 * DAY, "古い話題", {"type_label": "TOPIC", "name": "古い話題"})
+    with repo.connect() as conn:
         assert [(name, n) for _, name, n in top_entities(conn, "TOPIC", NOW)] == [
             ("読書", 4),
             ("ヨガ", 3),
             ("料理", 2),
         ]
     client = ReplayClient([BOND, TOPIC, TOPIC, TOPIC])
-    outcomes = run_summaries(engine, None, client, NOW)
+    outcomes = run_summaries(repo, None, client, NOW)
     assert [o.label() for o in outcomes] == [
         "絆サマリー（直近7日）",
         "トピックサマリー「読書」",
@@ -117,7 +118,7 @@ def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(tmp_path: P
     assert "話題「読書」" in client.requests[1].messages[0]["content"]
 
 
-def _angry(engine: Engine, at: int, label: str = "anger") -> None:
+def _angry(repo: MemoryRepository, at: int, label: str = "anger") -> None:
     reflection = {
         "persona_affect_label": label,
         "persona_affect_intensity": 1.0,
@@ -126,17 +127,14 @@ def _angry(engine: Engine, at: int, label: str = "anger") -> None:
         "confidence": 1.0,
         "persona_response_policy": {"cooperation": 0.9, "refusal_bias": 0.2, "refusal_allowed": False},
     }
-    with engine.begin() as conn:
-        save_episode(conn, "ひどい", "怒っています", reflection, source="trailer", occurred_at=at, now=at)
+    repo.save_episode("ひどい", "怒っています", reflection, source="trailer", occurred_at=at, now=at)
 
 
 def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
-    from core.flows.memory.chat import prepare_turn
-
-    engine = open_store(tmp_path)
-    _angry(engine, NOW - 60)
-    _angry(engine, NOW - 30)
-    prepared = prepare_turn(engine, None, [], "ねえ", NOW)
+    repo = MemoryRepository(open_store(tmp_path))
+    _angry(repo, NOW - 60)
+    _angry(repo, NOW - 30)
+    prepared = prepare_turn(repo, None, [], "ねえ", NOW)
     system = prepared.messages[0]["content"]
     assert prepared.mood.label == "anger" and prepared.mood.response_policy["refusal_allowed"] is True
     assert "現在の気分: 怒り" in system and "断ってもよい" in system
@@ -146,14 +144,12 @@ def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
 
 
 def test_mood_reads_only_the_last_500_episodes(tmp_path: Path) -> None:
-    from core.flows.memory.mood import load_mood
-
-    engine = open_store(tmp_path)
-    _angry(engine, NOW - 2)  # the oldest: pushed out once 500 newer episodes exist
+    repo = MemoryRepository(open_store(tmp_path))
+    _angry(repo, NOW - 2)  # the oldest: pushed out once 500 newer episodes exist
     for _ in range(499):
-        _angry(engine, NOW - 1, "neutral")
-    with engine.connect() as conn:
+        _angry(repo, NOW - 1, "neutral")
+    with repo.connect() as conn:
         assert load_mood(conn, NOW).levels["anger"] > 0.5
-    _angry(engine, NOW - 1, "neutral")
-    with engine.connect() as conn:
+    _angry(repo, NOW - 1, "neutral")
+    with repo.connect() as conn:
         assert load_mood(conn, NOW).levels["anger"] == 0.0

@@ -8,7 +8,11 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from core.flows.memory.constants import TRAILER_MARKER
+from core.flows.memory.stores import memory_collection, memory_repository
+from core.flows.memory.versions import edit_unit, versions_of
 from core.llm.replay import ReplayClient
+from core.store import open_store
+from core.vectors import open_chroma
 from tests.pages.conftest import make_app
 
 PAGE = "pages/memory.py"
@@ -86,9 +90,13 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     at.chat_input(key="memory_input").set_value(USER).run()
     assert not at.exception, at.exception
     history = at.session_state["chat"]["memory"]
-    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert [(m["role"], m["status"], m["turn"]) for m in history] == [
+        ("user", "done", 1),
+        ("assistant", "done", 1),
+    ]
     assert history[1]["content"] == REPLY and TRAILER_MARKER not in history[1]["content"]
-    details = history[1]["details"]
+    assert TRAILER_MARKER in history[1]["raw"]  # the full output, for the debug view
+    details = history[1]["meta"]["details"]
     assert details["episode_id"] == 1 and details["trailer"] == TRAILER
     assert details["extraction"]["facts"][0]["object_text"] == "ラーメン"
     assert details["summaries"] == ["絆サマリー（直近7日）を作成", "人物サマリー「田中」を作成"]
@@ -96,6 +104,18 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     assert any(REPLY in m.value for m in at.markdown)
     assert not any(TRAILER_MARKER in m.value for m in at.markdown)
     assert any("このターンの記憶" in e.label for e in at.expander)
+    # The shared last-call view: every model call of the turn (reply, 3 extractions, 2 summaries).
+    calls = at.session_state["memory_last_call"]
+    assert [c["step"] for c in calls] == [
+        "chat",
+        "extract_entities",
+        "extract_facts",
+        "extract_loops",
+        "summary_bond",
+        "summary_person",
+    ]
+    assert calls[0]["messages"][-1] == {"role": "user", "content": USER} and TRAILER_MARKER in calls[0]["raw"]
+    assert any(e.label == "直近のターンでLLMに渡した内容と返答（6回の呼び出し）" for e in at.expander)
     # Browser tab: the episode row, and the fact with its provenance back to the episode.
     at.session_state["memory_unit_id"] = 2  # the fact
     at.run()
@@ -149,15 +169,10 @@ def test_empty_search_shows_a_japanese_warning(tmp_path: Path) -> None:
 def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
     at.chat_input(key="memory_input").set_value(USER).run()
-    from core.flows.memory.indexing import memory_collection
-    from core.flows.memory.versions import edit_unit, versions_of
-    from core.store import open_store
-    from core.vectors import open_chroma
-
     # An analyst's edit (what 変更を保存 does through apply_edits), then revert from the page.
-    engine = open_store(tmp_path)
+    repo = memory_repository(open_store(tmp_path))
     edit_unit(
-        engine,
+        repo,
         memory_collection(open_chroma(tmp_path)),
         1,
         {"input_text": "鎌倉で海鮮丼を食べた"},
@@ -169,7 +184,7 @@ def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
     at.selectbox(key="memory_revert_version").set_value(1)
     at.button(key="memory_revert").click().run()
     assert not at.exception
-    assert [v["change_kind"] for v in versions_of(engine, 1)] == ["create", "edit", "revert"]
+    assert [v["change_kind"] for v in versions_of(repo, 1)] == ["create", "edit", "revert"]
     assert any(USER in t.value for t in at.text)
     assert any("v1 の内容に戻しました" in s.value for s in at.success)
 
@@ -182,7 +197,9 @@ def test_one_click_demo_loads_samples_and_first_exchange(tmp_path: Path) -> None
     history = at.session_state["chat"]["memory"]
     assert [m["role"] for m in history] == ["user", "assistant"]
     assert history[1]["content"].startswith("（デモ）") and TRAILER_MARKER not in history[1]["content"]
-    assert history[1]["details"]["memories"], "the sample memories should be found for the first message"
+    assert history[1]["meta"]["details"]["memories"], (
+        "the sample memories should be found for the first message"
+    )
     assert any("エピソード 201" in m.value for m in at.markdown)
     assert any("デモモデル" in c.value for c in at.caption)
     # A second click does not add the same 200 episodes again.
@@ -197,11 +214,21 @@ def test_a_failing_turn_keeps_the_input_and_explains_in_japanese(tmp_path: Path)
     at.chat_input(key="memory_input").set_value(USER).run()
     assert not at.exception, at.exception
     history = at.session_state["chat"]["memory"]
-    assert history[0] == {"role": "user", "content": USER}
-    assert history[1]["error"] and "入力した文は残っています" in history[1]["content"]
+    assert history[0] == {"role": "user", "content": USER, "status": "error", "turn": 1}
+    assert history[1]["status"] == "error" and "入力した文は残っています" in history[1]["content"]
     assert [e.value for e in at.error] == [history[1]["content"]]
     assert "Exhausted" not in history[1]["content"] and "Error" not in history[1]["content"]
     assert any(b.label == "もう一度送る" for b in at.button)
+    # 再送 with a model that answers: the failed rally is replaced by a done one.
+    at.session_state["llm_client"] = replay()
+    at.button(key="memory_retry_turn").click().run()
+    assert not at.exception, at.exception
+    history = at.session_state["chat"]["memory"]
+    assert [(m["role"], m["status"], m["content"]) for m in history] == [
+        ("user", "done", USER),
+        ("assistant", "done", REPLY),
+    ]
+    assert not at.error
 
 
 def test_toolbar_failure_is_a_japanese_error(tmp_path: Path) -> None:

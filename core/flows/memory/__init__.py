@@ -1,9 +1,11 @@
 """Companion memory (spec 03): persona chat with a hidden trailer, extraction, LLM-free retrieval, summaries.
 
-Modules: constants (spec-fixed numbers), trailer (stream splitter), loops (TTL), normalize (extraction
-output), text (n-grams, query terms), indexing (FTS5 + Chroma), repository (units and payloads), graph
-(entities, aliases, edges), versions (edits, revert, soft delete), deletion (cascading hard delete), lanes +
-scoring + retrieval + pack (search, rerank, what is injected), mood, extraction, summaries, chat (one turn),
-browse + provenance + edits (the memory browser), sample_data + evaluation (seeded samples, recall),
-demo + demo_patterns (the demo model's persona).
+Modules: constants (spec-fixed numbers), stores (the repository and Chroma collection a page opens; the
+repository itself is core/store/memory_repository.py), trailer (stream splitter), loops (TTL), normalize
+(extraction output), text (n-grams, query terms), indexing (FTS5 + Chroma), graph (entities, aliases,
+edges), versions (edits, revert, soft delete), deletion (cascading hard delete), lanes + scoring + retrieval
++ pack (search, rerank, what is injected), mood, extraction, summaries, chat (one turn: prepare_turn ->
+stream_reply -> finish_turn, run_turn) + items (the turn as a ChatItem), browse + provenance + edits (the
+memory browser), sample_data + evaluation (seeded samples, recall), demo + demo_patterns (the demo model's
+persona).
 """

@@ -1,5 +1,5 @@
-"""Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables, provenance,
-affect over time, traces. Pages call these instead of SQL."""
+"""Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables of units,
+entities and edges. Pages call these instead of SQL; times are shown in local (Japan) time."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine, and_, func, select
+from sqlalchemy import and_, func, select
 
-from core.flows.memory.constants import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.clock import format_local, from_local
 from core.flows.memory.indexing import display_name
 from core.flows.memory.normalize import SPEAKER
 from core.store.memory import (
+    KIND_EPISODE,
+    KIND_FACT,
+    KIND_LOOP,
+    KIND_SUMMARY,
     edges,
     entities,
     entity_aliases,
@@ -25,8 +29,8 @@ from core.store.memory import (
     unit_entities,
     units,
 )
+from core.store.memory_repository import MemoryRepository
 
-JST = dt.timezone(dt.timedelta(hours=9))
 UNIT_COLUMNS = ("id", "occurred_at", "state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 KIND_COLUMNS = {
     KIND_EPISODE: (
@@ -57,10 +61,16 @@ class Filters:
 
 
 def _day_start(day: dt.date) -> int:
-    return int(dt.datetime.combine(day, dt.time(), JST).timestamp())
+    """Midnight of a local (Japan) day as epoch seconds."""
+    return from_local(dt.datetime.combine(day, dt.time()))
 
 
-def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFrame, int]:
+def local_time(value: Any) -> str:
+    """An epoch column value as local time text ("" for a missing time)."""
+    return "" if value is None or pd.isna(value) else format_local(int(value))
+
+
+def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd.DataFrame, int]:
     """One page of units of `kind` matching the filters (newest first) and the total count."""
     table = {
         KIND_EPISODE: payload_episode,
@@ -97,7 +107,7 @@ def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFra
             )
         )
     query = query.where(and_(*conds))
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         total = int(conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0)
         rows = (
             conn.execute(
@@ -112,9 +122,7 @@ def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFra
     frame = pd.DataFrame([{c: r.get(c) for c in wanted} for r in rows], columns=wanted)
     for col in TIME_COLUMNS:
         if col in frame:
-            frame[col] = (
-                pd.to_datetime(frame[col], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
-            )
+            frame[col] = frame[col].map(local_time).astype(str)
     frame["topic_tags"] = frame["topic_tags"].map(lambda t: "、".join(json.loads(t or "[]")))
     frame["pin"] = frame["pin"].astype(bool)
     if "subject" in frame:
@@ -125,19 +133,19 @@ def units_frame(engine: Engine, kind: str, filters: Filters) -> tuple[pd.DataFra
         )
     if "scope_key" in frame:
         frame["scope_label"] = frame["scope_label"].map(lambda k: SCOPE_JA.get(k, k))
-        frame["scope_key"] = frame["scope_key"].map(lambda k: _scope_target(engine, k))
+        frame["scope_key"] = frame["scope_key"].map(lambda k: _scope_target(repo, k))
     return frame, total
 
 
 SCOPE_JA = {"bond": "絆", "person": "人物", "topic": "トピック"}
 
 
-def _scope_target(engine: Engine, scope_key: str) -> str:
+def _scope_target(repo: MemoryRepository, scope_key: str) -> str:
     """rolling:7d -> 直近7日; entity:<id> -> the entity's name."""
     if scope_key == "rolling:7d":
         return "直近7日"
     if scope_key.startswith("entity:"):
-        with engine.connect() as conn:
+        with repo.connect() as conn:
             name = conn.execute(
                 select(entities.c.name).where(entities.c.id == int(scope_key.split(":", 1)[1]))
             ).scalar()
@@ -145,9 +153,9 @@ def _scope_target(engine: Engine, scope_key: str) -> str:
     return scope_key
 
 
-def entities_frame(engine: Engine) -> pd.DataFrame:
+def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
     """Entities with aliases and how many units mention them."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         rows = (
             conn.execute(
                 select(
@@ -188,10 +196,10 @@ def entities_frame(engine: Engine) -> pd.DataFrame:
     )
 
 
-def edges_frame(engine: Engine) -> pd.DataFrame:
+def edges_frame(repo: MemoryRepository) -> pd.DataFrame:
     """Edges between entities, with names."""
     src, dst = entities.alias("src"), entities.alias("dst")
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         rows = (
             conn.execute(
                 select(
@@ -226,22 +234,20 @@ def edges_frame(engine: Engine) -> pd.DataFrame:
     )
     frame["src"] = frame["src"].replace(SPEAKER, "ユーザー")
     frame["dst"] = frame["dst"].replace(SPEAKER, "ユーザー")
-    frame["last_seen_at"] = (
-        pd.to_datetime(frame["last_seen_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
-    )
+    frame["last_seen_at"] = frame["last_seen_at"].map(local_time).astype(str)
     return frame
 
 
-def entity_options(engine: Engine) -> dict[int, str]:
+def entity_options(repo: MemoryRepository) -> dict[int, str]:
     """Entity id -> "TYPE: name" for the entity filter."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         rows = conn.execute(
             select(entities.c.id, entities.c.type_label, entities.c.name).order_by(entities.c.name)
         ).all()
     return {int(i): f"{t}: {'ユーザー' if n == 'SPEAKER' else n}" for i, t, n in rows}
 
 
-def counts(engine: Engine) -> dict[str, int]:
+def counts(repo: MemoryRepository) -> dict[str, int]:
     """Units per kind (active and deleted)."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         return {k: int(n) for k, n in conn.execute(select(units.c.kind, func.count()).group_by(units.c.kind))}

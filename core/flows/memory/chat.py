@@ -2,7 +2,9 @@
 -> save the episode -> extract -> summaries when due.
 
 The page drives it in three calls so it can stream: `prepare_turn`, iterate `stream_reply(...)`,
-`finish_turn`. `run_turn` does all three for scripts and tests.
+`finish_turn`. `run_turn` does all three for scripts and tests. The turn owns the store writes and what
+follows the reply (extraction, catching up on failed extractions, summaries); the page draws the outcome
+(core/flows/memory/items.py turns it into a ChatItem).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Engine
 
 from core.debuglog import DebugSink
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, EXTRACT_RETRIES_PER_TURN, FLOW, TRAILER_MARKER
@@ -26,13 +27,13 @@ from core.flows.memory.extraction import (
 )
 from core.flows.memory.indexing import index_units
 from core.flows.memory.mood import Mood, load_mood
-from core.flows.memory.repository import expired_loop_ids, save_episode
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
 from core.guard import GuardedStream, GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
+from core.store.memory_repository import MemoryRepository
 
 DEFAULT_REFLECTION: dict[str, Any] = {
     "reflection_text": "",
@@ -74,22 +75,27 @@ class PreparedTurn:
     purged_loops: list[int] = field(default_factory=list)
 
 
-def purge_expired_loops(engine: Engine, collection: Collection | None, now: int) -> list[int]:
+def purge_expired_loops(repo: MemoryRepository, collection: Collection | None, now: int) -> list[int]:
     """Hard-delete loops whose expiry has passed (spec 03: サーバ側が自動削除)."""
-    with engine.connect() as conn:
-        ids = expired_loop_ids(conn, now)
+    ids = repo.expired_loop_ids(now)
     for unit_id in ids:
-        hard_delete(engine, collection, unit_id)
+        hard_delete(repo, collection, unit_id)
     return ids
 
 
 def prepare_turn(
-    engine: Engine, collection: Collection | None, history: list[dict[str, Any]], user_input: str, now: int
+    repo: MemoryRepository,
+    collection: Collection | None,
+    history: list[dict[str, Any]],
+    user_input: str,
+    now: int | None = None,
 ) -> PreparedTurn:
-    """Purge expired loops, retrieve memories (no LLM), read the mood, and build the message stack."""
-    purged = purge_expired_loops(engine, collection, now)
-    result = retrieve(engine, collection, history, user_input, now)
-    with engine.connect() as conn:
+    """Purge expired loops, retrieve memories (no LLM), read the mood, and build the message stack
+    (spec 03: chat SSE). `history` is the conversation so far (done rallies); `now` defaults to the clock."""
+    now = repo.now() if now is None else now
+    purged = purge_expired_loops(repo, collection, now)
+    result = retrieve(repo, collection, history, user_input, now)
+    with repo.connect() as conn:
         mood = load_mood(conn, now)
     messages = build_chat_messages(history, user_input, format_pack(result), mood.describe(), now)
     return PreparedTurn(user_input, messages, result, mood, now, purged)
@@ -141,23 +147,29 @@ class TurnOutcome:
     retried: list[ExtractionOutcome] = field(default_factory=list)
     summaries: list[SummaryOutcome] = field(default_factory=list)
     error: str = ""
+    error_type: str | None = None
     raw: str = ""
+    truncated: bool = False  # the reply hit the token limit (shown and kept, marked)
 
 
 def finish_turn(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
     prepared: PreparedTurn,
     reply: ReplyStream,
     sink: DebugSink | None = None,
 ) -> TurnOutcome:
-    """Validate the trailer (reflection call if missing/invalid), save the episode first, then extract."""
+    """Validate the trailer (reflection call if missing/invalid), save the episode first, then extract,
+    catch up on failed extractions and run the summaries that are due (spec 03: chat SSE, Reflection)."""
     now = prepared.now
     result = reply.result
     if result is None or not result.ok:
-        message = result.message if result else "応答が完了しませんでした。"
-        return TurnOutcome(False, reply.visible_text, error=message, raw=result.raw if result else "")
+        if result is None:
+            return TurnOutcome(False, reply.visible_text, error="応答が完了しませんでした。")
+        return TurnOutcome(
+            False, reply.visible_text, error=result.message, error_type=result.error_type, raw=result.raw
+        )
     text = reply.visible_text
     trailer, errors = parse_trailer(reply.trailer_text)
     reflection, source = (trailer, "trailer") if trailer else (None, "")
@@ -166,36 +178,36 @@ def finish_turn(
         reflection, source = (
             (fallback.value, "reflection") if fallback.ok else (dict(DEFAULT_REFLECTION), "default")
         )
-    with engine.begin() as conn:
-        episode_id = save_episode(
-            conn, prepared.user_input, text, reflection, source=source, occurred_at=now, now=now
+    with repo.begin() as conn:
+        episode_id = repo.save_episode(
+            prepared.user_input, text, reflection, source=source, occurred_at=now, now=now, conn=conn
         )
         index_units(conn, collection, [episode_id])
         trace_id = save_trace(conn, prepared.retrieval, now, "chat", episode_id)
-    outcome = TurnOutcome(
-        True, text, episode_id, trace_id, trailer, errors, reflection, source, raw=result.raw
-    )
-    outcome.extraction = extract_for_episode(engine, collection, client, episode_id, now, sink)
+    truncated = bool(result.attempts) and result.attempts[-1].finish_reason == "length"
+    outcome = TurnOutcome(True, text, episode_id, trace_id, trailer, errors, reflection, source)
+    outcome.raw, outcome.truncated = result.raw, truncated
+    outcome.extraction = extract_for_episode(repo, collection, client, episode_id, now, sink)
     if outcome.extraction.ok:  # the model answers again: catch up on episodes whose extraction failed
         outcome.retried = retry_pending_extractions(
-            engine, collection, client, now, sink, limit=EXTRACT_RETRIES_PER_TURN
+            repo, collection, client, now, sink, limit=EXTRACT_RETRIES_PER_TURN
         )
-    outcome.summaries = run_summaries(engine, collection, client, now, sink)
+    outcome.summaries = run_summaries(repo, collection, client, now, sink)
     return outcome
 
 
 def run_turn(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
     history: list[dict[str, Any]],
     user_input: str,
-    now: int,
+    now: int | None = None,
     sink: DebugSink | None = None,
 ) -> tuple[PreparedTurn, TurnOutcome]:
     """prepare_turn + consume the stream + finish_turn (scripts, tests, sample data)."""
-    prepared = prepare_turn(engine, collection, history, user_input, now)
+    prepared = prepare_turn(repo, collection, history, user_input, now)
     reply = stream_reply(client, prepared, sink)
     for _ in reply:
         pass
-    return prepared, finish_turn(engine, collection, client, prepared, reply, sink)
+    return prepared, finish_turn(repo, collection, client, prepared, reply, sink)

@@ -13,12 +13,13 @@ import json
 from dataclasses import dataclass, field
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, Engine, delete, or_, select, update
+from sqlalchemy import Connection, delete, or_, select, update
 
-from core.flows.memory.constants import KIND_EPISODE
-from core.flows.memory.indexing import dumps, unindex_unit
-from core.flows.memory.repository import PAYLOAD_TABLES
+from core.flows.memory.indexing import unindex_unit
 from core.store.memory import (
+    KIND_EPISODE,
+    PAYLOAD_TABLES,
+    dumps,
     edges,
     entities,
     entity_aliases,
@@ -32,6 +33,7 @@ from core.store.memory import (
     unit_versions,
     units,
 )
+from core.store.memory_repository import MemoryRepository
 
 # Lists of unit ids inside a summary's JSON that point at its evidence.
 SUMMARY_EVENT_KEYS = ("key_events", "favorability_reasons")
@@ -46,10 +48,10 @@ class HardDeleteReport:
     entities: int = 0
 
 
-def hard_delete(engine: Engine, collection: Collection | None, unit_id: int) -> HardDeleteReport:
+def hard_delete(repo: MemoryRepository, collection: Collection | None, unit_id: int) -> HardDeleteReport:
     """Delete a unit for good, with everything derived from it alone (see the module docstring)."""
     report = HardDeleteReport()
-    with engine.begin() as conn:
+    with repo.begin() as conn:
         row = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).first()
         if row is None:
             return report

@@ -6,11 +6,12 @@ from typing import Any
 
 import pandas as pd
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Engine
 
-from core.flows.memory.constants import AFFECT_LABELS, KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.flows.memory.constants import AFFECT_LABELS
 from core.flows.memory.normalize import PREDICATES, clamp01
 from core.flows.memory.versions import edit_unit
+from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.store.memory_repository import MemoryRepository
 
 COMMON_EDITABLE = ("state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 EDITABLE_COLUMNS = {
@@ -68,16 +69,16 @@ def changed_rows(kind: str, before: pd.DataFrame, after: pd.DataFrame) -> dict[i
 
 
 def apply_edits(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     kind: str,
     before: pd.DataFrame,
     after: pd.DataFrame,
-    now: int,
+    now: int | None = None,
 ) -> dict[int, int]:
     """Apply every changed row as one versioned edit; returns unit id -> new version."""
     changes = changed_rows(kind, before, after)
     return {
-        uid: edit_unit(engine, collection, uid, values, now, "記憶ブラウザで編集")
+        uid: edit_unit(repo, collection, uid, values, now, "記憶ブラウザで編集")
         for uid, values in changes.items()
     }

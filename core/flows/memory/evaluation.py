@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Engine
 
 from core.flows.memory.constants import DAY
 from core.flows.memory.lanes import unicode61_lane
@@ -16,6 +15,7 @@ from core.flows.memory.retrieval import retrieve
 from core.flows.memory.sample_data import SAMPLES, Exchange, generate_conversation, load_exchanges
 from core.llm.base import LLMClient
 from core.store.memory_fts import ensure_unicode61_baseline
+from core.store.memory_repository import MemoryRepository
 
 
 def load_eval_set() -> dict[str, Any]:
@@ -23,14 +23,14 @@ def load_eval_set() -> dict[str, Any]:
 
 
 def build_eval_store(
-    engine: Engine, collection: Collection | None, client: LLMClient, now: int
+    repo: MemoryRepository, collection: Collection | None, client: LLMClient, now: int
 ) -> dict[str, int]:
     """Load distractors and key episodes through the pipeline; returns key -> episode unit id."""
     data = load_eval_set()
     distractors = generate_conversation(now, data["distractor_count"], seed=data["distractor_seed"])
     keys = [Exchange(now - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]
-    ids = load_exchanges(engine, collection, client, distractors + keys)
-    with engine.begin() as conn:
+    ids = load_exchanges(repo, collection, client, distractors + keys)
+    with repo.begin() as conn:
         ensure_unicode61_baseline(conn)
     return {e["key"]: uid for e, uid in zip(data["episodes"], ids[len(distractors) :], strict=True)}
 
@@ -46,7 +46,7 @@ class EvalResult:
 
 
 def evaluate(
-    engine: Engine, collection: Collection | None, key_ids: dict[str, int], now: int, k: int = 5
+    repo: MemoryRepository, collection: Collection | None, key_ids: dict[str, int], now: int, k: int = 5
 ) -> EvalResult:
     """Recall@k of the injected memories (retrieval pack) and of the unicode61 keyword lane alone."""
     data = load_eval_set()
@@ -55,14 +55,14 @@ def evaluate(
     for q in data["queries"]:
         relevant = {key_ids[key] for key in q["relevant"]}
         start = time.perf_counter()
-        result = retrieve(engine, collection, [], q["query"], now)
+        result = retrieve(repo, collection, [], q["query"], now)
         times.append((time.perf_counter() - start) * 1000)
         got = [c.unit_id for c in result.selected][:k]
         if relevant & set(got):
             hits += 1
         else:
             misses.append(q["query"])
-        with engine.connect() as conn:
+        with repo.connect() as conn:
             baseline = [uid for uid, _ in unicode61_lane(conn, q["query"], k)]
         base_hits += bool(relevant & set(baseline))
     times.sort()

@@ -6,32 +6,32 @@ extract_state=failed) and retried later by `retry_pending_extractions`; the upse
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
+from core.clock import format_local
 from core.debuglog import DebugSink
-from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS, FLOW, KIND_EPISODE
+from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS, FLOW
 from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
-from core.flows.memory.indexing import dumps, index_units
+from core.flows.memory.indexing import index_units
+from core.flows.memory.loops import loop_times
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
-from core.flows.memory.repository import upsert_fact, upsert_loop
 from core.guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.schemas import load_schema
-from core.store.memory import extraction_log, payload_episode, units
+from core.store.memory import KIND_EPISODE, dumps, extraction_log, payload_episode, units
+from core.store.memory_repository import MemoryRepository
 
-JST = dt.timezone(dt.timedelta(hours=9))
 STEPS = ("entities", "facts", "loops")
 
 
 def format_time(ts: int) -> str:
-    """UNIX seconds as a Japanese local time string."""
-    return dt.datetime.fromtimestamp(ts, JST).strftime("%Y-%m-%d %H:%M")
+    """UNIX seconds as local (Japan) time, as the prompts show it."""
+    return format_local(ts)
 
 
 def episode_block(input_text: str, reply_text: str, occurred_at: int) -> str:
@@ -120,36 +120,38 @@ def call_extractors(
 
 
 def extract_for_episode(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
     unit_id: int,
-    now: int,
+    now: int | None = None,
     sink: DebugSink | None = None,
 ) -> ExtractionOutcome:
     """Extract, normalize and upsert everything one episode says; index the new units."""
-    with engine.connect() as conn:
+    now = repo.now() if now is None else now
+    with repo.connect() as conn:
         row = conn.execute(
             select(payload_episode.c.input_text, payload_episode.c.reply_text, units.c.occurred_at)
             .join(units, units.c.id == payload_episode.c.unit_id)
             .where(units.c.id == unit_id)
         ).one()
     results = call_extractors(client, row.input_text, row.reply_text, int(row.occurred_at), now, sink)
-    return apply_extraction(engine, collection, unit_id, int(row.occurred_at), results, now)
+    return apply_extraction(repo, collection, unit_id, int(row.occurred_at), results, now)
 
 
 def apply_extraction(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     unit_id: int,
     occurred_at: int,
     results: dict[str, GuardResult],
-    now: int,
+    now: int | None = None,
 ) -> ExtractionOutcome:
     """Store the successful parts of an extraction (idempotent) and mark the episode done or failed."""
+    now = repo.now() if now is None else now
     out = ExtractionOutcome(unit_id, all(r.ok for r in results.values()))
     out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
-    with engine.begin() as conn:
+    with repo.begin() as conn:
         if results["entities"].ok:
             _store_entities(conn, out, unit_id, normalize_entities(results["entities"].value), now)
         if results["facts"].ok:
@@ -163,7 +165,7 @@ def apply_extraction(
                     if fact["object"]
                     else None
                 )
-                fact_id, created = upsert_fact(conn, fact, subject, obj, unit_id, occurred_at, now)
+                fact_id, _ = repo.upsert_fact(fact, subject, obj, unit_id, occurred_at, now, conn=conn)
                 for entity_id in (subject, obj):
                     if entity_id is not None:
                         link_unit_entity(conn, fact_id, entity_id, "fact")
@@ -171,7 +173,10 @@ def apply_extraction(
         if results["loops"].ok:
             out.loops = normalize_loops(results["loops"].value)
             for loop in out.loops:
-                loop_id = upsert_loop(conn, loop, unit_id, occurred_at, now)
+                due, expires = loop_times(loop.get("due_at"), now)
+                loop_id = repo.upsert_loop(
+                    loop["loop_text"], loop["confidence"], due, expires, unit_id, occurred_at, now, conn=conn
+                )
                 for entity in out.entities:
                     if entity["name"] != SPEAKER and entity["name"] in loop["loop_text"]:
                         link_unit_entity(conn, loop_id, entity["entity_id"], "loop")
@@ -224,9 +229,9 @@ def _store_entities(
         out.relations.append(rel)
 
 
-def pending_episode_ids(engine: Engine, limit: int = 5) -> list[int]:
+def pending_episode_ids(repo: MemoryRepository, limit: int = 5) -> list[int]:
     """Episodes whose extraction is pending or failed and may be retried."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         return [
             int(i)
             for i in conn.execute(
@@ -243,15 +248,16 @@ def pending_episode_ids(engine: Engine, limit: int = 5) -> list[int]:
 
 
 def retry_pending_extractions(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
-    now: int,
+    now: int | None = None,
     sink: DebugSink | None = None,
     limit: int = 3,
 ) -> list[ExtractionOutcome]:
     """Retry extraction of episodes that failed earlier (at most EXTRACT_MAX_ATTEMPTS tries each)."""
+    now = repo.now() if now is None else now
     return [
-        extract_for_episode(engine, collection, client, uid, now, sink)
-        for uid in pending_episode_ids(engine, limit)
+        extract_for_episode(repo, collection, client, uid, now, sink)
+        for uid in pending_episode_ids(repo, limit)
     ]

@@ -7,9 +7,8 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
 
-from core.flows.memory.indexing import dumps
-from core.flows.memory.repository import new_id
-from core.store.memory import edges, entities, entity_aliases, unit_entities
+from core.store.base import inserted_id
+from core.store.memory import dumps, edges, entities, entity_aliases, unit_entities
 
 
 def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
@@ -25,7 +24,7 @@ def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
     )
     roles = list(entity.get("roles", []))
     if row is None:
-        entity_id = new_id(
+        entity_id = inserted_id(
             conn.execute(
                 insert(entities).values(
                     type_label=entity["type_label"],
@@ -84,7 +83,7 @@ def upsert_edge(
     cond = and_(edges.c.src_entity_id == src, edges.c.relation == relation, edges.c.dst_entity_id == dst)
     row = conn.execute(select(edges).where(cond)).mappings().first()
     if row is None:
-        return new_id(
+        return inserted_id(
             conn.execute(
                 insert(edges).values(
                     src_entity_id=src,

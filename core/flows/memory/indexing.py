@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select
 
-from core.flows.memory.constants import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, VECTOR_COLLECTION
 from core.flows.memory.text import bigram_document, normalize
-from core.store.memory import entities, payload_episode, payload_fact, payload_loop, payload_summary, units
+from core.store.memory import (
+    KIND_EPISODE,
+    KIND_FACT,
+    KIND_LOOP,
+    KIND_SUMMARY,
+    entities,
+    payload_episode,
+    payload_fact,
+    payload_loop,
+    payload_summary,
+    units,
+)
 from core.store.memory_fts import fts_delete, fts_upsert
-from core.vectors import get_collection
 
 PREDICATE_LABELS = {
     "name_is": "の名前は",
@@ -30,11 +35,6 @@ PREDICATE_LABELS = {
     "first_met_at": "と初めて会った場所:",
     "related_to": "に関係:",
 }
-
-
-def memory_collection(client: ClientAPI) -> Collection:
-    """The Chroma collection of memory units (offline n-gram embedding, cosine space)."""
-    return get_collection(client, VECTOR_COLLECTION)
 
 
 def display_name(name: str) -> str:
@@ -101,8 +101,3 @@ def unindex_unit(conn: Connection, collection: Collection | None, unit_id: int) 
     fts_delete(conn, unit_id)
     if collection is not None:
         collection.delete(ids=[str(unit_id)])
-
-
-def dumps(value: Any) -> str:
-    """JSON text for JSON columns (Japanese kept readable)."""
-    return json.dumps(value, ensure_ascii=False)

@@ -21,3 +21,9 @@ def cap_due_at(due_at: int | None, now: int) -> int | None:
 def is_expired(expires_at: int, now: int) -> bool:
     """A loop whose expiry time has passed is deleted."""
     return expires_at <= now
+
+
+def loop_times(due_at: int | None, now: int) -> tuple[int | None, int]:
+    """(due_at capped, expires_at) of a loop extracted at `now` (spec 03: OpenLoops)."""
+    due = cap_due_at(due_at, now)
+    return due, compute_loop_expires_at(due, now)

@@ -12,15 +12,13 @@ from sqlalchemy import Connection, select
 from core.flows.memory.constants import (
     AFFECT_LABELS,
     AFFECT_LABELS_JA,
-    KIND_EPISODE,
     MOOD_EPISODES,
     MOOD_NEUTRAL_BELOW,
     MOOD_TAU_MAX,
     MOOD_TAU_MIN,
     REFUSAL_ANGER,
-    STATE_ACTIVE,
 )
-from core.store.memory import payload_episode, units
+from core.store.memory import KIND_EPISODE, STATE_ACTIVE, payload_episode, units
 
 
 def mood_tau(salience: float) -> float:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.store.memory import clamp01
+
 SPEAKER = "SPEAKER"
 SPEAKER_TYPE = "PERSON"
 _SPEAKER_NAMES = frozenset(
@@ -66,13 +68,6 @@ _PREDICATE_SYNONYMS = {
     "works_on": "operates_on",
 }
 RELATIONS = ("friend", "family", "colleague", "romantic", "likes", "dislikes", "related", "other")
-
-
-def clamp01(value: Any, default: float = 0.5) -> float:
-    """A number in 0.0..1.0; anything that is not a number becomes `default`."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    return min(1.0, max(0.0, float(value)))
 
 
 def is_speaker(name: str | None) -> bool:

@@ -3,21 +3,21 @@ and the plain-text pack that goes into the system prompt. Units above INJECT_MAX
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from sqlalchemy import Connection, select
 
-from core.flows.memory.constants import (
-    FACT_POOL,
-    INJECT_MAX_SENSITIVITY,
+from core.flows.memory.constants import FACT_POOL, INJECT_MAX_SENSITIVITY, LOOPS_INJECTED
+from core.store.memory import (
     KIND_FACT,
-    LOOPS_INJECTED,
     STATE_ACTIVE,
+    entities,
+    payload_fact,
+    payload_loop,
+    payload_summary,
+    units,
 )
-from core.store.memory import entities, payload_fact, payload_loop, payload_summary, units
 
-JST = dt.timezone(dt.timedelta(hours=9))
 INJECTABLE = (units.c.state == STATE_ACTIVE) & (units.c.sensitivity <= INJECT_MAX_SENSITIVITY)
 
 

@@ -3,16 +3,21 @@ summary, its retrieval trace and extraction, and the affect chart."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 
-from core.flows.memory.constants import AFFECT_LABELS_JA, KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.clock import format_local, to_local
+from core.flows.memory.constants import AFFECT_LABELS_JA
 from core.flows.memory.indexing import unit_texts
 from core.store.memory import (
+    KIND_EPISODE,
+    KIND_FACT,
+    KIND_LOOP,
+    KIND_SUMMARY,
+    STATE_ACTIVE,
     payload_episode,
     payload_fact,
     payload_loop,
@@ -20,18 +25,17 @@ from core.store.memory import (
     retrieval_traces,
     units,
 )
+from core.store.memory_repository import MemoryRepository
 
-JST = dt.timezone(dt.timedelta(hours=9))
 
-
-def unit_kind(engine: Engine, unit_id: int) -> str | None:
-    with engine.connect() as conn:
+def unit_kind(repo: MemoryRepository, unit_id: int) -> str | None:
+    with repo.connect() as conn:
         return conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
 
 
-def provenance(engine: Engine, unit_id: int) -> dict[str, list[int]]:
+def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
     """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
         sources: list[int] = []
         if kind == KIND_FACT:
@@ -74,25 +78,25 @@ def provenance(engine: Engine, unit_id: int) -> dict[str, list[int]]:
     return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
 
 
-def unit_summary(engine: Engine, unit_id: int) -> dict[str, Any] | None:
-    """Kind, state and a one-line text of a unit (for provenance links and details)."""
-    with engine.connect() as conn:
+def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
+    """Kind, state, local time and the text of a unit (for provenance links and details)."""
+    with repo.connect() as conn:
         row = conn.execute(
             select(units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id == unit_id)
         ).first()
         if row is None:
             return None
         text = unit_texts(conn, [unit_id]).get(unit_id, "")
-    when = dt.datetime.fromtimestamp(row.occurred_at, JST).strftime("%Y-%m-%d %H:%M")
+    when = format_local(row.occurred_at)
     return {"id": unit_id, "kind": row.kind, "state": row.state, "occurred_at": when, "text": text}
 
 
-def affect_series(engine: Engine) -> pd.DataFrame:
-    """Mean persona affect intensity per week and label (a chart of affect over time); neutral left out."""
-    with engine.connect() as conn:
+def affect_series(repo: MemoryRepository) -> pd.DataFrame:
+    """Mean persona affect intensity per local week and label (a chart of affect over time); neutral left out."""
+    with repo.connect() as conn:
         rows = conn.execute(
             select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(
-                (units.c.kind == KIND_EPISODE) & (units.c.state == "active")
+                (units.c.kind == KIND_EPISODE) & (units.c.state == STATE_ACTIVE)
             )
         ).all()
     if not rows:
@@ -100,24 +104,24 @@ def affect_series(engine: Engine) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["occurred_at", "label", "intensity"])
     frame = frame[frame["label"] != "neutral"]
     frame = frame.assign(label=frame["label"].map(lambda k: AFFECT_LABELS_JA.get(k, k)))
-    local = pd.to_datetime(frame["occurred_at"], unit="s", utc=True).dt.tz_convert(JST).dt.tz_localize(None)
+    local = pd.to_datetime(frame["occurred_at"].map(lambda ts: to_local(ts).replace(tzinfo=None)))
     frame = frame.assign(week=local.dt.to_period("W").dt.start_time.dt.strftime("%m/%d〜"))
     return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="mean").fillna(0.0)
 
 
-def latest_trace(engine: Engine, episode_unit_id: int | None = None) -> dict[str, Any] | None:
+def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> dict[str, Any] | None:
     """The newest retrieval trace (of one episode when given)."""
     query = select(retrieval_traces).order_by(retrieval_traces.c.id.desc()).limit(1)
     if episode_unit_id is not None:
         query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         row = conn.execute(query).mappings().first()
     return {**dict(row), "trace": json.loads(row["trace_json"])} if row else None
 
 
-def extraction_of_episode(engine: Engine, unit_id: int) -> dict[str, Any]:
+def extraction_of_episode(repo: MemoryRepository, unit_id: int) -> dict[str, Any]:
     """The stored extraction result of an episode (entities, relations, facts, loops, errors)."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         raw = conn.execute(
             select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
         ).scalar()

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, insert, select
 
+from core.clock import format_local
 from core.flows.memory import scoring
 from core.flows.memory.constants import (
     DEDUPE_OVERLAP,
@@ -22,17 +22,15 @@ from core.flows.memory.constants import (
     MAX_INJECTED,
     Q2_SEPARATOR,
     RRF_TOP,
-    STATE_ACTIVE,
     VECTOR_MIN_SIMILARITY,
 )
-from core.flows.memory.indexing import dumps, unit_texts
+from core.flows.memory.indexing import unit_texts
 from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes, vector_lane
 from core.flows.memory.pack import load_bond_summary, load_fact_pool, load_open_loops
-from core.flows.memory.repository import new_id
-from core.store.memory import retrieval_traces, units
+from core.store.base import inserted_id
+from core.store.memory import STATE_ACTIVE, dumps, retrieval_traces, units
 from core.store.memory_fts import fts_bodies
-
-JST = dt.timezone(dt.timedelta(hours=9))
+from core.store.memory_repository import MemoryRepository
 
 
 def build_queries(history: list[dict[str, Any]], user_input: str) -> tuple[str, str]:
@@ -99,19 +97,21 @@ class RetrievalResult:
 
 
 def retrieve(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     history: list[dict[str, Any]],
     user_input: str,
-    now: int,
+    now: int | None = None,
     k: int = LANE_K,
 ) -> RetrievalResult:
-    """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond summary."""
+    """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond
+    summary (spec 03: 記憶検索, no LLM)."""
+    now = repo.now() if now is None else now
     start = time.perf_counter()
     q1, q2 = build_queries(history, user_input)
     queries = {"Q1": q1} if q1 == q2 else {"Q1": q1, "Q2": q2}
     lanes: dict[str, list[dict[str, Any]]] = {}
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         for (label, _), hits in zip(
             queries.items(), vector_lane(collection, list(queries.values()), k), strict=True
         ):
@@ -190,7 +190,7 @@ def format_pack(result: RetrievalResult) -> str:
     if result.selected:
         parts.append("## 関連する記憶")
         for c in result.selected:
-            day = dt.datetime.fromtimestamp(c.occurred_at, JST).strftime("%Y-%m-%d")
+            day = format_local(c.occurred_at, "%Y-%m-%d")
             body = result.texts.get(c.unit_id, c.body).replace("\n", " / ")
             parts.append(f"- [{day}・{_KIND_JA.get(c.kind, c.kind)}] {body[:300]}")
     if result.facts:
@@ -199,11 +199,7 @@ def format_pack(result: RetrievalResult) -> str:
     if result.loops:
         parts.append("## 未完了の約束・続きの話題")
         for lp in result.loops:
-            due = (
-                (" (期限 " + dt.datetime.fromtimestamp(lp["due_at"], JST).strftime("%m/%d") + ")")
-                if lp["due_at"]
-                else ""
-            )
+            due = f" (期限 {format_local(lp['due_at'], '%m/%d')})" if lp["due_at"] else ""
             parts.append(f"- {lp['loop_text']}{due}")
     if result.bond:
         parts.append("## この1週間の関係")
@@ -222,7 +218,7 @@ def save_trace(
     episode_unit_id: int | None = None,
 ) -> int:
     """Write the retrieval trace (issue 5: every query writes one)."""
-    return new_id(
+    return inserted_id(
         conn.execute(
             insert(retrieval_traces).values(
                 created_at=now,
@@ -238,7 +234,9 @@ def save_trace(
     )
 
 
-def save_trace_for(engine: Engine, result: RetrievalResult, now: int, source: str = "search_test") -> int:
+def save_trace_for(
+    repo: MemoryRepository, result: RetrievalResult, now: int | None = None, source: str = "search_test"
+) -> int:
     """save_trace in its own transaction (the search test tab)."""
-    with engine.begin() as conn:
-        return save_trace(conn, result, now, source)
+    with repo.begin() as conn:
+        return save_trace(conn, result, repo.now() if now is None else now, source)

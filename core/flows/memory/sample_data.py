@@ -9,16 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 
 from core.debuglog import DebugSink
 from core.flows.memory.chat import DEFAULT_REFLECTION
-from core.flows.memory.constants import DAY, KIND_EPISODE
+from core.flows.memory.constants import DAY, FLOW
+from core.flows.memory.demo import memory_persona
 from core.flows.memory.extraction import extract_for_episode, run_reflection
 from core.flows.memory.indexing import index_units
-from core.flows.memory.repository import save_episode
 from core.llm.base import LLMClient
-from core.store.memory import payload_episode, units
+from core.llm.demo import DemoClient
+from core.store.memory import KIND_EPISODE, payload_episode, units
+from core.store.memory_repository import MemoryRepository
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
 SAMPLE_SEED = 20261121
@@ -59,7 +61,7 @@ def generate_conversation(
 
 
 def ingest_exchange(
-    engine: Engine,
+    repo: MemoryRepository,
     client: LLMClient,
     exchange: Exchange,
     sink: DebugSink | None = None,
@@ -70,64 +72,75 @@ def ingest_exchange(
     ts = exchange.occurred_at
     reflection = run_reflection(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
     data = reflection.value if reflection.ok else dict(DEFAULT_REFLECTION)
-    with engine.begin() as conn:
-        unit_id = save_episode(
-            conn,
+    with repo.begin() as conn:
+        unit_id = repo.save_episode(
             exchange.input_text,
             exchange.reply_text,
             data,
             source="reflection" if reflection.ok else "default",
             occurred_at=ts,
             now=ts,
+            conn=conn,
         )
         if collection is not None:
             index_units(conn, collection, [unit_id])
-    extract_for_episode(engine, collection, client, unit_id, ts, sink)
+    extract_for_episode(repo, collection, client, unit_id, ts, sink)
     return unit_id
 
 
 def load_exchanges(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
     exchanges: list[Exchange],
     sink: DebugSink | None = None,
 ) -> list[int]:
     """Ingest many exchanges, then index every new unit in one batch (FTS5 + Chroma)."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         before = conn.execute(select(units.c.id).order_by(units.c.id.desc()).limit(1)).scalar() or 0
-    ids = [ingest_exchange(engine, client, ex, sink) for ex in exchanges]
-    with engine.begin() as conn:
+    ids = [ingest_exchange(repo, client, ex, sink) for ex in exchanges]
+    with repo.begin() as conn:
         new_ids = [int(i) for i in conn.execute(select(units.c.id).where(units.c.id > before)).scalars()]
         index_units(conn, collection, new_ids)
     return ids
 
 
 def load_sample_memories(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
-    now: int,
+    now: int | None = None,
     sink: DebugSink | None = None,
     count: int = SAMPLE_EPISODES,
 ) -> list[int]:
-    """The one-click 「サンプル記憶を読み込む」: the seeded conversation through the pipeline."""
-    return load_exchanges(engine, collection, client, generate_conversation(now, count), sink)
+    """The seeded conversation (about 200 episodes up to `now`) through the pipeline with `client`."""
+    now = repo.now() if now is None else now
+    return load_exchanges(repo, collection, client, generate_conversation(now, count), sink)
 
 
-def samples_loaded(engine: Engine, probe: int = 3) -> bool:
+def load_demo_samples(
+    repo: MemoryRepository, collection: Collection | None, sink: DebugSink | None = None
+) -> int:
+    """The one-click 「サンプル記憶を読み込む」: the sample conversation, always through the offline demo model
+    (its replies and extractions are scripted), and only once; returns how many episodes were added."""
+    if samples_loaded(repo):
+        return 0
+    return len(load_sample_memories(repo, collection, DemoClient(personas={FLOW: memory_persona}), sink=sink))
+
+
+def samples_loaded(repo: MemoryRepository, probe: int = 3) -> bool:
     """Whether the sample conversation is already in the store (its texts do not depend on `now`), so the
     one-click load does not add the same 200 episodes twice."""
     texts = [ex.input_text for ex in generate_conversation(0)[:probe]]
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         found = conn.execute(
             select(payload_episode.c.input_text).where(payload_episode.c.input_text.in_(texts))
         ).scalars()
         return set(found) == set(texts)
 
 
-def episode_count(engine: Engine) -> int:
-    with engine.connect() as conn:
+def episode_count(repo: MemoryRepository) -> int:
+    with repo.connect() as conn:
         return len(conn.execute(select(units.c.id).where(units.c.kind == KIND_EPISODE)).all())
 
 

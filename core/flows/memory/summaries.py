@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, func, select
 
 from core.debuglog import DebugSink
 from core.flows.memory.constants import (
@@ -18,17 +18,23 @@ from core.flows.memory.constants import (
     ENTITY_SUMMARY_MAX,
     ENTITY_SUMMARY_WINDOW,
     FLOW,
-    KIND_EPISODE,
-    STATE_ACTIVE,
 )
 from core.flows.memory.extraction import format_time
 from core.flows.memory.indexing import index_units
-from core.flows.memory.repository import upsert_summary
 from core.guard import guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.schemas import load_schema
-from core.store.memory import entities, payload_episode, payload_summary, unit_entities, units
+from core.store.memory import (
+    KIND_EPISODE,
+    STATE_ACTIVE,
+    entities,
+    payload_episode,
+    payload_summary,
+    unit_entities,
+    units,
+)
+from core.store.memory_repository import MemoryRepository
 
 BOND_SCOPE_KEY = "rolling:7d"
 
@@ -123,7 +129,7 @@ def summary_messages(prompt_name: str, episodes: list[Any], name: str = "") -> l
 
 
 def _run_one(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
     scope_label: str,
@@ -153,9 +159,8 @@ def _run_one(
     for key in ("key_events", "favorability_reasons"):
         if key in data:
             data[key] = [ev for ev in data[key] if ev.get("unit_id") in known]
-    with engine.begin() as conn:
-        unit_id = upsert_summary(
-            conn,
+    with repo.begin() as conn:
+        unit_id = repo.upsert_summary(
             scope_label,
             scope_key,
             episodes[0].occurred_at,
@@ -163,23 +168,25 @@ def _run_one(
             data,
             sorted(known),
             now,
+            conn=conn,
         )
         index_units(conn, collection, [unit_id])
     return SummaryOutcome(scope_label, scope_key, True, unit_id, name=name)
 
 
 def run_summaries(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     client: LLMClient,
-    now: int,
+    now: int | None = None,
     sink: DebugSink | None = None,
     force: bool = False,
 ) -> list[SummaryOutcome]:
     """Run every summary that is due (all of them with force=True): the bond summary from up to 200 episodes
     of the last 7 days, then person and topic summaries for the 3 most-mentioned of each in 14 days."""
+    now = repo.now() if now is None else now
     outcomes: list[SummaryOutcome] = []
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         last_episode = conn.execute(
             select(func.max(units.c.created_at)).where(units.c.kind == KIND_EPISODE)
         ).scalar()
@@ -195,9 +202,7 @@ def run_summaries(
                     eps = _episodes(conn, now - ENTITY_SUMMARY_WINDOW, ENTITY_SUMMARY_EPISODES, entity_id)
                     jobs.append((scope_label, key, eps, name))
     if bond_episodes is not None:
-        outcomes.append(
-            _run_one(engine, collection, client, "bond", BOND_SCOPE_KEY, bond_episodes, now, sink)
-        )
+        outcomes.append(_run_one(repo, collection, client, "bond", BOND_SCOPE_KEY, bond_episodes, now, sink))
     for scope_label, key, eps, name in jobs:
-        outcomes.append(_run_one(engine, collection, client, scope_label, key, eps, now, sink, name))
+        outcomes.append(_run_one(repo, collection, client, scope_label, key, eps, now, sink, name))
     return outcomes

@@ -7,18 +7,20 @@ import json
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, select, update
 
-from core.flows.memory.constants import STATE_ACTIVE, STATE_DELETED
-from core.flows.memory.indexing import dumps, index_units
-from core.flows.memory.repository import (
+from core.flows.memory.indexing import index_units
+from core.store.memory import (
     PAYLOAD_FIELDS,
     PAYLOAD_TABLES,
+    STATE_ACTIVE,
+    STATE_DELETED,
     UNIT_FIELDS,
-    record_version,
-    snapshot,
+    dumps,
+    unit_versions,
+    units,
 )
-from core.store.memory import unit_versions, units
+from core.store.memory_repository import MemoryRepository
 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 
@@ -46,30 +48,38 @@ def _apply(conn: Connection, unit_id: int, changes: dict[str, Any], now: int) ->
 
 
 def edit_unit(
-    engine: Engine,
+    repo: MemoryRepository,
     collection: Collection | None,
     unit_id: int,
     changes: dict[str, Any],
-    now: int,
+    now: int | None = None,
     note: str = "",
 ) -> int:
     """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
-    with engine.begin() as conn:
+    now = repo.now() if now is None else now
+    with repo.begin() as conn:
         if conn.execute(select(units.c.id).where(units.c.id == unit_id)).first() is None:
             raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
-        before = snapshot(conn, unit_id)
+        before = repo.snapshot(unit_id, conn=conn)
         real = {k: v for k, v in changes.items() if before.get(k) != v}
         if not real:
             return _latest_version(conn, unit_id)
         _apply(conn, unit_id, real, now)
-        version = record_version(conn, unit_id, "edit", now, note)
+        version = repo.record_version(unit_id, "edit", now, note, conn=conn)
         _reindex(conn, collection, unit_id)
     return version
 
 
-def revert_unit(engine: Engine, collection: Collection | None, unit_id: int, version: int, now: int) -> int:
+def revert_unit(
+    repo: MemoryRepository,
+    collection: Collection | None,
+    unit_id: int,
+    version: int,
+    now: int | None = None,
+) -> int:
     """Restore the unit to the state of `version`, recorded as a new version (history is never rewritten)."""
-    with engine.begin() as conn:
+    now = repo.now() if now is None else now
+    with repo.begin() as conn:
         row = conn.execute(
             select(unit_versions.c.snapshot_json).where(
                 (unit_versions.c.unit_id == unit_id) & (unit_versions.c.version == version)
@@ -80,28 +90,34 @@ def revert_unit(engine: Engine, collection: Collection | None, unit_id: int, ver
         target = json.loads(row.snapshot_json)
         target.pop("kind", None)
         _apply(conn, unit_id, target, now)
-        new_version = record_version(conn, unit_id, "revert", now, f"v{version} に戻す")
+        new_version = repo.record_version(unit_id, "revert", now, f"v{version} に戻す", conn=conn)
         _reindex(conn, collection, unit_id)
     return new_version
 
 
-def soft_delete(engine: Engine, collection: Collection | None, unit_id: int, now: int) -> int:
+def soft_delete(
+    repo: MemoryRepository, collection: Collection | None, unit_id: int, now: int | None = None
+) -> int:
     """Mark a unit deleted (kept, revertible): retrieval skips it."""
-    with engine.begin() as conn:
+    now = repo.now() if now is None else now
+    with repo.begin() as conn:
         _apply(conn, unit_id, {"state": STATE_DELETED}, now)
-        return record_version(conn, unit_id, "soft_delete", now)
+        return repo.record_version(unit_id, "soft_delete", now, conn=conn)
 
 
-def restore(engine: Engine, collection: Collection | None, unit_id: int, now: int) -> int:
+def restore(
+    repo: MemoryRepository, collection: Collection | None, unit_id: int, now: int | None = None
+) -> int:
     """Undo a soft delete."""
-    with engine.begin() as conn:
+    now = repo.now() if now is None else now
+    with repo.begin() as conn:
         _apply(conn, unit_id, {"state": STATE_ACTIVE}, now)
-        return record_version(conn, unit_id, "restore", now)
+        return repo.record_version(unit_id, "restore", now, conn=conn)
 
 
-def versions_of(engine: Engine, unit_id: int) -> list[dict[str, Any]]:
+def versions_of(repo: MemoryRepository, unit_id: int) -> list[dict[str, Any]]:
     """Every version of a unit, oldest first, with its snapshot."""
-    with engine.connect() as conn:
+    with repo.connect() as conn:
         rows = (
             conn.execute(
                 select(unit_versions)

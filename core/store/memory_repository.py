@@ -1,0 +1,313 @@
+"""The companion memory's repository (issue 5 "Store"): units with their payloads and versions.
+
+Every new unit gets version 1; every edit appends a version with a snapshot of the editable fields.
+Times are UTC epoch seconds, passed by the flow (a turn uses one `now` throughout) or read from the clock.
+A method takes `conn` to join the caller's transaction (the flow indexes and traces in the same one);
+without it, the method runs in a transaction of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, insert, select, update
+
+from core.store.base import Repository, inserted_id
+from core.store.memory import (
+    KIND_EPISODE,
+    KIND_FACT,
+    KIND_LOOP,
+    KIND_SUMMARY,
+    PAYLOAD_FIELDS,
+    PAYLOAD_TABLES,
+    STATE_ACTIVE,
+    UNIT_FIELDS,
+    clamp01,
+    dumps,
+    payload_fact,
+    payload_loop,
+    payload_summary,
+    unit_versions,
+    units,
+)
+
+
+class MemoryRepository(Repository):
+    """Writes of memory units (episodes, facts, loops, summaries) and their versions, on one engine and clock."""
+
+    def begin(self) -> AbstractContextManager[Connection]:
+        """A transaction on the store (commits on success)."""
+        return self.engine.begin()
+
+    def connect(self) -> Connection:
+        """A read connection."""
+        return self.engine.connect()
+
+    @contextmanager
+    def _tx(self, conn: Connection | None) -> Iterator[Connection]:
+        """The caller's connection, or a transaction of our own."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.begin() as own:
+            yield own
+
+    def _at(self, now: int | None) -> int:
+        return self.now() if now is None else now
+
+    def snapshot(self, unit_id: int, *, conn: Connection | None = None) -> dict[str, Any]:
+        """The editable state of a unit (unit fields + payload fields), as stored in unit_versions."""
+        with self._tx(conn) as c:
+            row = c.execute(select(units).where(units.c.id == unit_id)).mappings().one()
+            snap = {name: row[name] for name in UNIT_FIELDS}
+            table = PAYLOAD_TABLES[row["kind"]]
+            payload: Any = c.execute(select(table).where(table.c.unit_id == unit_id)).mappings().first() or {}
+        snap.update({name: payload.get(name) for name in PAYLOAD_FIELDS[row["kind"]]})
+        return snap
+
+    def record_version(
+        self,
+        unit_id: int,
+        change_kind: str,
+        now: int | None = None,
+        note: str = "",
+        *,
+        conn: Connection | None = None,
+    ) -> int:
+        """Append the unit's current state as its next version; returns the version number."""
+        with self._tx(conn) as c:
+            last = c.execute(
+                select(func.max(unit_versions.c.version)).where(unit_versions.c.unit_id == unit_id)
+            ).scalar()
+            version = int(last or 0) + 1
+            c.execute(
+                insert(unit_versions).values(
+                    unit_id=unit_id,
+                    version=version,
+                    changed_at=self._at(now),
+                    change_kind=change_kind,
+                    snapshot_json=dumps(self.snapshot(unit_id, conn=c)),
+                    note=note,
+                )
+            )
+        return version
+
+    def insert_unit(
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        *,
+        occurred_at: int | None = None,
+        now: int | None = None,
+        conn: Connection | None = None,
+        **fields: Any,
+    ) -> int:
+        """Insert a unit (defaults for the fields not given) and its payload row, then record version 1."""
+        now = self._at(now)
+        values = {
+            "kind": kind,
+            "occurred_at": now if occurred_at is None else occurred_at,
+            "created_at": now,
+            "updated_at": now,
+            "state": STATE_ACTIVE,
+            "confidence": 0.5,
+            "salience": 0.5,
+            "sensitivity": 0,
+            "pin": 0,
+            "topic_tags": "[]",
+            "extract_state": "none",
+            **fields,
+        }
+        with self._tx(conn) as c:
+            unit_id = inserted_id(c.execute(insert(units).values(**values)))
+            c.execute(insert(PAYLOAD_TABLES[kind]).values(unit_id=unit_id, **payload))
+            self.record_version(unit_id, "create", now, conn=c)
+        return unit_id
+
+    def save_episode(
+        self,
+        input_text: str,
+        reply_text: str,
+        reflection: Mapping[str, Any],
+        *,
+        source: str,
+        occurred_at: int | None = None,
+        now: int | None = None,
+        conn: Connection | None = None,
+    ) -> int:
+        """Store one exchange as an EPISODE with its reflection (spec 03: Reflection); extraction pending."""
+        return self.insert_unit(
+            KIND_EPISODE,
+            {
+                "input_text": input_text,
+                "reply_text": reply_text,
+                "reflection_json": dumps(dict(reflection)),
+                "reflection_source": source,
+            },
+            occurred_at=occurred_at,
+            now=now,
+            conn=conn,
+            confidence=clamp01(reflection.get("confidence")),
+            salience=clamp01(reflection.get("salience")),
+            topic_tags=dumps(list(reflection.get("topic_tags", []))),
+            persona_affect_label=reflection.get("persona_affect_label", "neutral"),
+            persona_affect_intensity=clamp01(reflection.get("persona_affect_intensity"), 0.0),
+            extract_state="pending",
+        )
+
+    def upsert_fact(
+        self,
+        fact: Mapping[str, Any],
+        subject_id: int,
+        object_id: int | None,
+        evidence_unit_id: int,
+        occurred_at: int,
+        now: int | None = None,
+        *,
+        conn: Connection | None = None,
+    ) -> tuple[int, bool]:
+        """Store a FACT (spec 03: evidence_unit_ids_json always holds the source episode); the same active
+        fact (subject, predicate, object) is merged: evidence appended, confidence max. (unit id, created)."""
+        now = self._at(now)
+        with self._tx(conn) as c:
+            row = c.execute(
+                select(payload_fact.c.unit_id, payload_fact.c.evidence_unit_ids_json)
+                .join(units, units.c.id == payload_fact.c.unit_id)
+                .where(
+                    and_(
+                        payload_fact.c.subject_entity_id == subject_id,
+                        payload_fact.c.predicate == fact["predicate"],
+                        payload_fact.c.object_text == fact["object_text"],
+                        units.c.state == STATE_ACTIVE,
+                    )
+                )
+            ).first()
+            if row is None:
+                payload = {
+                    "subject_entity_id": subject_id,
+                    "predicate": fact["predicate"],
+                    "predicate_raw": fact.get("predicate_raw", ""),
+                    "object_text": fact["object_text"],
+                    "object_entity_id": object_id,
+                    "valid_from": fact.get("valid_from"),
+                    "valid_to": fact.get("valid_to"),
+                    "evidence_unit_ids_json": dumps([evidence_unit_id]),
+                }
+                unit_id = self.insert_unit(
+                    KIND_FACT,
+                    payload,
+                    occurred_at=occurred_at,
+                    now=now,
+                    conn=c,
+                    confidence=fact["confidence"],
+                )
+                return unit_id, True
+            evidence = list(dict.fromkeys([*json.loads(row.evidence_unit_ids_json), evidence_unit_id]))
+            c.execute(
+                update(payload_fact)
+                .where(payload_fact.c.unit_id == row.unit_id)
+                .values(evidence_unit_ids_json=dumps(evidence))
+            )
+            old = c.execute(select(units.c.confidence).where(units.c.id == row.unit_id)).scalar_one()
+            c.execute(
+                update(units)
+                .where(units.c.id == row.unit_id)
+                .values(confidence=max(old, fact["confidence"]), occurred_at=occurred_at, updated_at=now)
+            )
+        return int(row.unit_id), False
+
+    def upsert_loop(
+        self,
+        loop_text: str,
+        confidence: float,
+        due_at: int | None,
+        expires_at: int,
+        source_unit_id: int,
+        occurred_at: int,
+        now: int | None = None,
+        *,
+        conn: Connection | None = None,
+    ) -> int:
+        """Store a LOOP with the due and expiry times the flow computed (spec 03: OpenLoops); the same
+        loop_text refreshes the existing loop (times, source, confidence; active again)."""
+        now = self._at(now)
+        with self._tx(conn) as c:
+            row = c.execute(
+                select(payload_loop.c.unit_id).where(payload_loop.c.loop_text == loop_text)
+            ).first()
+            if row is None:
+                payload = {
+                    "loop_text": loop_text,
+                    "due_at": due_at,
+                    "expires_at": expires_at,
+                    "source_unit_id": source_unit_id,
+                }
+                return self.insert_unit(
+                    KIND_LOOP, payload, occurred_at=occurred_at, now=now, conn=c, confidence=confidence
+                )
+            c.execute(
+                update(payload_loop)
+                .where(payload_loop.c.unit_id == row.unit_id)
+                .values(due_at=due_at, expires_at=expires_at, source_unit_id=source_unit_id)
+            )
+            c.execute(
+                update(units)
+                .where(units.c.id == row.unit_id)
+                .values(confidence=confidence, updated_at=now, state=STATE_ACTIVE)
+            )
+        return int(row.unit_id)
+
+    def upsert_summary(
+        self,
+        scope_label: str,
+        scope_key: str,
+        range_start: int,
+        range_end: int,
+        data: Mapping[str, Any],
+        evidence: list[int],
+        now: int | None = None,
+        *,
+        conn: Connection | None = None,
+    ) -> int:
+        """One SUMMARY unit per (scope_label, scope_key), replaced in place (versioned) on each run."""
+        now = self._at(now)
+        payload = {
+            "range_start": range_start,
+            "range_end": range_end,
+            "summary_text": data.get("summary_text", ""),
+            "summary_json": dumps(dict(data)),
+            "evidence_unit_ids_json": dumps(evidence),
+        }
+        with self._tx(conn) as c:
+            row = c.execute(
+                select(payload_summary.c.unit_id).where(
+                    and_(
+                        payload_summary.c.scope_label == scope_label, payload_summary.c.scope_key == scope_key
+                    )
+                )
+            ).first()
+            if row is None:
+                return self.insert_unit(
+                    KIND_SUMMARY,
+                    {"scope_label": scope_label, "scope_key": scope_key, **payload},
+                    occurred_at=now,
+                    now=now,
+                    conn=c,
+                    salience=0.7,
+                    confidence=0.8,
+                )
+            c.execute(
+                update(payload_summary).where(payload_summary.c.unit_id == row.unit_id).values(**payload)
+            )
+            c.execute(update(units).where(units.c.id == row.unit_id).values(occurred_at=now, updated_at=now))
+            self.record_version(int(row.unit_id), "edit", now, "再生成", conn=c)
+        return int(row.unit_id)
+
+    def expired_loop_ids(self, now: int | None = None, *, conn: Connection | None = None) -> list[int]:
+        """Loops whose expires_at has passed (spec 03: deleted by the server)."""
+        with self._tx(conn) as c:
+            ids = c.execute(select(payload_loop.c.unit_id).where(payload_loop.c.expires_at <= self._at(now)))
+            return [int(i) for i in ids.scalars()]
