@@ -53,6 +53,7 @@ class TurnInput:
     def from_documents(
         cls, text: str, docs: Sequence[ExtractedDocument], attachment_errors: Sequence[str] = ()
     ) -> TurnInput:
+        """An input from the typed text and the documents extracted from its attachments (core.attachments)."""
         return cls(
             (text or "").strip(),
             [d.text for d in docs],
@@ -165,9 +166,7 @@ def call_turn(
             kf.entry_schema(),
             sink=sink,
         )
-    except (
-        Exception
-    ) as exc:  # the guard returns results; anything raised here is a bug, shown without a traceback
+    except Exception as exc:  # the guard returns results: a raise is a bug, shown as an error item
         return {
             "ok": False,
             "raw": "",

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from core.attachments import AttachmentError, ExtractedDocument, extract_text_from_document
-from core.chat import ChatItem, last_failed
+from core.chat import ChatItem
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
 from core.flows.knowledge_items import last_turn as last_turn_of
@@ -98,11 +98,6 @@ def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None
             on_added=on_added,
         )
     _apply(outcome)
-
-
-def needs_retry() -> bool:
-    """The chat ends in a failed turn, or in a user message whose call never finished (an interrupted run)."""
-    return last_failed(chat())
 
 
 def retry() -> None:
