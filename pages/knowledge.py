@@ -3,7 +3,9 @@
 import streamlit as st
 
 from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
-from pages.ui import knowledge_base_tab, knowledge_widgets, state
+from core.chat import ChatItem
+from core.flows.knowledge_turn import TurnInput
+from pages.ui import knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 
@@ -30,6 +32,7 @@ with tab_interview:
         if ks.chat():
             st.button("新しい聞き取り", key="knowledge_new", icon=":material/add:", on_click=ks.reset)
         knowledge_widgets.render_history()
+        ks.show_notices()
         pending = st.container()  # the message being sent shows here at once, above the input
         demo_answer = ks.next_demo_answer()
         if demo_answer and st.button(
@@ -73,15 +76,15 @@ with tab_interview:
             else:
                 shown, waiting = pending.container(), pending.container()
 
-                def show(item: dict) -> None:
+                def show(item: ChatItem) -> None:
                     with shown:
                         knowledge_widgets.render_user(item)
 
                 with waiting, st.spinner("AIが考えています…"):
-                    ks.submit(prompt.text, all_docs, all_errors, on_added=show)
+                    ks.submit(TurnInput.from_documents(prompt.text, all_docs, all_errors), on_added=show)
                 st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
                 st.rerun()
-        knowledge_widgets.render_last_call()
+        last_call.render(ks.FLOW)
     with side_col:
         knowledge_widgets.render_side_panel()
 

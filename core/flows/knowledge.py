@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core import guard
+from core.chat import is_history
 from core.debuglog import DebugEvent, DebugSink
 from core.jsonrepair import parse_json_locally
 from core.llm.base import LLMClient, Message
@@ -125,13 +126,16 @@ def build_messages(
     system_prompt: str,
     history: Iterable[Mapping[str, Any]] | None,
 ) -> list[Message]:
-    """Spec 00 メッセージ積み上げ: system, assistant FEW_SHOT_TURN, history (user/assistant only), user payload."""
+    """Spec 00 メッセージ積み上げ: system, assistant FEW_SHOT_TURN, history (user/assistant only), user payload.
+
+    History items with a ChatItem status enter only when done or truncated (a failed rally stays out).
+    """
     messages: list[Message] = [
         {"role": "system", "content": system_prompt},
         {"role": "assistant", "content": FEW_SHOT_TURN},
     ]
     for item in history or []:
-        if item.get("role") in ("user", "assistant"):
+        if item.get("role") in ("user", "assistant") and ("status" not in item or is_history(item)):
             messages.append({"role": item["role"], "content": item["content"]})
     messages.append({"role": "user", "content": build_user_payload(user_text, file_texts)})
     return messages
@@ -189,7 +193,7 @@ def parse_and_validate_turn(
     return _ok_result(parsed.value, raw)
 
 
-def _attempt_summaries(result: guard.GuardResult) -> list[dict[str, Any]]:
+def _attempt_summaries(result: guard.GuardResult[Any]) -> list[dict[str, Any]]:
     return [
         {
             "number": a.number,

@@ -1,12 +1,18 @@
-"""Interview analytics (spec 01 §7.2): turns needed to reach draft_knowledge / finalize, and where interviews stopped."""
+"""Interview analytics (spec 01 §7.2): turns needed to reach draft_knowledge / finalize, and where interviews stopped.
+
+The pure functions take turn rows; `interview_overview` reads them from the repository.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.flows.knowledge import PHASES
+from core.flows.knowledge_stores import store_errors
+from core.store.knowledge import KnowledgeRepository
 
 STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase yet)
 
@@ -14,7 +20,7 @@ STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase y
 def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per interview: user turns, the turn that first reached draft_knowledge and finalize, the last phase.
 
-    `turns` are rows with interview_id, turn_no, ok, phase, mode (store.turn_phases), in order.
+    `turns` are rows with interview_id, turn_no, ok, phase, mode (KnowledgeRepository.turn_phases), in order.
     Turn numbers count user inputs, so a retried input is not counted twice.
     """
     by_interview: dict[str, dict[str, Any]] = {}
@@ -48,3 +54,20 @@ def stop_phase_counts(progress: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     if counts.get(STOPPED_NOWHERE):
         out[STOPPED_NOWHERE] = counts[STOPPED_NOWHERE]
     return out
+
+
+@dataclass
+class InterviewOverview:
+    """The interviews tab: stored interviews (newest first), per-interview progress, where they stopped."""
+
+    interviews: list[dict[str, Any]]
+    progress: list[dict[str, Any]]
+    stop_counts: dict[str, int]
+
+
+def interview_overview(repo: KnowledgeRepository, limit: int = 50) -> InterviewOverview:
+    """Read the interviews and their turns' phases once (spec 01 §7.2 analysis); KnowledgeStoreError on failure."""
+    with store_errors():
+        interviews = repo.list_interviews(limit)
+        progress = interview_progress(repo.turn_phases())
+    return InterviewOverview(interviews, progress, stop_phase_counts(progress))

@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import docx
+
 from core.flows.knowledge import KNOWLEDGE_FIELD_LABELS, KNOWLEDGE_FIELDS
 
 META_COLUMNS = ("id", "version", "updated_at", "updated_by", "source_interview_id")
@@ -53,8 +55,6 @@ def entries_to_markdown(entries: Sequence[Mapping[str, Any]]) -> str:
 
 def entries_to_docx(entries: Sequence[Mapping[str, Any]]) -> bytes:
     """A Word document: one heading per entry and a two-column table of its fields."""
-    import docx
-
     document = docx.Document()
     document.add_heading("契約審査ナレッジ", level=0)
     for number, e in enumerate(entries, start=1):

@@ -1,41 +1,32 @@
 """Knowledge interview store: interviews and every turn's full JSON (spec 01 §4 step 4, §7.2).
 
-SQLAlchemy Core on the shared `metadata`. Attachment text is never stored: a user turn keeps
-only the typed text and the attachments' names and counts.
+SQLAlchemy Core on the shared `metadata`; times are UTC epoch seconds from the repository's clock.
+Attachment text is never stored: a user turn keeps only the typed text and the attachments' names
+and counts.
 """
 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Engine,
-    Float,
-    ForeignKey,
-    Integer,
-    String,
-    Table,
-    Text,
-    func,
-    select,
-    update,
-)
+from sqlalchemy import Boolean, Column, ForeignKey, Integer, String, Table, Text, func, select, update
 
+from core.store.base import Repository, inserted_id
 from core.store.db import metadata
+
+TITLE_CHARS = 40  # an interview's title: the first line typed, cut to this length
+ATTACHMENT_KEYS = ("name", "kind", "pages", "paragraphs", "chars")  # what is kept of an attachment
 
 knowledge_interviews = Table(
     "knowledge_interviews",
     metadata,
     Column("id", String(32), primary_key=True),
     Column("title", String, nullable=False, default=""),
-    Column("created_at", Float, nullable=False),
-    Column("updated_at", Float, nullable=False),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
 )
@@ -52,7 +43,7 @@ knowledge_turns = Table(
         index=True,
     ),
     Column("turn_no", Integer, nullable=False),  # 1-based count of user inputs in the interview
-    Column("created_at", Float, nullable=False),
+    Column("created_at", Integer, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     Column("user_text", Text, nullable=False, default=""),
@@ -68,135 +59,130 @@ knowledge_turns = Table(
 )
 
 
-def _now(now: float | None) -> float:
-    return time.time() if now is None else now
+class KnowledgeRepository(Repository):
+    """Interviews and their turns (`KnowledgeRepository(engine, clock)`)."""
 
-
-def create_interview(
-    engine: Engine, *, title: str = "", provider: str = "", model: str = "", now: float | None = None
-) -> str:
-    """A new interview; returns its id (hex)."""
-    interview_id = uuid.uuid4().hex
-    ts = _now(now)
-    with engine.begin() as conn:
-        conn.execute(
-            knowledge_interviews.insert().values(
-                id=interview_id, title=title, created_at=ts, updated_at=ts, provider=provider, model=model
+    def create_interview(self, *, title: str = "", provider: str = "", model: str = "") -> str:
+        """A new interview; returns its id (hex)."""
+        interview_id = uuid.uuid4().hex
+        ts = self.now()
+        with self.engine.begin() as conn:
+            conn.execute(
+                knowledge_interviews.insert().values(
+                    id=interview_id,
+                    title=title[:TITLE_CHARS],
+                    created_at=ts,
+                    updated_at=ts,
+                    provider=provider,
+                    model=model,
+                )
             )
+        return interview_id
+
+    def record_turn(
+        self,
+        interview_id: str,
+        *,
+        turn_no: int,
+        user_text: str,
+        attachments: Sequence[Mapping[str, Any]] = (),
+        turn: Mapping[str, Any] | None = None,
+        raw: str = "",
+        error_type: str | None = None,
+        error: str | None = None,
+        attempts: int = 1,
+        provider: str = "",
+        model: str = "",
+    ) -> int:
+        """Store one turn (spec 01 §4 step 4): the full turn JSON when it succeeded (`turn` given),
+        otherwise the raw output and error type. Also renames the interview after its latest draft."""
+        ts = self.now()
+        safe_attachments = [{k: a.get(k) for k in ATTACHMENT_KEYS} for a in attachments]
+        values = dict(
+            interview_id=interview_id,
+            turn_no=turn_no,
+            created_at=ts,
+            provider=provider,
+            model=model,
+            user_text=user_text,
+            attachments_json=json.dumps(safe_attachments, ensure_ascii=False),
+            ok=turn is not None,
+            turn_json=json.dumps(turn, ensure_ascii=False) if turn is not None else None,
+            phase=turn["state"]["phase"] if turn else None,
+            mode=turn["control"]["mode"] if turn else None,
+            raw=raw or "",
+            error_type=None if turn is not None else error_type,
+            error=None if turn is not None else error,
+            attempts=max(1, attempts),
         )
-    return interview_id
+        with self.engine.begin() as conn:
+            row_id = inserted_id(conn.execute(knowledge_turns.insert().values(**values)))
+            changes: dict[str, Any] = {"updated_at": ts, "provider": provider, "model": model}
+            current = conn.execute(
+                select(knowledge_interviews.c.title).where(knowledge_interviews.c.id == interview_id)
+            ).scalar_one_or_none()
+            # The latest draft's title names the interview best; until then, the first line typed.
+            entry = turn.get("knowledge_json") if turn else None
+            if entry and entry.get("knowledge_title"):
+                changes["title"] = entry["knowledge_title"]
+            elif not current and user_text.strip():
+                changes["title"] = user_text.strip().splitlines()[0][:TITLE_CHARS]
+            conn.execute(
+                update(knowledge_interviews)
+                .where(knowledge_interviews.c.id == interview_id)
+                .values(**changes)
+            )
+        return row_id
 
+    def interview_turns(self, interview_id: str) -> list[dict[str, Any]]:
+        """Every stored turn of an interview in order, with `turn` (parsed JSON) and `attachments` decoded."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(knowledge_turns)
+                .where(knowledge_turns.c.interview_id == interview_id)
+                .order_by(knowledge_turns.c.turn_no, knowledge_turns.c.id)
+            ).mappings()
+            out = []
+            for row in rows:
+                item = dict(row)
+                item["turn"] = json.loads(row["turn_json"]) if row["turn_json"] else None
+                item["attachments"] = json.loads(row["attachments_json"] or "[]")
+                out.append(item)
+        return out
 
-def record_turn(
-    engine: Engine,
-    interview_id: str,
-    *,
-    turn_no: int,
-    user_text: str,
-    attachments: Sequence[Mapping[str, Any]] = (),
-    result: Mapping[str, Any],
-    provider: str = "",
-    model: str = "",
-    now: float | None = None,
-) -> int:
-    """Store one turn: the full turn JSON on success, the raw output and error type on failure (spec 01 §4 step 4)."""
-    ts = _now(now)
-    ok = bool(result.get("ok"))
-    turn = None
-    if ok:
-        knowledge = result.get("knowledge") or []
-        turn = {
-            "control": result["control"],
-            "state": result["state"],
-            "assistant_message": result["assistant_message"],
-            "knowledge_json": dict(knowledge[0]) if knowledge else None,
-        }
-    safe_attachments = [
-        {k: a.get(k) for k in ("name", "kind", "pages", "paragraphs", "chars")} for a in attachments
-    ]
-    values = dict(
-        interview_id=interview_id,
-        turn_no=turn_no,
-        created_at=ts,
-        provider=provider,
-        model=model,
-        user_text=user_text,
-        attachments_json=json.dumps(safe_attachments, ensure_ascii=False),
-        ok=ok,
-        turn_json=json.dumps(turn, ensure_ascii=False) if turn else None,
-        phase=turn["state"]["phase"] if turn else None,
-        mode=turn["control"]["mode"] if turn else None,
-        raw=str(result.get("raw") or ""),
-        error_type=None if ok else result.get("error_type"),
-        error=None if ok else result.get("error"),
-        attempts=len(result.get("attempts") or []) or 1,
-    )
-    with engine.begin() as conn:
-        key = conn.execute(knowledge_turns.insert().values(**values)).inserted_primary_key
-        assert key is not None
-        row_id = key[0]
-        title_update: dict[str, Any] = {"updated_at": ts, "provider": provider, "model": model}
-        current = conn.execute(
-            select(knowledge_interviews.c.title).where(knowledge_interviews.c.id == interview_id)
-        ).scalar_one_or_none()
-        # The latest draft's title names the interview best; until then, the first line typed.
-        if turn and turn["knowledge_json"] and turn["knowledge_json"]["knowledge_title"]:
-            title_update["title"] = turn["knowledge_json"]["knowledge_title"]
-        elif not current and user_text:
-            title_update["title"] = user_text.strip().splitlines()[0][:40]
-        conn.execute(
-            update(knowledge_interviews)
-            .where(knowledge_interviews.c.id == interview_id)
-            .values(**title_update)
+    def list_interviews(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Interviews, newest first (ties by creation, then id), with their number of turns and last phase."""
+        last_phase = (
+            select(knowledge_turns.c.phase)
+            .where(
+                knowledge_turns.c.interview_id == knowledge_interviews.c.id, knowledge_turns.c.ok.is_(True)
+            )
+            .order_by(knowledge_turns.c.id.desc())
+            .limit(1)
+            .scalar_subquery()
         )
-    return int(row_id)
+        turns = (
+            select(func.count(knowledge_turns.c.id))
+            .where(knowledge_turns.c.interview_id == knowledge_interviews.c.id)
+            .scalar_subquery()
+        )
+        query = (
+            select(knowledge_interviews, turns.label("turns"), last_phase.label("last_phase"))
+            .order_by(
+                knowledge_interviews.c.updated_at.desc(),
+                knowledge_interviews.c.created_at.desc(),
+                knowledge_interviews.c.id.desc(),
+            )
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
 
-
-def interview_turns(engine: Engine, interview_id: str) -> list[dict[str, Any]]:
-    """Every stored turn of an interview in order, with `turn` (parsed JSON) and `attachments` decoded."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(knowledge_turns)
-            .where(knowledge_turns.c.interview_id == interview_id)
-            .order_by(knowledge_turns.c.turn_no, knowledge_turns.c.id)
-        ).mappings()
-        out = []
-        for row in rows:
-            item = dict(row)
-            item["turn"] = json.loads(row["turn_json"]) if row["turn_json"] else None
-            item["attachments"] = json.loads(row["attachments_json"] or "[]")
-            out.append(item)
-    return out
-
-
-def list_interviews(engine: Engine, limit: int = 50) -> list[dict[str, Any]]:
-    """Interviews, newest first, with their number of stored turns and last phase."""
-    last_phase = (
-        select(knowledge_turns.c.phase)
-        .where(knowledge_turns.c.interview_id == knowledge_interviews.c.id, knowledge_turns.c.ok.is_(True))
-        .order_by(knowledge_turns.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    turns = (
-        select(func.count(knowledge_turns.c.id))
-        .where(knowledge_turns.c.interview_id == knowledge_interviews.c.id)
-        .scalar_subquery()
-    )
-    query = (
-        select(knowledge_interviews, turns.label("turns"), last_phase.label("last_phase"))
-        .order_by(knowledge_interviews.c.updated_at.desc())
-        .limit(limit)
-    )
-    with engine.connect() as conn:
-        return [dict(r) for r in conn.execute(query).mappings()]
-
-
-def turn_phases(engine: Engine) -> list[dict[str, Any]]:
-    """(interview_id, turn_no, ok, phase, mode) of every stored turn, in order: input to the analytics."""
-    cols = [knowledge_turns.c[n] for n in ("interview_id", "turn_no", "ok", "phase", "mode")]
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(*cols).order_by(knowledge_turns.c.interview_id, knowledge_turns.c.id)
-        ).mappings()
-        return [dict(r) for r in rows]
+    def turn_phases(self) -> list[dict[str, Any]]:
+        """(interview_id, turn_no, ok, phase, mode) of every stored turn, in order: input to the analytics."""
+        cols = [knowledge_turns.c[n] for n in ("interview_id", "turn_no", "ok", "phase", "mode")]
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(*cols).order_by(knowledge_turns.c.interview_id, knowledge_turns.c.id)
+            ).mappings()
+            return [dict(r) for r in rows]

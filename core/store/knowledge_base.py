@@ -1,31 +1,41 @@
 """The knowledge base: saved knowledge entries with versioned edits (who / when / source interview) (spec 01 §7.2).
 
-SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_entry_versions.
+SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_entry_versions. Times are
+UTC epoch seconds from the repository's clock.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Column, Engine, Float, ForeignKey, Integer, String, Table, Text, or_, select, update
+from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, or_, select, update
 
-from core.flows.knowledge import KNOWLEDGE_FIELDS
+from core.store.base import Repository, inserted_id
 from core.store.db import metadata
 
 DEFAULT_EDITOR = "担当者"
+# The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order).
+ENTRY_FIELDS = (
+    "contract_type",
+    "knowledge_title",
+    "target_clause",
+    "review_points",
+    "action_plan",
+    "clause_sample",
+)
+CREATED_NOTE = "作成"
 
 knowledge_entries = Table(
     "knowledge_entries",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    *(Column(name, Text, nullable=False, default="") for name in KNOWLEDGE_FIELDS),
+    *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
     Column("version", Integer, nullable=False, default=1),
     Column("source_interview_id", String(32)),
-    Column("created_at", Float, nullable=False),
+    Column("created_at", Integer, nullable=False),
     Column("created_by", String, nullable=False),
-    Column("updated_at", Float, nullable=False),
+    Column("updated_at", Integer, nullable=False),
     Column("updated_by", String, nullable=False),
 )
 
@@ -41,145 +51,132 @@ knowledge_entry_versions = Table(
         index=True,
     ),
     Column("version", Integer, nullable=False),
-    *(Column(name, Text, nullable=False, default="") for name in KNOWLEDGE_FIELDS),
-    Column("edited_at", Float, nullable=False),
+    *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
+    Column("edited_at", Integer, nullable=False),
     Column("edited_by", String, nullable=False),
     Column("note", String, nullable=False, default=""),
 )
 
 
-def _now(now: float | None) -> float:
-    return time.time() if now is None else now
+def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
+    """The six fields of `entry` as strings ("" when missing or empty)."""
+    return {name: str(entry.get(name, "") or "") for name in ENTRY_FIELDS}
 
 
-def _fields(entry: Mapping[str, Any]) -> dict[str, str]:
-    return {name: str(entry.get(name, "") or "") for name in KNOWLEDGE_FIELDS}
+class KnowledgeBaseRepository(Repository):
+    """Knowledge base entries and their versions (`KnowledgeBaseRepository(engine, clock)`)."""
 
-
-def save_entry(
-    engine: Engine,
-    entry: Mapping[str, Any],
-    *,
-    by: str = DEFAULT_EDITOR,
-    source_interview_id: str | None = None,
-    now: float | None = None,
-) -> int:
-    """Save a new knowledge base entry (version 1); returns its id."""
-    ts, fields = _now(now), _fields(entry)
-    with engine.begin() as conn:
-        key = conn.execute(
-            knowledge_entries.insert().values(
-                **fields,
-                version=1,
-                source_interview_id=source_interview_id,
-                created_at=ts,
-                created_by=by,
-                updated_at=ts,
-                updated_by=by,
+    def save_entry(
+        self, entry: Mapping[str, Any], *, by: str = DEFAULT_EDITOR, source_interview_id: str | None = None
+    ) -> int:
+        """Save a new knowledge base entry (version 1); returns its id."""
+        ts, fields = self.now(), entry_fields(entry)
+        with self.engine.begin() as conn:
+            entry_id = inserted_id(
+                conn.execute(
+                    knowledge_entries.insert().values(
+                        **fields,
+                        version=1,
+                        source_interview_id=source_interview_id,
+                        created_at=ts,
+                        created_by=by,
+                        updated_at=ts,
+                        updated_by=by,
+                    )
+                )
             )
-        ).inserted_primary_key
-        assert key is not None
-        entry_id = key[0]
-        conn.execute(
-            knowledge_entry_versions.insert().values(
-                entry_id=entry_id, version=1, **fields, edited_at=ts, edited_by=by, note="作成"
-            )
-        )
-    return int(entry_id)
-
-
-def update_entry(
-    engine: Engine,
-    entry_id: int,
-    entry: Mapping[str, Any],
-    *,
-    by: str = DEFAULT_EDITOR,
-    note: str = "",
-    now: float | None = None,
-) -> int:
-    """Edit an entry: a new version row is kept; returns the new version (unchanged if nothing changed)."""
-    ts, fields = _now(now), _fields(entry)
-    with engine.begin() as conn:
-        row = (
-            conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
-            .mappings()
-            .first()
-        )
-        if row is None:
-            raise KeyError(entry_id)
-        if all(row[name] == fields[name] for name in KNOWLEDGE_FIELDS):
-            return int(row["version"])
-        version = int(row["version"]) + 1
-        conn.execute(
-            update(knowledge_entries)
-            .where(knowledge_entries.c.id == entry_id)
-            .values(**fields, version=version, updated_at=ts, updated_by=by)
-        )
-        conn.execute(
-            knowledge_entry_versions.insert().values(
-                entry_id=entry_id, version=version, **fields, edited_at=ts, edited_by=by, note=note
-            )
-        )
-    return version
-
-
-def get_entry(engine: Engine, entry_id: int) -> dict[str, Any] | None:
-    with engine.connect() as conn:
-        row = (
-            conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
-            .mappings()
-            .first()
-        )
-    return dict(row) if row else None
-
-
-def entry_for_interview(engine: Engine, interview_id: str) -> dict[str, Any] | None:
-    """The latest knowledge base entry saved from an interview (so a resumed interview updates it)."""
-    with engine.connect() as conn:
-        row = (
             conn.execute(
-                select(knowledge_entries)
-                .where(knowledge_entries.c.source_interview_id == interview_id)
-                .order_by(knowledge_entries.c.id.desc())
-                .limit(1)
+                knowledge_entry_versions.insert().values(
+                    entry_id=entry_id, version=1, **fields, edited_at=ts, edited_by=by, note=CREATED_NOTE
+                )
             )
-            .mappings()
-            .first()
+        return entry_id
+
+    def update_entry(
+        self, entry_id: int, entry: Mapping[str, Any], *, by: str = DEFAULT_EDITOR, note: str = ""
+    ) -> int:
+        """Edit an entry: a new version row is kept; returns the new version (unchanged if nothing changed).
+
+        Raises KeyError for an unknown id.
+        """
+        ts, fields = self.now(), entry_fields(entry)
+        with self.engine.begin() as conn:
+            row = (
+                conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
+                .mappings()
+                .first()
+            )
+            if row is None:
+                raise KeyError(entry_id)
+            if all(row[name] == fields[name] for name in ENTRY_FIELDS):
+                return int(row["version"])
+            version = int(row["version"]) + 1
+            conn.execute(
+                update(knowledge_entries)
+                .where(knowledge_entries.c.id == entry_id)
+                .values(**fields, version=version, updated_at=ts, updated_by=by)
+            )
+            conn.execute(
+                knowledge_entry_versions.insert().values(
+                    entry_id=entry_id, version=version, **fields, edited_at=ts, edited_by=by, note=note
+                )
+            )
+        return version
+
+    def get_entry(self, entry_id: int) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = (
+                conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
+                .mappings()
+                .first()
+            )
+        return dict(row) if row else None
+
+    def entry_for_interview(self, interview_id: str) -> dict[str, Any] | None:
+        """The latest knowledge base entry saved from an interview (so a resumed interview updates it)."""
+        with self.engine.connect() as conn:
+            row = (
+                conn.execute(
+                    select(knowledge_entries)
+                    .where(knowledge_entries.c.source_interview_id == interview_id)
+                    .order_by(knowledge_entries.c.id.desc())
+                    .limit(1)
+                )
+                .mappings()
+                .first()
+            )
+        return dict(row) if row else None
+
+    def entry_versions(self, entry_id: int) -> list[dict[str, Any]]:
+        """Every version of an entry, oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(knowledge_entry_versions)
+                .where(knowledge_entry_versions.c.entry_id == entry_id)
+                .order_by(knowledge_entry_versions.c.version, knowledge_entry_versions.c.id)
+            ).mappings()
+            return [dict(r) for r in rows]
+
+    def list_entries(self, *, search: str = "", contract_types: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Saved entries, newest edit first (ties: newest id first); `search` matches any field,
+        `contract_types` filters exactly."""
+        query = select(knowledge_entries).order_by(
+            knowledge_entries.c.updated_at.desc(), knowledge_entries.c.id.desc()
         )
-    return dict(row) if row else None
+        if search.strip():
+            pattern = f"%{search.strip()}%"
+            query = query.where(or_(*(knowledge_entries.c[name].like(pattern) for name in ENTRY_FIELDS)))
+        if contract_types:
+            query = query.where(knowledge_entries.c.contract_type.in_(list(contract_types)))
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
 
-
-def entry_versions(engine: Engine, entry_id: int) -> list[dict[str, Any]]:
-    """Every version of an entry, oldest first."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(knowledge_entry_versions)
-            .where(knowledge_entry_versions.c.entry_id == entry_id)
-            .order_by(knowledge_entry_versions.c.version)
-        ).mappings()
-        return [dict(r) for r in rows]
-
-
-def list_entries(
-    engine: Engine, *, search: str = "", contract_types: Sequence[str] = ()
-) -> list[dict[str, Any]]:
-    """Saved entries, newest edit first; `search` matches any field, `contract_types` filters exactly."""
-    query = select(knowledge_entries).order_by(
-        knowledge_entries.c.updated_at.desc(), knowledge_entries.c.id.desc()
-    )
-    if search.strip():
-        pattern = f"%{search.strip()}%"
-        query = query.where(or_(*(knowledge_entries.c[name].like(pattern) for name in KNOWLEDGE_FIELDS)))
-    if contract_types:
-        query = query.where(knowledge_entries.c.contract_type.in_(list(contract_types)))
-    with engine.connect() as conn:
-        return [dict(r) for r in conn.execute(query).mappings()]
-
-
-def contract_types(engine: Engine) -> list[str]:
-    """Distinct contract types in the knowledge base (for the filter)."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(knowledge_entries.c.contract_type).distinct().order_by(knowledge_entries.c.contract_type)
-        )
-        return [r[0] for r in rows if r[0]]
+    def contract_types(self) -> list[str]:
+        """Distinct contract types in the knowledge base (for the filter)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(knowledge_entries.c.contract_type)
+                .distinct()
+                .order_by(knowledge_entries.c.contract_type)
+            )
+            return [r[0] for r in rows if r[0]]

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pandas as pd
 import streamlit as st
 
+from core.clock import format_local, utc_now
 from core.flows import knowledge as kf
 from core.flows import knowledge_analytics as ka
+from core.flows import knowledge_base as kb
 from core.flows import knowledge_export as kx
-from core.store import knowledge as store
-from core.store import knowledge_base as kbase
+from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_resume as kr
-from pages.ui import state
+from pages.ui import knowledge_session as ks
 
 PICK_KEY = "knowledge_base_pick"  # selectbox widget key
 TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
+PROGRESS_COLUMNS = ["interview_id", "turns", "to_draft", "to_finalize", "last_phase", "last_mode"]
 TABLE_COLUMNS = {
     "id": "ID",
     "knowledge_title": "ナレッジ名",
@@ -29,14 +29,15 @@ TABLE_COLUMNS = {
 
 
 def _when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+    """A stored time (UTC epoch) as Japan time."""
+    return format_local(ts) if ts else ""
 
 
 def render_knowledge_base() -> None:
-    engine = state.engine()
+    base = ks.stores().base
     try:
-        types = kbase.contract_types(engine)
-    except Exception:  # noqa: BLE001
+        types = kb.contract_type_choices(base)
+    except KnowledgeStoreError:
         st.error("ナレッジベースを読み込めませんでした（データベースに接続できません）。")
         return
     cols = st.columns([2, 2])
@@ -46,7 +47,11 @@ def render_knowledge_base() -> None:
     chosen = cols[1].multiselect(
         "契約類型で絞り込み", types, key="knowledge_base_types", placeholder="すべての契約類型"
     )
-    entries = kbase.list_entries(engine, search=search, contract_types=chosen)
+    try:
+        entries = kb.find_entries(base, search=search, contract_types=chosen)
+    except KnowledgeStoreError:
+        st.error("ナレッジベースを読み込めませんでした（データベースに接続できません）。")
+        return
     if not entries:
         st.info(
             "保存されたナレッジはまだありません（または条件に合うものがありません）。"
@@ -108,7 +113,7 @@ EXPORTS = (  # label, builder, file extension, MIME type, widget key suffix
 
 
 def render_exports(entries: list[dict]) -> None:
-    stamp = datetime.now().strftime("%Y%m%d")
+    stamp = format_local(utc_now(), "%Y%m%d")
     st.caption(f"表示中の {len(entries)} 件をダウンロード")
     for col, (label, build, ext, mime, key) in zip(st.columns(len(EXPORTS)), EXPORTS, strict=True):
         col.download_button(
@@ -123,7 +128,7 @@ def render_exports(entries: list[dict]) -> None:
 
 
 def render_entry_editor(entry: dict) -> None:
-    engine = state.engine()
+    base = ks.stores().base
     with st.container(border=True):
         st.markdown(
             f"**ID {entry['id']}・第{entry['version']}版**（作成: {entry['created_by']} {_when(entry['created_at'])}"
@@ -144,10 +149,8 @@ def render_entry_editor(entry: dict) -> None:
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:
             try:
-                version = kbase.update_entry(
-                    engine, entry["id"], edited, by=editor.strip() or kbase.DEFAULT_EDITOR, note=note
-                )
-            except Exception:  # noqa: BLE001
+                version = kb.edit_entry(base, entry["id"], edited, by=editor.strip(), note=note)
+            except KnowledgeStoreError:
                 st.error(
                     "変更を保存できませんでした（データベースに書き込めません）。入力内容はそのまま残っています。"
                 )
@@ -157,7 +160,11 @@ def render_entry_editor(entry: dict) -> None:
             else:
                 st.success(f"第{version}版として保存しました。")
                 st.rerun()
-        versions = kbase.entry_versions(engine, entry["id"])
+        try:
+            versions = kb.entry_history(base, entry["id"])
+        except KnowledgeStoreError:
+            st.error("版の履歴を読み込めませんでした（データベースに接続できません）。")
+            return
         with st.expander(f"版の履歴（{len(versions)} 版）", icon=":material/history:"):
             history = pd.DataFrame(versions)[["version", "edited_at", "edited_by", "note", "knowledge_title"]]
             history["edited_at"] = history["edited_at"].map(_when)
@@ -185,13 +192,12 @@ def render_entry_editor(entry: dict) -> None:
 
 
 def render_interviews() -> None:
-    engine = state.engine()
     try:
-        interviews = store.list_interviews(engine)
-        progress = ka.interview_progress(store.turn_phases(engine))
-    except Exception:  # noqa: BLE001
+        overview = ka.interview_overview(ks.stores().interviews)
+    except KnowledgeStoreError:
         st.error("聞き取りの記録を読み込めませんでした（データベースに接続できません）。")
         return
+    interviews, progress = overview.interviews, overview.progress
     if not interviews:
         st.info("記録された聞き取りはまだありません。", icon=":material/forum:")
         return
@@ -211,14 +217,14 @@ def render_interviews() -> None:
             st.toast("聞き取りを再開しました。「聞き取り」タブに戻って続けてください。")
         st.rerun()
     st.markdown("**分析**")
-    frame = pd.DataFrame(progress)
+    frame = pd.DataFrame(progress, columns=PROGRESS_COLUMNS)  # columns even when no turn is stored yet
     reached = frame["to_draft"].dropna()
     finals = frame["to_finalize"].dropna()
     m = st.columns(3)
     m[0].metric("聞き取り数", len(frame))
     m[1].metric("草案までの平均ターン", f"{reached.mean():.1f}" if len(reached) else "—")
     m[2].metric("まとめ（finalize）までの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
-    counts = ka.stop_phase_counts(progress)
+    counts = overview.stop_counts
     chart = pd.DataFrame(
         {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
     )

@@ -1,17 +1,20 @@
-"""Knowledge interview page: rendering of the chat, the side panel and the "what the LLM saw" expander.
+"""Knowledge interview page: rendering of the chat (ChatItems) and the side panel.
 
 Only `assistant_message` is ever shown as the assistant's words (spec 01 §7.1); raw output is
-shown as plain code, never as HTML.
+shown as plain code, never as HTML. What the model got is the shared last-call expander.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
+from core.chat import meta
 from core.flows import knowledge as kf
-from core.guard import ERROR_MESSAGES
+from core.flows.knowledge_items import seen_missing_items
+from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
 from pages.ui.render import llm_markdown
 
@@ -44,48 +47,49 @@ def render_history() -> None:
     for index, item in enumerate(items):
         if item["role"] == "user":
             render_user(item)
-        elif item["role"] == "assistant":
-            with st.chat_message("assistant"):
-                llm_markdown(item["assistant_message"])
-        else:
+        elif item["status"] == "error":
             render_error(item, is_last=index == len(items) - 1)
+        else:
+            with st.chat_message("assistant"):
+                llm_markdown(meta(item).get("assistant_message", ""))
     if items and items[-1]["role"] == "user":  # the call for it never finished (the run was interrupted)
         with st.chat_message("assistant", avatar=":material/error:"):
             st.warning("この入力への応答がまだありません。入力内容は残っています。再試行してください。")
             _retry_button()
 
 
-def render_user(item: dict[str, Any]) -> None:
+def render_user(item: Mapping[str, Any]) -> None:
     """A user message: the typed text, each attachment's name and counts, files that could not be read."""
+    extras = meta(item)
     with st.chat_message("user"):
-        if item["text"]:
-            st.markdown(item["text"])
-        for summary in item.get("attachments", []):
+        if extras.get("text"):
+            st.markdown(extras["text"])
+        for summary in extras.get("attachments", []):
             st.caption(attachment_caption(summary))
             for warning in summary.get("warnings", []):
                 st.caption(f":material/warning: {warning}")
-        if item.get("resumed") and item.get("attachments"):
+        if extras.get("resumed") and extras.get("attachments"):
             st.caption(
                 ":material/info: 添付ファイルの本文は保存していないため、再開後はAIに送られません。"
                 "必要なら添付し直してください。"
             )
-        for error in item.get("attachment_errors", []):
+        for error in extras.get("attachment_errors", []):
             st.warning(f"添付できなかったファイル: {error}")
 
 
-def render_error(item: dict[str, Any], *, is_last: bool) -> None:
+def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
     """Spec 00: a failed turn shows the raw output and the error type (internal staff), plus 再試行."""
+    error_type = item.get("error_type") or ""
     with st.chat_message("assistant", avatar=":material/error:"):
-        label = ERROR_TYPE_LABELS.get(item["error_type"], item["error_type"])
-        reason = item.get("message") or ERROR_MESSAGES.get(item["error_type"], "")
+        label = ERROR_TYPE_LABELS.get(error_type, error_type)
         st.error(
-            f"一時的なエラーのため、応答を受け取れませんでした。{reason}\n\n"
-            f"エラー種別: `{item['error_type']}`（{label}）。入力内容は残っています。再試行してください。"
+            f"一時的なエラーのため、応答を受け取れませんでした。{item.get('message') or item['content']}\n\n"
+            f"エラー種別: `{error_type}`（{label}）。入力内容は残っています。再試行してください。"
         )
         st.caption("エラー内容")
-        st.code(item.get("error") or "", language=None, wrap_lines=True)
+        st.code(meta(item).get("error") or "", language=None, wrap_lines=True)
         st.caption("LLMの生出力")
-        st.code(item["content"] or "（空）", language=None, wrap_lines=True)
+        st.code(item.get("raw") or "（空）", language=None, wrap_lines=True)
         if is_last:
             _retry_button()
 
@@ -95,23 +99,6 @@ def _retry_button() -> None:
         with st.spinner("もう一度問い合わせています…"):
             ks.retry()
         st.rerun()
-
-
-def render_last_call() -> None:
-    last = st.session_state.get(ks.LAST_CALL_KEY)
-    with st.expander("直近のターンでLLMに渡した内容と返ってきた内容", icon=":material/data_object:"):
-        if not last:
-            st.caption("まだLLMを呼び出していません。")
-            return
-        st.caption(f"送信メッセージ（{len(last['messages'])} 件）")
-        st.json(last["messages"], expanded=False)
-        for attempt in last["attempts"]:
-            kind = "初回" if attempt["kind"] == "initial" else "修復"
-            status = "成功" if not attempt["error_type"] else f"失敗（{attempt['error_type']}）"
-            st.caption(f"呼び出し {attempt['number']}（{kind}）: {status}")
-            st.code(attempt["raw"] or "（空）", language="json", wrap_lines=True)
-            if attempt["errors"]:
-                st.code("\n".join(attempt["errors"]), language=None, wrap_lines=True)
 
 
 def render_stepper(phase: str | None) -> None:
@@ -128,18 +115,8 @@ def render_stepper(phase: str | None) -> None:
     st.markdown("  \n".join(lines))
 
 
-def _seen_missing_items() -> list[str]:
-    seen: list[str] = []
-    for item in ks.chat():
-        if item["role"] == "assistant":
-            for info in item["turn"]["state"]["missing_info"]:
-                if info not in seen:
-                    seen.append(info)
-    return seen
-
-
 def render_checklist(missing: list[str]) -> None:
-    seen = _seen_missing_items()
+    seen = seen_missing_items(ks.chat())
     if not seen:
         st.caption("まだ聞き取り項目はありません。")
         return
@@ -205,7 +182,7 @@ def render_card() -> None:
                 return
             try:
                 entry_id, entry_version = ks.save_draft(edited, editor.strip() or "担当者")
-            except Exception:  # noqa: BLE001
+            except KnowledgeStoreError:
                 st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
                 return
             st.success(

@@ -4,30 +4,41 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
+from core.flows.knowledge_turn import TurnInput, run_turn
 from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
+from core.store import open_store
+from core.store.knowledge import KnowledgeRepository
 
 TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
-def interview(inputs, client=None):
-    """Run call_llm turn by turn like the page does; returns the results."""
+@pytest.fixture
+def repo(tmp_path):
+    return KnowledgeRepository(open_store(tmp_path))
+
+
+def interview(repo, inputs, client=None):
+    """Run the turns through run_turn, as the page does; returns call_llm's results."""
     client = client or demo_client()
-    history, results = [], []
+    items, results, interview_id = [], [], None
     for text, files in inputs:
-        out = kf.call_llm(text, files, "SYSTEM", history, client, TURN, ENTRY)
+        outcome = run_turn(
+            items, TurnInput(text, list(files)), interview_id=interview_id, client=client, repo=repo
+        )
+        out = outcome.result
         assert out["ok"], out
-        history += [
-            {"role": "user", "content": kf.build_user_payload(text, files)},
-            {"role": "assistant", "content": kf.turn_json_text(out)},
-        ]
+        assert items[-1]["content"] == kf.turn_json_text(out)
+        interview_id = outcome.interview_id
         results.append(out)
+    assert len(repo.interview_turns(interview_id)) == len(inputs)
     return results
 
 
@@ -39,8 +50,8 @@ def asked_count(message):
     return sum(q in message for q in kd.QUESTIONS.values())
 
 
-def test_one_click_demo_uses_the_attachment_and_drafts_in_three_turns():
-    results = interview([(kd.DEMO_OPENING, [sample_text()]), *((t, []) for t in kd.DEMO_SCRIPT)])
+def test_one_click_demo_uses_the_attachment_and_drafts_in_three_turns(repo):
+    results = interview(repo, [(kd.DEMO_OPENING, [sample_text()]), *((t, []) for t in kd.DEMO_SCRIPT)])
     first = results[0]
     assert "第8条（秘密保持）" in first["assistant_message"] and "全12か条" in first["assistant_message"]
     assert first["state"]["phase"] == "organize_risks" and first["knowledge"] == []
@@ -55,7 +66,7 @@ def test_one_click_demo_uses_the_attachment_and_drafts_in_three_turns():
     )
 
 
-def test_free_interview_asks_one_or_two_items_and_drafts_within_six_turns():
+def test_free_interview_asks_one_or_two_items_and_drafts_within_six_turns(repo):
     answers = [
         "相談があります",
         "売買契約の第12条（損害賠償）です",
@@ -64,7 +75,7 @@ def test_free_interview_asks_one_or_two_items_and_drafts_within_six_turns():
         "上限を代金の2倍にすることで合意しました",
         "おまかせ",
     ]
-    results = interview([(a, []) for a in answers])
+    results = interview(repo, [(a, []) for a in answers])
     for out in results[:-1]:
         assert 1 <= asked_count(out["assistant_message"]) <= 2
     phases = [r["state"]["phase"] for r in results]
@@ -75,7 +86,7 @@ def test_free_interview_asks_one_or_two_items_and_drafts_within_six_turns():
     assert missing == sorted(missing, reverse=True)  # never asks for more than before
 
 
-def test_corrections_after_the_draft_are_reflected():
+def test_corrections_after_the_draft_are_reflected(repo):
     answers = [
         "業務委託契約の第5条（再委託）です",
         "相手方が再委託の事前承諾を削除してきました",
@@ -84,24 +95,25 @@ def test_corrections_after_the_draft_are_reflected():
         "おまかせ",
         "再委託先の監督責任も書いてください",
     ]
-    results = interview([(a, []) for a in answers])
+    results = interview(repo, [(a, []) for a in answers])
     last = results[-1]
     assert last["state"]["phase"] == "review_knowledge" and last["control"]["mode"] == "clarify"
     assert "再委託先の監督責任も書いてください" in last["knowledge"][0]["review_points"]
 
 
-def test_an_unsure_answer_is_asked_again_then_left_unconfirmed():
+def test_an_unsure_answer_is_asked_again_then_left_unconfirmed(repo):
     opening = [
         "業務委託契約の第5条（再委託）です",
         "相手方が再委託の事前承諾を削除してきました",
     ]
-    results = interview([(a, []) for a in [*opening, "よくわからない"]])
+    results = interview(repo, [(a, []) for a in [*opening, "よくわからない"]])
     again = results[-1]
     assert again["control"]["mode"] == "clarify" and "当方にとってのリスク" in again["state"]["missing_info"]
     assert again["assistant_message"].startswith("分かる範囲で構いません。")
     assert kd.QUESTIONS["risk"] in again["assistant_message"]
     results = interview(
-        [(a, []) for a in [*opening, "よくわからない", "分かりません", "通知で足りる形にした", "おまかせ"]]
+        repo,
+        [(a, []) for a in [*opening, "よくわからない", "分かりません", "通知で足りる形にした", "おまかせ"]],
     )
     entry = next(r for r in results if r["knowledge"])["knowledge"][0]
     assert "【リスク】（未確認）" in entry["review_points"] and entry["action_plan"] == "通知で足りる形にした"

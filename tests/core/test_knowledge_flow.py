@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.chat import assistant_item, error_item, user_item
 from core.debuglog import ListSink
 from core.flows import knowledge as kf
 from core.llm.base import ProviderError
@@ -85,10 +86,12 @@ def test_first_turn_stack_and_structured_output():
 
 def test_history_stack_keeps_order_and_skips_non_chat_items():
     history = [
-        {"role": "user", "content": "ユーザー指示:\n最初の相談", "text": "最初の相談"},
-        {"role": "assistant", "content": turn(), "assistant_message": "契約の種類を教えてください。"},
-        {"role": "error", "content": "壊れた出力", "error_type": "parse_error"},
-        {"role": "user", "content": "ユーザー指示:\n業務委託契約です"},
+        user_item("ユーザー指示:\n最初の相談", status="done", text="最初の相談"),
+        assistant_item(turn(), assistant_message="契約の種類を教えてください。"),
+        user_item("ユーザー指示:\n失敗した入力", status="error"),  # a failed rally stays out
+        error_item("LLMの出力をJSONとして読み取れませんでした。", error_type="parse_error", raw="壊れた出力"),
+        user_item("ユーザー指示:\n答えを待つ入力"),  # pending: not history either
+        {"role": "user", "content": "ユーザー指示:\n業務委託契約です"},  # plain dicts without status enter
         {"role": "assistant", "content": "二つ目の応答"},
     ]
     client = ReplayClient([turn()])

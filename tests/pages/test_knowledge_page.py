@@ -6,11 +6,12 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from core.chat import meta, user_item
+from core.clock import utc_now
 from core.flows import knowledge as kf
+from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
 from core.samples.knowledge.build_samples import build_docx
-from core.store import knowledge as store
-from core.store import knowledge_base as kbase
 from core.store import open_store
 from tests.pages.conftest import make_app
 
@@ -41,19 +42,30 @@ def texts(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def repos(tmp_path, clock=utc_now):
+    """The two knowledge repositories on the app's data dir: (interviews, knowledge base)."""
+    stores = knowledge_stores(open_store(tmp_path), clock)
+    return stores.interviews, stores.base
+
+
+def roles(chat) -> list[str]:
+    """Roles, with a failed reply shown as "error" (an assistant item with status error)."""
+    return ["error" if m["status"] == "error" and m["role"] == "assistant" else m["role"] for m in chat]
+
+
 def test_demo_interview_reaches_draft_and_saves_an_entry(tmp_path):
     at = make_app(tmp_path, page=PAGE)
     at.session_state["knowledge_demo_request"] = True
     run(at)
     chat = at.session_state["chat"]["knowledge"]
-    assert [m["role"] for m in chat] == ["user", "assistant"]
-    assert chat[0]["attachments"][0]["name"] == "service_agreement.docx"
-    assert "第8条（秘密保持）" in chat[1]["assistant_message"]
+    assert roles(chat) == ["user", "assistant"]
+    assert meta(chat[0])["attachments"][0]["name"] == "service_agreement.docx"
+    assert "第8条（秘密保持）" in meta(chat[1])["assistant_message"]
     assert "service_agreement.docx" in "\n".join(c.value for c in at.caption)
     for _ in range(2):
         at.button(key="knowledge_demo_next").click()
         run(at)
-    turn = at.session_state["chat"]["knowledge"][-1]["turn"]
+    turn = meta(at.session_state["chat"]["knowledge"][-1])["turn_json"]
     assert turn["state"]["phase"] == "draft_knowledge" and turn["control"]["mode"] == "finalize"
     outputs = at.session_state["knowledge_outputs"]
     assert len(outputs) == 1 and all(outputs[0][k] for k in kf.KNOWLEDGE_FIELDS)
@@ -66,11 +78,11 @@ def test_demo_interview_reaches_draft_and_saves_an_entry(tmp_path):
     at.button[[b.label for b in at.button].index("ナレッジベースに保存")].click()
     run(at)
     assert any("ナレッジベースに保存しました" in s.value for s in at.success)
-    engine = open_store(tmp_path)
-    entries = kbase.list_entries(engine)
+    store, kbase = repos(tmp_path)
+    entries = kbase.list_entries()
     assert [e["knowledge_title"] for e in entries] == ["秘密保持の存続期間（3年→5年）"]
     assert entries[0]["source_interview_id"] == at.session_state["knowledge_interview_id"]
-    turns = store.interview_turns(engine, entries[0]["source_interview_id"])
+    turns = store.interview_turns(entries[0]["source_interview_id"])
     assert [t["turn"]["state"]["phase"] for t in turns] == [
         "organize_risks",
         "organize_risks",
@@ -85,16 +97,29 @@ def test_failed_turn_shows_raw_output_and_error_type_then_retry(tmp_path):
     at.chat_input(key="knowledge_input").set_value("秘密保持期間を3年に限定されました")
     run(at)
     chat = at.session_state["chat"]["knowledge"]
-    assert [m["role"] for m in chat] == ["user", "error"]
-    assert chat[0]["text"] == "秘密保持期間を3年に限定されました"
+    assert roles(chat) == ["user", "error"]
+    assert meta(chat[0])["text"] == "秘密保持期間を3年に限定されました"
+    assert (chat[0]["status"], chat[1]["error_type"], chat[1]["raw"]) == (
+        "error",
+        "parse_error",
+        "最後も壊れています",
+    )
     assert any(
         "parse_error" in e.value and "LLMの出力をJSONとして読み取れませんでした" in e.value for e in at.error
     )
     assert any(c.value == "最後も壊れています" for c in at.code)
+    # the shared last-call expander holds the turn's three calls (initial and two repairs)
+    calls = at.session_state["knowledge_last_call"]
+    assert [(c["step"], c["attempt"], c["raw"]) for c in calls] == [
+        ("interview_turn", 1, "壊れた出力です"),
+        ("interview_turn", 2, "まだ壊れています"),
+        ("interview_turn", 3, "最後も壊れています"),
+    ]
+    assert any(e.label == "直近のターンでLLMに渡した内容と返答（3回の呼び出し）" for e in at.expander)
     at.button(key="knowledge_retry").click()
     run(at)
     chat = at.session_state["chat"]["knowledge"]
-    assert [m["role"] for m in chat] == ["user", "assistant"]
+    assert roles(chat) == ["user", "assistant"]
     assert len(client.requests) == 4
     assert client.requests[3].messages[-1]["content"] == "ユーザー指示:\n秘密保持期間を3年に限定されました"
     assert "契約の種類を教えてください。" in texts(at)
@@ -116,20 +141,13 @@ def test_chat_input_attachment_goes_into_the_payload(tmp_path):
 
 
 def test_knowledge_base_exports_and_interview_resume(tmp_path):
-    engine = open_store(tmp_path)
+    store, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    kbase.save_entry(engine, entry, by="山田")
-    kbase.save_entry(engine, {**entry, "contract_type": "売買契約"}, by="佐藤")
-    interview = store.create_interview(engine, title="過去の相談")
+    kbase.save_entry(entry, by="山田")
+    kbase.save_entry({**entry, "contract_type": "売買契約"}, by="佐藤")
+    interview = store.create_interview(title="過去の相談")
     store.record_turn(
-        engine,
-        interview,
-        turn_no=1,
-        user_text="過去の相談",
-        result={
-            "ok": True,
-            **kf.parse_and_validate_turn(valid_turn("前回の質問です。"), kf.turn_schema(), kf.entry_schema()),
-        },
+        interview, turn_no=1, user_text="過去の相談", turn=json.loads(valid_turn("前回の質問です。"))
     )
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     buttons = {b.key: b for b in at.get("download_button")}
@@ -146,8 +164,8 @@ def test_knowledge_base_exports_and_interview_resume(tmp_path):
     at.session_state["chat"]["knowledge"] = []
     run(at)
     chat = at.session_state["chat"]["knowledge"]
-    assert [m["role"] for m in chat] == ["user", "assistant"]
-    assert chat[1]["assistant_message"] == "前回の質問です。"
+    assert roles(chat) == ["user", "assistant"]
+    assert meta(chat[1])["assistant_message"] == "前回の質問です。"
     assert "前回の質問です。" in texts(at)
 
 
@@ -169,7 +187,7 @@ def test_uploader_shows_pages_and_paragraphs_before_sending(tmp_path):
     assert client.requests[0].messages[-1]["content"] == (
         "ユーザー指示:\n確認お願いします\n\n添付テキスト:\n第1条（目的）\n本文です。"
     )
-    user = at.session_state["chat"]["knowledge"][0]
+    user = meta(at.session_state["chat"]["knowledge"][0])
     assert user["attachments"][0]["pages"] == 1 and "broken.docx" in user["attachment_errors"][0]
     assert at.session_state["knowledge_uploader_nonce"] == 1  # the uploader is cleared after sending
 
@@ -179,36 +197,33 @@ def test_an_unexpected_client_failure_is_an_error_item_not_a_traceback(tmp_path)
     at.chat_input(key="knowledge_input").set_value("相談です")
     run(at)
     chat = at.session_state["chat"]["knowledge"]
-    assert [m["role"] for m in chat] == ["user", "error"] and chat[1]["error_type"] == "unexpected_error"
+    assert roles(chat) == ["user", "error"] and chat[1]["error_type"] == "unexpected_error"
     assert any("unexpected_error" in e.value for e in at.error)
 
 
-def _stored_draft_interview(engine, title="第8条の相談"):
+def _stored_draft_interview(store, title="第8条の相談"):
     """An interview with one stored draft turn (knowledge_json filled), as a past session left it."""
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    interview = store.create_interview(engine, title=title)
-    result = kf.parse_and_validate_turn(
-        valid_turn("草案を作りました。", entry, "draft_knowledge", "finalize"),
-        kf.turn_schema(),
-        kf.entry_schema(),
-    )
+    interview = store.create_interview(title=title)
+    draft = valid_turn("草案を作りました。", entry, "draft_knowledge", "finalize")
+    assert kf.parse_and_validate_turn(draft, kf.turn_schema(), kf.entry_schema())["ok"]
     store.record_turn(
-        engine,
         interview,
         turn_no=1,
         user_text=title,
         attachments=[
             {"name": "contract.docx", "kind": "docx", "pages": None, "paragraphs": 30, "chars": 900}
         ],
-        result=result,
+        turn=json.loads(draft),
+        raw=draft,
     )
     return interview, entry
 
 
 def test_resumed_interview_updates_its_saved_entry_instead_of_saving_a_duplicate(tmp_path):
-    engine = open_store(tmp_path)
-    interview, entry = _stored_draft_interview(engine)
-    entry_id = kbase.save_entry(engine, entry, by="山田", source_interview_id=interview)
+    store, kbase = repos(tmp_path)
+    interview, entry = _stored_draft_interview(store)
+    entry_id = kbase.save_entry(entry, by="山田", source_interview_id=interview)
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     at.query_params["interview"] = interview  # a browser reload: a fresh session, the id in the URL
     run(at)
@@ -222,22 +237,23 @@ def test_resumed_interview_updates_its_saved_entry_instead_of_saving_a_duplicate
     at.text_input(key=title_key).set_value("直したナレッジ名")
     at.button[labels.index("ナレッジベースを更新（新しい版）")].click()
     run(at)
-    entries = kbase.list_entries(engine)
+    entries = kbase.list_entries()
     assert [(e["id"], e["version"], e["knowledge_title"]) for e in entries] == [
         (entry_id, 2, "直したナレッジ名")
     ]
 
 
 def test_retry_after_resume_sends_what_the_history_shows(tmp_path):
-    engine = open_store(tmp_path)
-    interview = store.create_interview(engine, title="相談")
+    store, _ = repos(tmp_path)
+    interview = store.create_interview(title="相談")
     store.record_turn(
-        engine,
         interview,
         turn_no=1,
         user_text="この契約を見てください",
         attachments=[{"name": "contract.docx", "kind": "docx", "pages": None, "paragraphs": 3, "chars": 90}],
-        result={"ok": False, "raw": "壊れた", "error": "Expecting value", "error_type": "parse_error"},
+        raw="壊れた",
+        error="Expecting value",
+        error_type="parse_error",
     )
     client = ReplayClient([valid_turn()])
     at = make_app(tmp_path, client=client, page=PAGE)
@@ -251,7 +267,7 @@ def test_retry_after_resume_sends_what_the_history_shows(tmp_path):
     at.button(key="knowledge_retry").click()
     run(at)
     assert client.requests[0].messages[-1]["content"] == shown
-    assert [m["role"] for m in at.session_state["chat"]["knowledge"]] == ["user", "assistant"]
+    assert roles(at.session_state["chat"]["knowledge"]) == ["user", "assistant"]
 
 
 def test_a_user_message_left_without_reply_can_be_retried(tmp_path):
@@ -259,30 +275,30 @@ def test_a_user_message_left_without_reply_can_be_retried(tmp_path):
     at = make_app(tmp_path, client=client, page=PAGE)
     # a run interrupted between "append the input" and "call the model" leaves the input unanswered
     at.session_state["chat"]["knowledge"] = [
-        {
-            "role": "user",
-            "content": "ユーザー指示:\n途中で止まった相談",
-            "text": "途中で止まった相談",
-            "attachments": [],
-            "attachment_errors": [],
-            "file_texts": [],
-            "turn_no": 1,
-        }
+        user_item(
+            "ユーザー指示:\n途中で止まった相談",
+            turn=1,
+            text="途中で止まった相談",
+            attachments=[],
+            attachment_errors=[],
+            file_texts=[],
+            turn_no=1,
+        )
     ]
     run(at)
     assert any("応答がまだありません" in w.value for w in at.warning)
     at.button(key="knowledge_retry").click()
     run(at)
     assert client.requests[0].messages[-1]["content"] == "ユーザー指示:\n途中で止まった相談"
-    assert [m["role"] for m in at.session_state["chat"]["knowledge"]] == ["user", "assistant"]
+    assert roles(at.session_state["chat"]["knowledge"]) == ["user", "assistant"]
     assert not at.warning
 
 
 def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
-    engine = open_store(tmp_path)
+    _, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    first = kbase.save_entry(engine, entry, by="山田")
-    kbase.save_entry(engine, {**entry, "knowledge_title": "別のナレッジ"}, by="佐藤")
+    first = kbase.save_entry(entry, by="山田")
+    kbase.save_entry({**entry, "knowledge_title": "別のナレッジ"}, by="佐藤")
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     at.selectbox(key="knowledge_base_pick").select(first)
     run(at)
@@ -293,9 +309,9 @@ def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
     at.text_input(key=f"knowledge_base_note_{first}").set_value("交渉結果を反映")
     at.button[[b.label for b in at.button].index("変更を保存（新しい版）")].click()
     run(at)
-    saved = kbase.get_entry(engine, first)
+    saved = kbase.get_entry(first)
     assert (saved["version"], saved["action_plan"], saved["updated_by"]) == (2, "上限を2倍にする", "鈴木")
-    assert [v["note"] for v in kbase.entry_versions(engine, first)] == ["作成", "交渉結果を反映"]
+    assert [v["note"] for v in kbase.entry_versions(first)] == ["作成", "交渉結果を反映"]
     assert at.selectbox(key="knowledge_base_pick").value == first  # still open, now at version 2
     assert at.text_area(key=f"knowledge_base_action_plan_{first}_2").value == "上限を2倍にする"
 
@@ -316,9 +332,9 @@ def test_exports_download_files_that_open(tmp_path, monkeypatch):
         return original(self, path_or_data, mimetype, kind, filename)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
-    engine = open_store(tmp_path)
+    _, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    kbase.save_entry(engine, entry, by="山田")
+    kbase.save_entry(entry, by="山田")
     make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     assert set(files) == {"json", "csv", "md", "docx"}
     document = docx.Document(io.BytesIO(files["docx"]))
@@ -330,3 +346,15 @@ def test_exports_download_files_that_open(tmp_path, monkeypatch):
         == "action_planの値"
     )
     assert "### 対応方針" in files["md"].decode()
+
+
+def test_stored_times_are_shown_in_japan_time(tmp_path):
+    store, kbase = repos(tmp_path, clock=lambda: 1_700_000_000)  # 2023-11-14 22:13:20 UTC
+    store.create_interview(title="過去の相談")
+    entry_id = kbase.save_entry({k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}, by="山田")
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    assert any("2023-11-15 07:13" in o for o in at.selectbox(key="knowledge_interview_pick").options)
+    assert any("2023-11-15 07:13" in str(v) for v in at.dataframe[0].value["更新日時"])
+    at.selectbox(key="knowledge_base_pick").select(entry_id)
+    run(at)
+    assert any("作成: 山田 2023-11-15 07:13" in m.value for m in at.markdown)

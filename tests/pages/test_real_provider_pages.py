@@ -6,6 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from core.chat import meta
 from core.settings import Settings
 from tests.core.wire_server import Scripted, WireServer
 from tests.pages.conftest import APP
@@ -64,7 +65,7 @@ def test_provider_rate_limit_is_a_japanese_message_and_keeps_the_input(tmp_path)
         at.chat_input(key="knowledge_input").set_value("相談です").run()
         assert not at.exception
         chat = at.session_state["chat"]["knowledge"]
-        assert chat[0]["role"] == "user" and chat[0]["text"] == "相談です"
+        assert chat[0]["role"] == "user" and meta(chat[0])["text"] == "相談です"
         shown = "\n".join(e.value for e in [*at.error, *at.markdown, *at.caption])
         assert "429" in shown and "レート制限" in shown
 
