@@ -12,6 +12,11 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+import docx
+from docx.table import Table
+from pypdf import PdfReader
+from pypdf.errors import FileNotDecryptedError, PdfReadError
+
 # Limits (named here, in one place).
 MAX_FILE_BYTES = 20 * 1024 * 1024  # 20 MB per file
 MAX_PDF_PAGES = 300
@@ -100,9 +105,6 @@ def _lines_to_paragraphs(text: str) -> list[str]:
 
 
 def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> ExtractedDocument:
-    from pypdf import PdfReader
-    from pypdf.errors import FileNotDecryptedError, PdfReadError
-
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise AttachmentError("corrupt", filename, kind="PDF")
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns loudly on minor defects
@@ -154,8 +156,6 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
 
 def _docx_blocks(document: object) -> list[str]:
     """Body paragraphs and table rows in document order; a row is its distinct cell texts joined by ' | '."""
-    from docx.table import Table
-
     blocks: list[str] = []
     for item in document.iter_inner_content():  # type: ignore[attr-defined]
         if isinstance(item, Table):
@@ -173,8 +173,6 @@ def _docx_blocks(document: object) -> list[str]:
 
 
 def _extract_docx(filename: str, data: bytes, limits: AttachmentLimits) -> ExtractedDocument:
-    import docx
-
     if data.startswith(_OLE_MAGIC):
         raise AttachmentError("encrypted", filename)
     if not zipfile.is_zipfile(io.BytesIO(data)):

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, create_engine, event, select
 
+STORE_DIR = Path(__file__).resolve().parent  # core/store: every module here may declare tables
 SCHEMA_VERSION = 1
 metadata = MetaData()
 
@@ -45,19 +46,15 @@ def make_engine(data_dir: Path | str = ".data", *, url: str | None = None) -> En
 
 def load_table_modules() -> None:
     """Import every module of core.store so each flow's tables join `metadata`."""
-    import core.store as package
-
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([str(STORE_DIR)]):
         if info.name != "db":
             importlib.import_module(f"core.store.{info.name}")
 
 
 def _upgrades() -> list[Any]:
     """Each store module may define `upgrade(conn)`: an idempotent fix of rows written by older code."""
-    import core.store as package
-
     found = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+    for info in sorted(pkgutil.iter_modules([str(STORE_DIR)]), key=lambda i: i.name):
         if info.name != "db":
             hook = getattr(importlib.import_module(f"core.store.{info.name}"), "upgrade", None)
             if callable(hook):

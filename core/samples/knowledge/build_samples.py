@@ -8,6 +8,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import docx
+
 HERE = Path(__file__).resolve().parent
 TITLE = "システム運用保守業務委託契約書"
 PARTIES = (
@@ -102,8 +104,6 @@ def contract_lines() -> list[str]:
 
 
 def build_docx() -> bytes:
-    import docx
-
     document = docx.Document()
     document.add_heading(TITLE, level=1)
     document.add_paragraph(PARTIES)
