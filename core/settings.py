@@ -80,7 +80,9 @@ def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str 
 def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
     """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / OPENAI_* / ANTHROPIC_* / APP_DATA_DIR.
 
-    Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`.
+    Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`. Without KATACHI_PROVIDER the
+    provider is the first with a key, else the demo model; a provider named in KATACHI_PROVIDER is kept
+    even without its key (its calls then say the key is missing), never silently replaced by the demo.
     """
     env = os.environ if env is None else env
     secrets = secrets or {}
@@ -102,6 +104,4 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         data_dir,
         server=server if server in SERVERS else DEFAULT_SERVER,
     )
-    if not settings.has_key:
-        return replace(settings, provider="demo", model=DEFAULT_MODELS["demo"], base_url=None)
     return settings

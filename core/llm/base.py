@@ -96,6 +96,7 @@ class ProviderError(Exception):
         "auth": "APIキーが無効か、権限がありません。サイドバーのプロバイダー設定を確認してください。",
         "connection": "LLMのサーバーに接続できませんでした。ベースURLとネットワークを確認してください。",
         "bad_request": "LLMがリクエストを受け付けませんでした（400）。モデル名や設定を確認してください。",
+        "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 
     def __init__(self, kind: str, detail: str = "", status: int | None = None):

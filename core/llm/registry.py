@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient, Persona
 from core.llm.faulty import CORRUPTIONS, PROVIDER_ERRORS, FaultyClient
+from core.llm.missing_key import MissingKeyClient
 from core.settings import Settings
 
 Factory = Callable[[Settings, Mapping[str, Persona]], LLMClient]
@@ -61,6 +62,8 @@ def build_client(
     trailing commas, missing fields, wrong enums, truncation), 20% raises provider errors (timeout,
     429, 5xx), so free-text flows see faults too.
     """
+    if not settings.has_key:  # the configured provider stays; its calls explain the missing key
+        return MissingKeyClient(settings.provider, settings.model)
     client = FACTORIES[settings.provider](settings, personas or {})
     if fault_rate > 0:
         damage = fault_rate * (1 - PROVIDER_ERROR_SHARE) / len(CORRUPTIONS)

@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from core.guard import guarded_json
+from core.guard import guarded_json, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
 from core.llm.demo import DemoClient, instance_from_schema
 from core.llm.faulty import CORRUPTIONS, FaultyClient, corrupt
+from core.llm.missing_key import MissingKeyClient
 from core.llm.registry import build_client
 from core.llm.replay import ReplayClient, ReplayExhausted
 from core.schemas import load_schema, schema_names, validation_errors
@@ -119,7 +120,8 @@ def test_settings_default_to_demo_without_keys_and_secrets_win():
     assert s.provider == "openai" and s.has_key and s.model == "gpt-4.1-mini"
     s = load_settings(env={"OPENAI_API_KEY": "sk-env"}, secrets={"OPENAI_API_KEY": "sk-secret"})
     assert s.openai_api_key == "sk-secret" and "sk-secret" not in repr(s)
-    assert load_settings(env={"KATACHI_PROVIDER": "anthropic"}).provider == "demo"  # no key -> demo
+    chosen = load_settings(env={"KATACHI_PROVIDER": "anthropic"})  # chosen without a key: kept, says so
+    assert chosen.provider == "anthropic" and not chosen.has_key
     s = load_settings(env={"KATACHI_PROVIDER": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert s.provider == "openai" and s.has_key  # compatible servers need no key
     assert load_settings(env={"APP_DATA_DIR": "/tmp/x"}).data_dir.as_posix() == "/tmp/x"
@@ -153,3 +155,14 @@ def test_replay_client_replays_a_debug_log_export():
     again = guarded_json(replay, [{"role": "user", "content": "x"}], TURN, name="Turn")
     assert first.ok and again.ok and again.data == first.data
     assert [a.raw for a in again.attempts] == ["{broken", valid]
+
+
+def test_a_provider_chosen_without_a_key_explains_itself_instead_of_switching_to_demo():
+    client = build_client(load_settings(env={"KATACHI_PROVIDER": "openai"}))
+    assert isinstance(client, MissingKeyClient) and (client.provider, client.model) == (
+        "openai",
+        "gpt-4.1-mini",
+    )
+    result = guarded_text(client, [{"role": "user", "content": "こんにちは"}])
+    assert not result.ok and result.error_type == "provider_error"
+    assert result.message == "LLMの呼び出しに失敗しました。 " + ProviderError.MESSAGES["missing_key"]

@@ -42,17 +42,22 @@ def _free_port() -> int:
 
 
 class AppServer:
-    """`streamlit run streamlit_app.py` on a free port with the demo model and its own data dir."""
+    """`streamlit run streamlit_app.py` with its own data dir: the demo model unless `env` says otherwise,
+    on a free port unless `port` is given (a restart on the same port lets an open tab reconnect)."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, port: int | None = None):
         self.data_dir = data_dir
-        self.port = _free_port()
+        self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.update(
+        clean = {
+            k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")
+        }
+        clean.update(
             APP_DATA_DIR=str(data_dir), KATACHI_PROVIDER="demo", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false"
         )
-        self.log = open(data_dir / "streamlit.log", "w")  # noqa: SIM115 - closed in stop()
+        clean.update(env or {})
+        env = clean
+        self.log = open(data_dir / "streamlit.log", "a")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [
                 sys.executable,

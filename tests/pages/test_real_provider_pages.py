@@ -25,7 +25,6 @@ TURN = json.dumps(
 def app_on(settings: Settings, page: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30)
     at.session_state["app_settings"] = settings
-    at.session_state["sidebar_provider"] = settings.provider
     at.run()
     at.switch_page(page)
     at.run()

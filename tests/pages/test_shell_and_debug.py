@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 from core.debuglog import ListSink
 from core.flows.registry import FLOWS
 from core.guard import guarded_json
+from core.llm.missing_key import MissingKeyClient
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
 from core.settings import Settings
@@ -31,7 +32,8 @@ def test_shell_sets_spec_session_keys_and_home_shows_demo_provider(tmp_path):
     assert set(at.session_state["chat"]) == {"knowledge", "review", "memory", "diagnosis"}
     assert at.session_state["knowledge_outputs"] == [] and at.session_state["debug_logs"] == []
     assert at.session_state["llm_client"].provider == "demo"
-    assert at.sidebar.selectbox(key="sidebar_provider").value == "demo"
+    provider_box = next(b for b in at.sidebar.selectbox if b.label == "プロバイダー")
+    assert provider_box.value == "demo" and provider_box.key.startswith("sidebar_provider_")
     assert [m.value for m in at.metric][:2] == ["demo", "katachi-demo"]
     assert any("デモモデル" in i.value for i in at.info)
 
@@ -49,16 +51,30 @@ def test_the_page_list_is_the_one_registration_of_chat_flows():
 def _first_run(tmp_path, settings, provider):
     # AppTest re-runs only the page under st.navigation, so the sidebar is driven on the first run.
     at = AppTest.from_file(APP, default_timeout=30)
-    at.session_state["app_settings"] = settings
-    at.session_state["sidebar_provider"] = provider
+    at.session_state["app_settings"] = settings.with_provider(provider)
     return at.run()
 
 
-def test_choosing_a_provider_without_a_key_keeps_the_demo_model(tmp_path):
+def test_a_provider_chosen_without_a_key_is_kept_and_the_demo_model_is_offered(tmp_path):
     at = _first_run(tmp_path, Settings(data_dir=tmp_path), "anthropic")
     assert not at.exception
-    assert any("APIキーが設定されていない" in w.value for w in at.sidebar.warning)
-    assert at.session_state["llm_client"].provider == "demo"
+    assert any("APIキーが設定されていません" in w.value for w in at.sidebar.warning)
+    client = at.session_state["llm_client"]
+    assert isinstance(client, MissingKeyClient) and client.provider == "anthropic"  # never a silent switch
+    at.sidebar.button[0].click().run()  # 「デモモデルに切り替える」: the person's own choice
+    assert at.session_state["app_settings"].provider == "demo"
+
+
+def test_the_configured_provider_survives_a_stale_widget_value_from_before_a_restart(tmp_path):
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state["app_settings"] = Settings(
+        data_dir=tmp_path, anthropic_api_key="sk-ant-test-000000"
+    ).with_provider("anthropic")
+    at.session_state["sidebar_provider"] = "demo"  # what a tab reconnecting after a restart used to send
+    at.run()
+    assert not at.exception
+    assert at.session_state["llm_client"].provider == "anthropic"
+    assert next(b for b in at.sidebar.selectbox if b.label == "プロバイダー").value == "anthropic"
 
 
 def test_choosing_a_provider_with_a_key_builds_its_client_and_never_shows_the_key(tmp_path):
