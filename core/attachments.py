@@ -122,7 +122,7 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
         raise
     except FileNotDecryptedError as exc:
         raise AttachmentError("encrypted", filename) from exc
-    except (PdfReadError, Exception) as exc:  # noqa: BLE001 - pypdf raises many types on broken files
+    except (PdfReadError, Exception) as exc:  # pypdf raises many types on broken files; re-raised typed
         raise AttachmentError("corrupt", filename, kind="PDF") from exc
     if pages == 0:
         raise AttachmentError("corrupt", filename, kind="PDF")
@@ -134,7 +134,7 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
     for number, page in enumerate(reader.pages, start=1):
         try:
             text = page.extract_text() or ""
-        except Exception as exc:  # noqa: BLE001 - a broken page stream
+        except Exception as exc:  # a broken page stream; re-raised typed
             raise AttachmentError("corrupt", filename, kind="PDF") from exc
         lines = _lines_to_paragraphs(text)
         if not lines:
@@ -180,7 +180,7 @@ def _extract_docx(filename: str, data: bytes, limits: AttachmentLimits) -> Extra
     try:
         document = docx.Document(io.BytesIO(data))
         paragraphs = _docx_blocks(document)
-    except Exception as exc:  # noqa: BLE001 - python-docx raises KeyError, BadZipFile, lxml errors...
+    except Exception as exc:  # python-docx raises KeyError, BadZipFile, lxml errors...; re-raised typed
         raise AttachmentError("corrupt", filename, kind="DOCX") from exc
     if not paragraphs:
         raise AttachmentError("no_text", filename)

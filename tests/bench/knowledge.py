@@ -14,12 +14,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import docx  # noqa: E402
+import docx
 
-from core.attachments import extract_text_from_document  # noqa: E402
-from core.flows import knowledge as kf  # noqa: E402
-from core.flows import knowledge_demo as kd  # noqa: E402
-from core.samples.knowledge.build_samples import build_pdf  # noqa: E402
+from core.attachments import extract_text_from_document
+from core.flows import knowledge as kf
+from core.flows import knowledge_demo as kd
+from core.samples.knowledge.build_samples import build_pdf
 
 LINE = "第{n}条（秘密保持）甲及び乙は、本契約に関して相手方から開示された情報を秘密として保持する。"
 
