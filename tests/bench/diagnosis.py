@@ -35,7 +35,7 @@ VEHICLES = ["minato-soleil-2022", "hokuto-grantz-2021", "asahi-lumina-2023"]
 
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def main() -> None:

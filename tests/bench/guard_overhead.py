@@ -24,7 +24,7 @@ from core.llm.base import LLMReply
 from core.llm.faulty import corrupt
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema, strict_copy
+from core.schemas import load_schema, strict_copy, validation_errors
 from tests.core.wire_server import Scripted, WireServer
 
 TURN = load_schema("knowledge_llm_turn")
@@ -43,8 +43,6 @@ MESSAGES = [
 
 
 def entry_validator(data):  # the knowledge flow's validator: knowledge_json against the entry schema
-    from core.schemas import validation_errors
-
     return validation_errors(ENTRY, data["knowledge_json"]) if data.get("knowledge_json") is not None else []
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import docx
+from pypdf import PdfReader, PdfWriter
 
 from core.attachments import extract_text_from_document
 from core.flows import knowledge as kf
@@ -35,8 +36,6 @@ def timed(fn, repeat: int) -> tuple[float, object]:  # type: ignore[no-untyped-d
 
 def pdf_pages(pages: int) -> bytes:
     """A Japanese PDF of exactly `pages` full pages (about 34 lines of 38 characters each)."""
-    from pypdf import PdfReader, PdfWriter
-
     data = build_pdf([LINE.format(n=i)[:38] for i in range(pages * 40)])
     writer = PdfWriter()
     for page in PdfReader(io.BytesIO(data)).pages[:pages]:

@@ -113,7 +113,7 @@ def measure(repo, collection, key_ids):  # type: ignore[no-untyped-def]
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
 
 def episode_cost(repo, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]
