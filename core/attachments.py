@@ -105,6 +105,22 @@ def _lines_to_paragraphs(text: str) -> list[str]:
 
 
 def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> ExtractedDocument:
+    reader = _open_pdf(filename, data)
+    pages = len(reader.pages)
+    if pages > limits.max_pages:
+        raise AttachmentError("too_many_pages", filename, pages=pages, limit=limits.max_pages)
+    paragraphs, empty_pages = _pdf_paragraphs(filename, reader, limits)
+    warnings = []
+    if empty_pages:
+        shown = "、".join(str(n) for n in empty_pages[:10]) + ("…" if len(empty_pages) > 10 else "")
+        warnings.append(
+            f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。"
+        )
+    return ExtractedDocument(filename, "pdf", paragraphs, page_count=pages, warnings=warnings)
+
+
+def _open_pdf(filename: str, data: bytes) -> PdfReader:
+    """A readable PDF with at least one page (decrypted when the user password is empty)."""
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise AttachmentError("corrupt", filename, kind="PDF")
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns loudly on minor defects
@@ -126,8 +142,13 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
         raise AttachmentError("corrupt", filename, kind="PDF") from exc
     if pages == 0:
         raise AttachmentError("corrupt", filename, kind="PDF")
-    if pages > limits.max_pages:
-        raise AttachmentError("too_many_pages", filename, pages=pages, limit=limits.max_pages)
+    return reader
+
+
+def _pdf_paragraphs(
+    filename: str, reader: PdfReader, limits: AttachmentLimits
+) -> tuple[list[str], list[int]]:
+    """Every page's paragraphs, and the numbers of pages without text; too much text or none at all raises."""
     paragraphs: list[str] = []
     empty_pages: list[int] = []
     chars = 0
@@ -145,13 +166,7 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
             raise AttachmentError("too_many_chars", filename, chars=chars, limit=limits.max_chars)
     if not paragraphs:
         raise AttachmentError("image_only", filename)
-    warnings = []
-    if empty_pages:
-        shown = "、".join(str(n) for n in empty_pages[:10]) + ("…" if len(empty_pages) > 10 else "")
-        warnings.append(
-            f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。"
-        )
-    return ExtractedDocument(filename, "pdf", paragraphs, page_count=pages, warnings=warnings)
+    return paragraphs, empty_pages
 
 
 def _docx_blocks(document: object) -> list[str]:

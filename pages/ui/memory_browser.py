@@ -206,7 +206,7 @@ def _unit_table(kind: str) -> None:
             st.error(f"保存できませんでした: {exc}")
         except (ValueError, TypeError):
             st.error("保存できませんでした: 数値の列に数値以外が入っています。")
-        except Exception:  # the user sees a message, never a traceback
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
             st.error("保存中に予期しないエラーが発生しました。表を読み込み直して、もう一度お試しください。")
         else:
             st.session_state["memory_notice"] = (

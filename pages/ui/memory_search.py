@@ -164,7 +164,7 @@ def render_search() -> None:
             try:
                 result = retrieve(actions.repo(), actions.collection(), context, query.strip())
                 save_trace_for(actions.repo(), result, source="search_test")
-            except Exception:  # the user sees a message, never a traceback
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.error("検索中にエラーが発生しました。記憶の索引を確認するか、もう一度お試しください。")
                 return
             st.session_state["memory_search_last"] = result
