@@ -29,7 +29,7 @@ from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
 from core.vectors import NgramHashEmbedding, cosine_score, get_collection
 
-Progress = Callable[[int, int, str], None]  # done, total, label
+Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored
 
 
 @dataclass
