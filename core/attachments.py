@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 import docx
+from docx.document import Document as DocxDocument
 from docx.table import Table
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
@@ -169,10 +170,10 @@ def _pdf_paragraphs(
     return paragraphs, empty_pages
 
 
-def _docx_blocks(document: object) -> list[str]:
+def _docx_blocks(document: DocxDocument) -> list[str]:
     """Body paragraphs and table rows in document order; a row is its distinct cell texts joined by ' | '."""
     blocks: list[str] = []
-    for item in document.iter_inner_content():  # type: ignore[attr-defined]
+    for item in document.iter_inner_content():
         if isinstance(item, Table):
             for row in item.rows:
                 cells: list[str] = []

@@ -209,6 +209,8 @@ def get_collection(
         name,
         configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
         metadata=metadata or None,
+        # chromadb types the parameter as EmbeddingFunction[Documents | Images] (invariant): a text-only
+        # function, like chromadb's own, cannot match it.
         embedding_function=NgramHashEmbedding(dim),  # type: ignore[arg-type]
     )
     persisted = (collection.configuration_json or {}).get("embedding_function") or {}
