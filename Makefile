@@ -28,8 +28,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-types: $(STAMP)
-	$(BIN)/mypy core
+types: $(STAMP)  ## mypy: strict on core, checked on pages and the shell (files and flags in pyproject.toml)
+	$(BIN)/mypy
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 import docx
+from docx.document import Document as DocxDocument
 from docx.table import Table
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
@@ -105,6 +106,22 @@ def _lines_to_paragraphs(text: str) -> list[str]:
 
 
 def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> ExtractedDocument:
+    reader = _open_pdf(filename, data)
+    pages = len(reader.pages)
+    if pages > limits.max_pages:
+        raise AttachmentError("too_many_pages", filename, pages=pages, limit=limits.max_pages)
+    paragraphs, empty_pages = _pdf_paragraphs(filename, reader, limits)
+    warnings = []
+    if empty_pages:
+        shown = "、".join(str(n) for n in empty_pages[:10]) + ("…" if len(empty_pages) > 10 else "")
+        warnings.append(
+            f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。"
+        )
+    return ExtractedDocument(filename, "pdf", paragraphs, page_count=pages, warnings=warnings)
+
+
+def _open_pdf(filename: str, data: bytes) -> PdfReader:
+    """A readable PDF with at least one page (decrypted when the user password is empty)."""
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise AttachmentError("corrupt", filename, kind="PDF")
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns loudly on minor defects
@@ -122,19 +139,24 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
         raise
     except FileNotDecryptedError as exc:
         raise AttachmentError("encrypted", filename) from exc
-    except (PdfReadError, Exception) as exc:  # noqa: BLE001 - pypdf raises many types on broken files
+    except (PdfReadError, Exception) as exc:  # pypdf raises many types on broken files; re-raised typed
         raise AttachmentError("corrupt", filename, kind="PDF") from exc
     if pages == 0:
         raise AttachmentError("corrupt", filename, kind="PDF")
-    if pages > limits.max_pages:
-        raise AttachmentError("too_many_pages", filename, pages=pages, limit=limits.max_pages)
+    return reader
+
+
+def _pdf_paragraphs(
+    filename: str, reader: PdfReader, limits: AttachmentLimits
+) -> tuple[list[str], list[int]]:
+    """Every page's paragraphs, and the numbers of pages without text; too much text or none at all raises."""
     paragraphs: list[str] = []
     empty_pages: list[int] = []
     chars = 0
     for number, page in enumerate(reader.pages, start=1):
         try:
             text = page.extract_text() or ""
-        except Exception as exc:  # noqa: BLE001 - a broken page stream
+        except Exception as exc:  # a broken page stream; re-raised typed
             raise AttachmentError("corrupt", filename, kind="PDF") from exc
         lines = _lines_to_paragraphs(text)
         if not lines:
@@ -145,19 +167,13 @@ def _extract_pdf(filename: str, data: bytes, limits: AttachmentLimits) -> Extrac
             raise AttachmentError("too_many_chars", filename, chars=chars, limit=limits.max_chars)
     if not paragraphs:
         raise AttachmentError("image_only", filename)
-    warnings = []
-    if empty_pages:
-        shown = "、".join(str(n) for n in empty_pages[:10]) + ("…" if len(empty_pages) > 10 else "")
-        warnings.append(
-            f"文字を取り出せないページがあります（{shown} ページ目）。画像のみのページは読み取れません。"
-        )
-    return ExtractedDocument(filename, "pdf", paragraphs, page_count=pages, warnings=warnings)
+    return paragraphs, empty_pages
 
 
-def _docx_blocks(document: object) -> list[str]:
+def _docx_blocks(document: DocxDocument) -> list[str]:
     """Body paragraphs and table rows in document order; a row is its distinct cell texts joined by ' | '."""
     blocks: list[str] = []
-    for item in document.iter_inner_content():  # type: ignore[attr-defined]
+    for item in document.iter_inner_content():
         if isinstance(item, Table):
             for row in item.rows:
                 cells: list[str] = []
@@ -180,7 +196,7 @@ def _extract_docx(filename: str, data: bytes, limits: AttachmentLimits) -> Extra
     try:
         document = docx.Document(io.BytesIO(data))
         paragraphs = _docx_blocks(document)
-    except Exception as exc:  # noqa: BLE001 - python-docx raises KeyError, BadZipFile, lxml errors...
+    except Exception as exc:  # python-docx raises KeyError, BadZipFile, lxml errors...; re-raised typed
         raise AttachmentError("corrupt", filename, kind="DOCX") from exc
     if not paragraphs:
         raise AttachmentError("no_text", filename)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TypedDict
 
 import pandas as pd
 
@@ -92,7 +93,16 @@ def latency_per_flow(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"中央値(ms)": grouped.median().round(1), "最大(ms)": grouped.max()}).reset_index()
 
 
-def call_detail(events: Sequence[DebugEvent], index: int) -> dict[str, object]:
+class CallDetail(TypedDict):
+    """One call of the debug log with the events of its guarded call."""
+
+    event: DebugEvent
+    repairs: list[DebugEvent]
+    result: DebugEvent | None
+    attempts: list[DebugEvent]
+
+
+def call_detail(events: Sequence[DebugEvent], index: int) -> CallDetail:
     """Everything about one call: the event, plus the repair prompts and final result of its guarded call."""
     event = events[index]
     related = [e for e in events if e.call_id and e.call_id == event.call_id]

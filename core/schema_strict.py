@@ -61,7 +61,8 @@ def openai_strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     their `additionalProperties` as is: such a schema cannot be strict (see `is_strict_compatible`),
     but the copy is still a cleaner schema to send with `strict: false`.
     """
-    return _convert(schema, nullable=False)
+    converted: dict[str, Any] = _convert(schema, nullable=False)
+    return converted
 
 
 def is_strict_compatible(schema: dict[str, Any]) -> bool:

@@ -41,7 +41,7 @@ def load_schema(name: str) -> dict[str, Any]:
     """Load and check `schemas/{name}.schema.json`; the same dict is returned on every call."""
     if name not in schema_names():
         raise UnknownSchemaError(name)
-    schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return schema
 

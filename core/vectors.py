@@ -19,6 +19,7 @@ from typing import Any
 
 import chromadb
 import numpy as np
+import numpy.typing as npt
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
@@ -50,7 +51,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _TAG_SHORT = np.uint64(1 << 63)  # marks 1-/2-gram keys so they never equal a 3-gram key
 
 
-def _mix64(z: np.ndarray) -> np.ndarray:
+def _mix64(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     """SplitMix64 finalizer on uint64 arrays: a fixed bijection that spreads every input bit.
 
     Pure integer arithmetic (wrapping mod 2**64), so the result is the same in every process and
@@ -61,7 +62,7 @@ def _mix64(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def _ngram_keys(text: str) -> np.ndarray:
+def _ngram_keys(text: str) -> npt.NDArray[np.uint64]:
     """Pack each character 2-gram and 3-gram of ``text`` into one distinct uint64 key.
 
     Code points fit in 21 bits, so a 3-gram packs exactly into 63 bits and a 2-gram into 42 bits
@@ -208,6 +209,8 @@ def get_collection(
         name,
         configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
         metadata=metadata or None,
+        # chromadb types the parameter as EmbeddingFunction[Documents | Images] (invariant): a text-only
+        # function, like chromadb's own, cannot match it.
         embedding_function=NgramHashEmbedding(dim),  # type: ignore[arg-type]
     )
     persisted = (collection.configuration_json or {}).get("embedding_function") or {}

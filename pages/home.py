@@ -34,8 +34,7 @@ available = [p for p in FLOW_PAGES if p.exists]
 if not available:
     st.caption("利用できるフローはまだありません。")
 for row_start in range(0, len(available), 2):
-    cols = st.columns(2)
-    for col, info in zip(cols, available[row_start : row_start + 2], strict=False):
+    for col, info in zip(st.columns(2), available[row_start : row_start + 2], strict=False):
         with col, st.container(border=True):
             st.markdown(f"#### {info.title}")
             st.write(info.summary)

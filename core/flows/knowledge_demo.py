@@ -185,7 +185,8 @@ def _absorb(iv: Interview, text: str) -> None:
         else:
             iv.slots[slot] = text.strip()
     elif open_asked and "action" in open_asked and "sample" in found:
-        before = text[: _QUOTE_RE.search(text).start()]  # type: ignore[union-attr]
+        quote = _QUOTE_RE.search(text)  # found when "sample" is in `found`
+        before = text[: quote.start()] if quote else text
         iv.slots["action"] = (
             before[: before.rfind("。") + 1] if "。" in before else before
         ).strip() or text.strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 Message = dict[str, str]
 
@@ -89,7 +89,7 @@ class LLMClient(Protocol):
 class ProviderError(Exception):
     """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request."""
 
-    MESSAGES = {
+    MESSAGES: ClassVar[dict[str, str]] = {
         "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
         "rate_limit": "LLMの利用上限（429: レート制限）に達しました。少し時間をおいて再試行してください。",
         "server_error": "LLMのサーバーでエラーが発生しました（5xx）。時間をおいて再試行してください。",

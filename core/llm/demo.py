@@ -24,29 +24,47 @@ def instance_from_schema(schema: dict[str, Any], root: dict[str, Any] | None = N
     """A deterministic instance that validates against `schema` (Japanese placeholder text)."""
     root = root or schema
     if "$ref" in schema and schema["$ref"].startswith("#/"):
-        target: Any = root
-        for part in schema["$ref"][2:].split("/"):
-            target = target[part]
-        return instance_from_schema(target, root, key)
+        return instance_from_schema(_resolve_ref(schema["$ref"], root), root, key)
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
         return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
+    merged = _merge_combinator(schema)
+    if merged is not None:
+        return instance_from_schema(merged, root, key)
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    return _instance_of_type(kind, schema, root, key)
+
+
+def _resolve_ref(ref: str, root: dict[str, Any]) -> Any:
+    """The schema a local `#/...` reference points at."""
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target[part]
+    return target
+
+
+def _merge_combinator(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """anyOf / oneOf / allOf folded into one plain schema (the first non-null option); None without one."""
     for combo in ("anyOf", "oneOf"):
         if combo in schema:
             base = {k: v for k, v in schema.items() if k != combo}
             options = [s for s in schema[combo] if s.get("type") != "null"] or schema[combo]
             if "type" in base or "properties" in base:  # the combo only constrains: every property is filled
-                return instance_from_schema({**options[0], **base}, root, key)
-            return instance_from_schema({**base, **options[0]}, root, key)
+                return {**options[0], **base}
+            return {**base, **options[0]}
     if "allOf" in schema:
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
             merged.update(part)
-        return instance_from_schema(merged, root, key)
-    kind = schema.get("type", "object" if "properties" in schema else "string")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
+        return merged
+    return None
+
+
+def _instance_of_type(kind: str, schema: dict[str, Any], root: dict[str, Any], key: str) -> Any:
+    """An instance of one plain JSON type (object, array, number, integer, boolean, null or string)."""
     if kind == "object":
         props = schema.get("properties", {})
         return {name: instance_from_schema(sub, root, name) for name, sub in props.items()}

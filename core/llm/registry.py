@@ -18,8 +18,7 @@ def _demo(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
 
 
 def _openai(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
-    # Imported on first use: the openai SDK takes about a second to import and most sessions never need it.
-    from core.llm.openai_client import OpenAIClient
+    from core.llm.openai_client import OpenAIClient  # noqa: PLC0415 - the openai SDK takes ~1 s to import; most sessions never use it
 
     return OpenAIClient(
         s.model,
@@ -31,8 +30,7 @@ def _openai(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
 
 
 def _anthropic(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
-    # Imported on first use: the anthropic SDK takes about two seconds to import.
-    from core.llm.anthropic_client import AnthropicClient
+    from core.llm.anthropic_client import AnthropicClient  # noqa: PLC0415 - the anthropic SDK takes ~2 s to import
 
     return AnthropicClient(
         s.model, api_key=s.anthropic_api_key, base_url=s.anthropic_base_url, timeout=s.timeout_s

@@ -22,7 +22,8 @@ _DDL = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_BIGRAM} USING fts5(body, tokenize='unicode61')",
 )
 for _statement in _DDL:
-    event.listen(metadata, "after_create", DDL(_statement).execute_if(dialect="sqlite"))
+    _create = DDL(_statement)  # type: ignore[no-untyped-call]  # SQLAlchemy's DDL.__init__ is unannotated
+    event.listen(metadata, "after_create", _create.execute_if(dialect="sqlite"))
 
 
 def fts_upsert(conn: Connection, unit_id: int, body: str, bigram_body: str) -> None:

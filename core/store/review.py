@@ -22,7 +22,7 @@ from sqlalchemy import (
 
 from core.store.base import Repository, inserted_id
 from core.store.db import metadata
-from core.store.review_models import ChatMessage, ReviewRecord, ThreadState
+from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState
 
 THREAD_TITLE_CHARS = 40
 
@@ -169,7 +169,7 @@ class ReviewRepository(Repository):
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
-    def get_thread(self, thread_id: int) -> dict[str, Any] | None:
+    def get_thread(self, thread_id: int) -> ThreadRecord | None:
         """{id, review_id, title, state} or None."""
         with self.engine.connect() as conn:
             row = conn.execute(select(review_threads).where(review_threads.c.id == thread_id)).first()
@@ -182,7 +182,7 @@ class ReviewRepository(Repository):
             last_section_mention_turn=m["last_section_mention_turn"],
             last_section_paragraph_numbers=m["last_section_paragraph_numbers"],
         )
-        return {"id": m["id"], "review_id": m["review_id"], "title": m["title"], "state": state}
+        return ThreadRecord(id=m["id"], review_id=m["review_id"], title=m["title"], state=state)
 
     def thread_state(self, thread_id: int) -> ThreadState:
         thread = self.get_thread(thread_id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 
 @dataclass
@@ -54,6 +54,15 @@ class ThreadState:
         if not isinstance(value, list):
             return []
         return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+
+
+class ThreadRecord(TypedDict):
+    """A stored thread as `ReviewRepository.get_thread` returns it."""
+
+    id: int
+    review_id: int
+    title: str
+    state: ThreadState
 
 
 @dataclass

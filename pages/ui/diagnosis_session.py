@@ -56,7 +56,7 @@ def ensure_index() -> RAGService | None:
             )
             bar.empty()
         return rag
-    except Exception:  # Chroma fails in many ways (disk, sqlite, version); the page works without search
+    except Exception:  # noqa: BLE001 - Chroma fails in many ways (disk, sqlite, version); the page works without search
         st.warning("取扱説明書の検索を準備できませんでした。マニュアル検索なしで問診を続けます。")
         return None
 
@@ -94,7 +94,7 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
         deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink)
         try:
             session, response = run_turn(chat_service(), request, deps)
-        except Exception:  # any bug in a step: staff get a Japanese message, never a traceback
+        except Exception:  # noqa: BLE001 - any bug in a step: staff get a Japanese message, never a traceback
             st.error(
                 "処理中にエラーが発生しました。もう一度お試しいただくか、「最初からやり直す」を押してください。"
             )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -98,7 +101,9 @@ def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
     return by_id.get(chosen) if chosen is not None else None
 
 
-EXPORTS = (  # label, builder, file extension, MIME type, widget key suffix
+# label, builder, file extension, MIME type, widget key suffix
+Export = tuple[str, Callable[[Sequence[Mapping[str, Any]]], str | bytes], str, str, str]
+EXPORTS: tuple[Export, ...] = (
     ("JSON", kx.entries_to_json, "json", "application/json", "json"),
     ("CSV", kx.entries_to_csv, "csv", "text/csv", "csv"),
     ("Markdown", kx.entries_to_markdown, "md", "text/markdown", "md"),

@@ -7,7 +7,7 @@ shown as plain code, never as HTML. What the model got is the shared last-call e
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -27,7 +27,8 @@ ERROR_TYPE_LABELS = {
     "provider_error": "LLM呼び出しエラー",
     "unexpected_error": "予期しないエラー",
 }
-MODE_COLORS = {"interview": "blue", "clarify": "orange", "finalize": "green"}
+BadgeColor = Literal["blue", "orange", "green", "gray"]
+MODE_COLORS: dict[str, BadgeColor] = {"interview": "blue", "clarify": "orange", "finalize": "green"}
 LONG_FIELDS = ("review_points", "action_plan", "clause_sample")
 
 

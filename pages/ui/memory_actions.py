@@ -40,7 +40,7 @@ def load_demo() -> None:
         try:
             with st.spinner("サンプル記憶を読み込んでいます…"):
                 load_samples()
-        except Exception:  # the user sees a message, never a traceback
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
             st.session_state["memory_error"] = (
                 "サンプル記憶の読み込み中にエラーが発生しました。もう一度お試しください。"
             )
@@ -67,7 +67,7 @@ def render_toolbar() -> None:
             try:
                 with st.spinner("サンプル記憶を読み込んでいます…"):
                     loaded = load_samples()
-            except Exception:  # the user sees a message, never a traceback
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サンプル記憶の読み込み中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = (
@@ -82,7 +82,7 @@ def render_toolbar() -> None:
                     outcomes = run_summaries(
                         repo(), collection(), state.client(), sink=state.sink(), force=True
                     )
-            except Exception:  # the user sees a message, never a traceback
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サマリーの作成中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = summaries_notice(outcomes)
@@ -98,7 +98,7 @@ def render_toolbar() -> None:
                     results = retry_pending_extractions(
                         repo(), collection(), state.client(), sink=state.sink(), limit=10
                     )
-            except Exception:  # the user sees a message, never a traceback
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.session_state["memory_error"] = "抽出の再試行中にエラーが発生しました。"
             else:
                 st.session_state["memory_notice"] = (

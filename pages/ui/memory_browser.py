@@ -3,6 +3,9 @@ chart. The detail of one memory (versions, delete, provenance) is in memory_deta
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 import streamlit as st
 
@@ -13,6 +16,9 @@ from core.flows.memory.provenance import affect_series
 from core.flows.memory.versions import EditError
 from pages.ui import memory_actions as actions
 from pages.ui.memory_detail import render_detail, select_unit
+
+if TYPE_CHECKING:
+    from streamlit.elements.lib.color_util import Color
 
 TABLES = {
     "エピソード": "EPISODE",
@@ -106,12 +112,17 @@ COLUMN_LABELS = {
 }
 
 
+def _option_label(labels: Mapping[Any, str]) -> Callable[[object], str]:
+    """A select column's format_func: the option's Japanese label, or the option itself."""
+    return lambda value: labels.get(value, str(value))
+
+
 def _filters(kind: str) -> browse.Filters:
     with st.container(border=True):
         c = st.columns(4)
         state_label = c[0].selectbox("状態", ["すべて", "有効", "削除済み"], key="memory_f_state")
         dates = c[1].date_input(
-            "期間", value=(), key="memory_f_dates", help="開始日と終了日を選びます（空欄なら全期間）"
+            "期間", value=[], key="memory_f_dates", help="開始日と終了日を選びます（空欄なら全期間）"
         )
         entity_map = browse.entity_options(actions.repo())
         entity_id = c[2].selectbox(
@@ -168,12 +179,12 @@ def _unit_table(kind: str) -> None:
         for col in frame.columns
     }
     config["state"] = st.column_config.SelectboxColumn(
-        "状態", options=list(STATE_JA), format_func=lambda v: STATE_JA.get(v, v)
+        "状態", options=list(STATE_JA), format_func=_option_label(STATE_JA)
     )
     config["sensitivity"] = st.column_config.SelectboxColumn(
         "機微度",
         options=list(SENSITIVITY_JA),
-        format_func=lambda v: SENSITIVITY_JA.get(v, str(v)),
+        format_func=_option_label(SENSITIVITY_JA),
         help="2（秘密）にした記憶は、会話の返答に注入されません。",
     )
     config["pin"] = st.column_config.CheckboxColumn("固定")
@@ -184,11 +195,13 @@ def _unit_table(kind: str) -> None:
             )
     if "persona_affect_label" in frame:
         config["persona_affect_label"] = st.column_config.SelectboxColumn(
-            "感情", options=LABELS, format_func=lambda k: AFFECT_LABELS_JA.get(k, k)
+            "感情", options=LABELS, format_func=_option_label(AFFECT_LABELS_JA)
         )
     if "predicate" in frame:
         config["predicate"] = st.column_config.SelectboxColumn(
-            "述語", options=list(PREDICATE_JA), format_func=lambda k: f"{PREDICATE_JA.get(k, k)}（{k}）"
+            "述語",
+            options=list(PREDICATE_JA),
+            format_func=lambda k: f"{_option_label(PREDICATE_JA)(k)}（{k}）",
         )
     edited = st.data_editor(
         frame,
@@ -206,7 +219,7 @@ def _unit_table(kind: str) -> None:
             st.error(f"保存できませんでした: {exc}")
         except (ValueError, TypeError):
             st.error("保存できませんでした: 数値の列に数値以外が入っています。")
-        except Exception:  # the user sees a message, never a traceback
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
             st.error("保存中に予期しないエラーが発生しました。表を読み込み直して、もう一度お試しください。")
         else:
             st.session_state["memory_notice"] = (
@@ -283,5 +296,5 @@ def render_browser() -> None:
     if series.empty:
         st.caption("まだエピソードがありません。")
     else:
-        colors = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
+        colors: list[Color] = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
         st.bar_chart(series, stack=False, x_label="週", y_label="平均の強さ", color=colors)

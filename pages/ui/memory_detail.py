@@ -39,7 +39,7 @@ def _act(action: Callable[[], Any], done: Callable[[Any], str], failed: str) -> 
     """Run a store action from a button callback; the outcome is shown as a notice after the rerun."""
     try:
         result = action()
-    except Exception:  # the user sees a message, never a traceback
+    except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
         st.session_state["memory_error"] = failed
     else:
         st.session_state["memory_notice"] = done(result)

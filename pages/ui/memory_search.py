@@ -162,12 +162,12 @@ def render_search() -> None:
         else:
             context = history(st.session_state.chat["memory"]) if use_history else []
             try:
-                result = retrieve(actions.repo(), actions.collection(), context, query.strip())
-                save_trace_for(actions.repo(), result, source="search_test")
-            except Exception:  # the user sees a message, never a traceback
+                found = retrieve(actions.repo(), actions.collection(), context, query.strip())
+                save_trace_for(actions.repo(), found, source="search_test")
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.error("検索中にエラーが発生しました。記憶の索引を確認するか、もう一度お試しください。")
                 return
-            st.session_state["memory_search_last"] = result
+            st.session_state["memory_search_last"] = found
     result = st.session_state.get("memory_search_last")
     if result is None:
         return

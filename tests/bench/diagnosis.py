@@ -12,13 +12,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.flows.diagnosis.deps import DiagnosisDeps  # noqa: E402
-from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState  # noqa: E402
-from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.diagnosis.state_machine import process_step  # noqa: E402
-from core.llm.replay import ReplayClient  # noqa: E402
-from core.vectors import open_chroma  # noqa: E402
-from tests.core.diagnosis_fixtures import FakeRag, diag, src  # noqa: E402
+from core.flows.diagnosis.deps import DiagnosisDeps
+from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
+from core.flows.diagnosis.rag import RAGService
+from core.flows.diagnosis.state_machine import process_step
+from core.llm.replay import ReplayClient
+from core.vectors import open_chroma
+from tests.core.diagnosis_fixtures import FakeRag, diag, src
 
 QUERIES = [
     "ブレーキが効かない",
@@ -35,7 +35,7 @@ VEHICLES = ["minato-soleil-2022", "hokuto-grantz-2021", "asahi-lumina-2023"]
 
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def main() -> None:

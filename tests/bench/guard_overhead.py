@@ -16,16 +16,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import openai  # noqa: E402
-from jsonschema import Draft202012Validator  # noqa: E402
+import openai
+from jsonschema import Draft202012Validator
 
-from core.guard import _check, guarded_json  # noqa: E402
-from core.llm.base import LLMReply  # noqa: E402
-from core.llm.faulty import corrupt  # noqa: E402
-from core.llm.openai_client import OpenAIClient  # noqa: E402
-from core.llm.replay import ReplayClient  # noqa: E402
-from core.schemas import load_schema, strict_copy  # noqa: E402
-from tests.core.wire_server import Scripted, WireServer  # noqa: E402
+from core.guard import _check, guarded_json
+from core.llm.base import LLMReply
+from core.llm.faulty import corrupt
+from core.llm.openai_client import OpenAIClient
+from core.llm.replay import ReplayClient
+from core.schemas import load_schema, strict_copy, validation_errors
+from tests.core.wire_server import Scripted, WireServer
 
 TURN = load_schema("knowledge_llm_turn")
 ENTRY = load_schema("knowledge_llm_entry")
@@ -43,8 +43,6 @@ MESSAGES = [
 
 
 def entry_validator(data):  # the knowledge flow's validator: knowledge_json against the entry schema
-    from core.schemas import validation_errors
-
     return validation_errors(ENTRY, data["knowledge_json"]) if data.get("knowledge_json") is not None else []
 
 

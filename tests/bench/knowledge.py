@@ -14,12 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import docx  # noqa: E402
+import docx
+from pypdf import PdfReader, PdfWriter
 
-from core.attachments import extract_text_from_document  # noqa: E402
-from core.flows import knowledge as kf  # noqa: E402
-from core.flows import knowledge_demo as kd  # noqa: E402
-from core.samples.knowledge.build_samples import build_pdf  # noqa: E402
+from core.attachments import extract_text_from_document
+from core.flows import knowledge as kf
+from core.flows import knowledge_demo as kd
+from core.samples.knowledge.build_samples import build_pdf
 
 LINE = "第{n}条（秘密保持）甲及び乙は、本契約に関して相手方から開示された情報を秘密として保持する。"
 
@@ -35,8 +36,6 @@ def timed(fn, repeat: int) -> tuple[float, object]:  # type: ignore[no-untyped-d
 
 def pdf_pages(pages: int) -> bytes:
     """A Japanese PDF of exactly `pages` full pages (about 34 lines of 38 characters each)."""
-    from pypdf import PdfReader, PdfWriter
-
     data = build_pdf([LINE.format(n=i)[:38] for i in range(pages * 40)])
     writer = PdfWriter()
     for page in PdfReader(io.BytesIO(data)).pages[:pages]:

@@ -15,21 +15,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sqlalchemy import insert  # noqa: E402
+from sqlalchemy import insert
 
-from core.flows.memory.constants import DAY  # noqa: E402
-from core.flows.memory.evaluation import load_eval_set  # noqa: E402
-from core.flows.memory.extraction import apply_extraction, call_extractors  # noqa: E402
-from core.flows.memory.indexing import index_units  # noqa: E402
-from core.flows.memory.lanes import unicode61_lane  # noqa: E402
-from core.flows.memory.retrieval import retrieve  # noqa: E402
-from core.flows.memory.sample_data import generate_conversation  # noqa: E402
-from core.flows.memory.stores import memory_collection, memory_repository  # noqa: E402
-from core.flows.registry import demo_client  # noqa: E402
-from core.store import open_store  # noqa: E402
-from core.store.memory import payload_episode, units  # noqa: E402
-from core.store.memory_fts import ensure_unicode61_baseline  # noqa: E402
-from core.vectors import open_chroma  # noqa: E402
+from core.flows.memory.constants import DAY
+from core.flows.memory.evaluation import load_eval_set
+from core.flows.memory.extraction import apply_extraction, call_extractors
+from core.flows.memory.indexing import index_units
+from core.flows.memory.lanes import unicode61_lane
+from core.flows.memory.retrieval import retrieve
+from core.flows.memory.sample_data import generate_conversation
+from core.flows.memory.stores import memory_collection, memory_repository
+from core.flows.registry import demo_client
+from core.store import open_store
+from core.store.memory import payload_episode, units
+from core.store.memory_fts import ensure_unicode61_baseline
+from core.vectors import open_chroma
 
 NOW = 1_795_000_000
 
@@ -113,7 +113,7 @@ def measure(repo, collection, key_ids):  # type: ignore[no-untyped-def]
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
 
 def episode_cost(repo, collection) -> tuple[float, float]:  # type: ignore[no-untyped-def]

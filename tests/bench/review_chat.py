@@ -13,15 +13,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.flows.review_chat import (  # noqa: E402
+from core.flows.review_chat import (
     ReviewRecord,
     ThreadState,
     build_review_chat_messages,
     prepare_review_turn,
     run_review_turn,
 )
-from core.flows.review_chat.context import assemble_review_context  # noqa: E402
-from core.llm.base import LLMReply, LLMRequest, TextStream, stream_from_reply  # noqa: E402
+from core.flows.review_chat.context import assemble_review_context
+from core.llm.base import LLMReply, LLMRequest, TextStream, stream_from_reply
 
 PARAGRAPHS = 200
 TURNS = 50

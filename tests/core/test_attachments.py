@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import zipfile
 
 import docx
 import pytest
 from pypdf import PdfReader, PdfWriter
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
 from core.attachments import (
@@ -103,8 +106,6 @@ def test_docx_that_is_not_a_zip_is_corrupt():
 
 
 def test_zip_that_is_not_a_docx_is_corrupt():
-    import zipfile
-
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("hello.txt", "x")
@@ -136,9 +137,6 @@ def test_pdf_with_some_blank_pages_warns():
     buf = io.BytesIO()
     pdf = canvas.Canvas(buf)
     pdf.showPage()  # blank page 1
-    from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
-
     pdfmetrics.registerFont(UnicodeCIDFont("HeiseiMin-W3"))
     pdf.setFont("HeiseiMin-W3", 12)
     pdf.drawString(50, 700, "第2条（業務内容）")

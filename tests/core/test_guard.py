@@ -132,7 +132,7 @@ def test_empty_output_gets_a_repair_call():
     "kind", ["timeout", "rate_limit", "server_error", "auth", "connection", "bad_request"]
 )
 def test_provider_errors_become_results(kind):
-    result, client = run([ProviderError(kind, "boom", 429)])
+    result, _client = run([ProviderError(kind, "boom", 429)])
     assert not result.ok and result.error_type == "provider_error"
     assert result.errors == [ProviderError.MESSAGES[kind]]
     assert ProviderError.MESSAGES[kind] in result.message

@@ -13,6 +13,7 @@ from core.debuglog import ListSink
 from core.flows import knowledge as kf
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
+from core.schemas import strict_copy, validation_errors
 
 TURN = kf.turn_schema()
 ENTRY = kf.entry_schema()
@@ -276,8 +277,6 @@ def test_payload_parts_only_when_present(user_text, files, expected):
 
 
 def test_wire_schema_inlines_the_entry_so_openai_strict_mode_applies():
-    from core.schemas import strict_copy, validation_errors
-
     wire = kf.wire_turn_schema(TURN, ENTRY)
     assert kf.wire_turn_schema(TURN, ENTRY) is wire  # built once
     assert strict_copy(TURN) is None  # the spec's free-form knowledge_json cannot be strict

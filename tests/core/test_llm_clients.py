@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from core.debuglog import ListSink, events_to_jsonl
 from core.guard import guarded_json, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
 from core.llm.demo import DemoClient, instance_from_schema
@@ -140,8 +141,6 @@ def test_registry_builds_each_provider_and_wraps_faults():
 
 
 def test_replay_client_replays_a_debug_log_export():
-    from core.debuglog import ListSink, events_to_jsonl
-
     events: list = []
     valid = json.dumps(instance_from_schema(TURN), ensure_ascii=False)
     first = guarded_json(

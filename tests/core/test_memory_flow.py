@@ -118,7 +118,7 @@ def count(repo: MemoryRepository, table, *where) -> int:  # type: ignore[no-unty
 def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[no-untyped-def]
     repo, collection = store
     client = ReplayClient(full_turn_outputs())
-    prepared, outcome = run_turn(repo, collection, client, [], USER, NOW)
+    _prepared, outcome = run_turn(repo, collection, client, [], USER, NOW)
     assert outcome.ok and outcome.reply_text == REPLY and outcome.reflection_source == "trailer"
     assert outcome.trailer == TRAILER and client.remaining == 0
     steps = [r.tags["step"] for r in client.requests]
@@ -178,7 +178,7 @@ def test_second_turn_retrieves_and_injects_memory(store) -> None:  # type: ignor
         ]
     )
     history = [{"role": "user", "content": USER}, {"role": "assistant", "content": REPLY}]
-    prepared, outcome = run_turn(
+    prepared, _outcome = run_turn(
         repo, collection, client, history, "田中さんとのラーメンの話、覚えてる？", NOW + 600
     )
     assert prepared.retrieval.q2 == f"{USER}\n{REPLY}\n---\n田中さんとのラーメンの話、覚えてる？"

@@ -135,7 +135,7 @@ def test_a_failed_reply_is_an_error_item_and_is_sent_again(page) -> None:  # typ
     )
     assert history(items) == [] and "meta" not in failed
     assert pop_failed_turn(items) is user and items == []  # 再送: the input comes back, the rally goes
-    prepared, outcome, _ = page_turn(repo, collection, ReplayClient(full_turn_outputs()), items, USER)
+    _prepared, outcome, _ = page_turn(repo, collection, ReplayClient(full_turn_outputs()), items, USER)
     assert outcome.ok and outcome.episode_id == 1  # the failed attempt stored nothing
     assert [i["status"] for i in items] == ["done", "done"]
 

@@ -9,7 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from core.flows.knowledge import wire_turn_schema
 from core.schema_strict import UNSUPPORTED_KEYWORDS, is_strict_compatible, openai_strict_schema
+from core.schemas import load_schema, schema_names, strict_copy
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool]] = [
     (
@@ -288,9 +290,6 @@ def test_optional_becomes_nullable_keeps_valid_answers_valid() -> None:
 
 
 def test_every_schema_sent_to_a_model_works_in_openai_strict_mode():
-    from core.flows.knowledge import wire_turn_schema
-    from core.schemas import load_schema, schema_names, strict_copy
-
     # The knowledge turn goes out as its wire schema; the entry and review record are only checked locally.
     local_only = {"knowledge_llm_turn", "knowledge_llm_entry", "review_record"}
     sent = [load_schema(n) for n in schema_names() if n not in local_only]

@@ -133,10 +133,10 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default logging
+    def log_message(self, format: str, *args: Any) -> None:  # silence the default logging
         return
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+    def do_GET(self) -> None:  # http.server naming
         """Any GET (e.g. a browser fetching an image a model wrote) is recorded, then answered 404."""
         with self.server.owner._lock:
             self.server.owner.requests.append(
@@ -144,7 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:  # http.server naming
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
+import docx
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from core.chat import meta, user_item
@@ -11,7 +15,7 @@ from core.clock import utc_now
 from core.flows import knowledge as kf
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
-from core.samples.knowledge.build_samples import build_docx
+from core.samples.knowledge.build_samples import build_docx, build_pdf
 from core.store import open_store
 from tests.pages.conftest import make_app
 
@@ -170,8 +174,6 @@ def test_knowledge_base_exports_and_interview_resume(tmp_path):
 
 
 def test_uploader_shows_pages_and_paragraphs_before_sending(tmp_path):
-    from core.samples.knowledge.build_samples import build_pdf
-
     client = ReplayClient([valid_turn()])
     at = make_app(tmp_path, client=client, page=PAGE)
     uploader = at.file_uploader(key="knowledge_uploader_0")
@@ -317,12 +319,6 @@ def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
 
 
 def test_exports_download_files_that_open(tmp_path, monkeypatch):
-    import csv
-    import io
-
-    import docx
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
     files: dict[str, bytes] = {}
     original = MemoryMediaFileStorage.load_and_get_id
 

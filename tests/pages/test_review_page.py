@@ -147,7 +147,7 @@ def test_thread_resumes_after_a_reload(tmp_path) -> None:  # type: ignore[no-unt
     reloaded.switch_page(PAGE)
     run(reloaded)
     chat = reloaded.session_state["chat"]["review"]
-    assert [m["content"] for m in chat][0] == "§11 はどう評価されていますか？" and len(chat) == 2
+    assert chat[0]["content"] == "§11 はどう評価されていますか？" and len(chat) == 2
     assert [m["status"] for m in chat] == ["done", "done"] and chat[1]["meta"]["info"]["turn"] == 1
     # the thread list shows the last activity in Japan time
     (listed,) = ReviewRepository(open_store(tmp_path)).list_threads(

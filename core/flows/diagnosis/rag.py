@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+
 from core.debuglog import DebugSink
 from core.flows.diagnosis.catalog import load_manual, load_vehicles
 from core.flows.diagnosis.constants import (
@@ -26,7 +29,7 @@ from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
 from core.vectors import NgramHashEmbedding, cosine_score, get_collection
 
-Progress = Callable[[int, int, str], None]  # done, total, label
+Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored
 
 
 @dataclass
@@ -56,6 +59,13 @@ def format_excerpts(sources: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _metadata_int(value: object) -> int:
+    """A number stored in Chroma metadata, as int (metadata values are typed as a wide union)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"manual chunk metadata is not a number: {value!r}")
+
+
 def _document(chunk: dict[str, Any]) -> str:
     """The text that is embedded: the chunk's index text (heading, index terms, first sentence)."""
     return str(chunk.get("index_text") or f"{chunk['section']}：{chunk['text']}")
@@ -65,15 +75,19 @@ class RAGService:
     """Index and search the sample manuals in one Chroma collection (spec 04 §10)."""
 
     def __init__(
-        self, chroma_client: Any, *, collection_name: str = RAG_COLLECTION, samples_dir: Path = SAMPLES_DIR
+        self,
+        chroma_client: ClientAPI,
+        *,
+        collection_name: str = RAG_COLLECTION,
+        samples_dir: Path = SAMPLES_DIR,
     ):
         self.client = chroma_client
         self.collection_name = collection_name
         self.samples_dir = samples_dir
-        self._collection: Any = None
+        self._collection: Collection | None = None
 
     @property
-    def collection(self) -> Any:
+    def collection(self) -> Collection:
         if self._collection is None:
             self._collection = get_collection(self.client, self.collection_name, metadata={"flow": FLOW_TAG})
         return self._collection
@@ -154,8 +168,11 @@ class RAGService:
             where={"vehicle_id": vehicle_id},
             include=["metadatas", "distances"],
         )
+        metadatas, distances = res["metadatas"], res["distances"]
+        if metadatas is None or distances is None:  # Chroma returns both: `include` asks for them
+            return []
         sources = []
-        for cid, meta, dist in zip(res["ids"][0], res["metadatas"][0], res["distances"][0], strict=True):
+        for cid, meta, dist in zip(res["ids"][0], metadatas[0], distances[0], strict=True):
             score = cosine_score(dist)
             if score > RAG_SCORE_THRESHOLD and meta.get("vehicle_id") == vehicle_id:
                 sources.append(
@@ -163,7 +180,7 @@ class RAGService:
                         "chunk_id": cid,
                         "vehicle_id": meta["vehicle_id"],
                         "content": meta["text"],
-                        "page": int(meta["page"]),
+                        "page": _metadata_int(meta["page"]),
                         "section": meta["section"],
                         "content_type": meta["content_type"],
                         "has_warning": bool(meta["has_warning"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.flows.diagnosis.constants import DANGER_CONTENT_TYPES, FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
@@ -20,7 +21,7 @@ class UrgencyAssessment:
     recommendation: str
     keyword: UrgencyResult
     llm: UrgencyResult | None
-    guard: GuardResult
+    guard: GuardResult[Any]
 
 
 def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessment:

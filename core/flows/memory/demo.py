@@ -12,6 +12,8 @@ from core.flows.memory.constants import TRAILER_MARKER
 from core.llm.base import LLMRequest
 from core.llm.demo import last_user_text
 
+_UNIT_ID_RE = re.compile(r"\[unit_id=(\d+)\]")
+
 _REPLIES = {
     "joy": "それは嬉しいですね！聞いているこちらまで楽しくなりました。",
     "sadness": "それは大変でしたね…。今日は無理せず、温かいものでも飲んで休んでくださいね。",
@@ -124,7 +126,7 @@ def _entities(text: str) -> dict[str, Any]:
 
 def _summary(request: LLMRequest, kind: str) -> dict[str, Any]:
     lines = [ln for ln in last_user_text(request).splitlines() if ln.startswith("[unit_id=")]
-    ids = [int(re.match(r"\[unit_id=(\d+)\]", ln).group(1)) for ln in lines]  # type: ignore[union-attr]
+    ids = [int(m.group(1)) for ln in lines if (m := _UNIT_ID_RE.match(ln))]
     joined = "\n".join(lines)
     topics = sorted(set(pat.topics(joined)), key=lambda t: -joined.count(t))[:3]
     names = sorted(set(pat.people(joined)), key=lambda n: -joined.count(n))[:2]

@@ -8,9 +8,9 @@ import pandas as pd
 from chromadb.api.models.Collection import Collection
 
 from core.flows.memory.constants import AFFECT_LABELS
-from core.flows.memory.normalize import PREDICATES, clamp01
+from core.flows.memory.normalize import PREDICATES
 from core.flows.memory.versions import edit_unit
-from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY
+from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, clamp01
 from core.store.memory_repository import MemoryRepository
 
 COMMON_EDITABLE = ("state", "confidence", "salience", "sensitivity", "pin", "topic_tags")

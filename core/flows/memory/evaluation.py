@@ -19,7 +19,8 @@ from core.store.memory_repository import MemoryRepository
 
 
 def load_eval_set() -> dict[str, Any]:
-    return json.loads((SAMPLES / "retrieval_eval.json").read_text(encoding="utf-8"))
+    eval_set: dict[str, Any] = json.loads((SAMPLES / "retrieval_eval.json").read_text(encoding="utf-8"))
+    return eval_set
 
 
 def build_eval_store(

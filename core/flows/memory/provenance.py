@@ -125,4 +125,5 @@ def extraction_of_episode(repo: MemoryRepository, unit_id: int) -> dict[str, Any
         raw = conn.execute(
             select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
         ).scalar()
-    return json.loads(raw or "{}")
+    extraction: dict[str, Any] = json.loads(raw or "{}")
+    return extraction

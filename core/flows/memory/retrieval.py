@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ from core.store.memory_fts import fts_bodies
 from core.store.memory_repository import MemoryRepository
 
 
-def build_queries(history: list[dict[str, Any]], user_input: str) -> tuple[str, str]:
+def build_queries(history: Sequence[Mapping[str, Any]], user_input: str) -> tuple[str, str]:
     """Q1 = the input; Q2 = the last 6 messages + "\\n---\\n" + the input (Q2 = Q1 with no history)."""
     recent = [m["content"] for m in history[-HISTORY_MESSAGES_FOR_Q2:] if m.get("content")]
     if not recent:
@@ -99,7 +100,7 @@ class RetrievalResult:
 def retrieve(
     repo: MemoryRepository,
     collection: Collection | None,
-    history: list[dict[str, Any]],
+    history: Sequence[Mapping[str, Any]],
     user_input: str,
     now: int | None = None,
     k: int = LANE_K,

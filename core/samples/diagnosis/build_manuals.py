@@ -102,7 +102,7 @@ VEHICLES: list[dict[str, Any]] = [
 ]
 
 
-def index_text(topic: dict, values: dict) -> str:
+def index_text(topic: dict[str, Any], values: dict[str, Any]) -> str:
     """What the search embeds: the heading twice, the index terms and the first sentence.
 
     The offline character n-gram embedding favors short texts, so the whole paragraph would drown
@@ -112,7 +112,7 @@ def index_text(topic: dict, values: dict) -> str:
     return f"{topic['section']}。{topic['section']} {topic['keys']}：{first}"
 
 
-def build_manual(vehicle: dict) -> list[dict]:
+def build_manual(vehicle: dict[str, Any]) -> list[dict[str, Any]]:
     """Chunks of one vehicle: every topic whose tag the vehicle has, numbered and paged in order."""
     values = {
         "make": vehicle["make"],
@@ -120,7 +120,7 @@ def build_manual(vehicle: dict) -> list[dict]:
         "year": str(vehicle["year"]),
         **vehicle["vars"],
     }
-    chunks: list[dict] = []
+    chunks: list[dict[str, Any]] = []
     page = 12
     chapter = None
     for topic in TOPICS:

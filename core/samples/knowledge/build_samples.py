@@ -127,15 +127,15 @@ def build_docx() -> bytes:
 
 def build_pdf(lines: list[str] | None = None) -> bytes:
     """A Japanese PDF with reportlab's built-in CID font (no font download)."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
-    from reportlab.pdfgen import canvas
+    from reportlab.lib.pagesizes import A4  # noqa: PLC0415 - reportlab is an optional [test] extra
+    from reportlab.pdfbase import pdfmetrics  # noqa: PLC0415 - reportlab is an optional [test] extra
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont  # noqa: PLC0415 - reportlab is an optional [test] extra
+    from reportlab.pdfgen import canvas  # noqa: PLC0415 - reportlab is an optional [test] extra
 
     pdfmetrics.registerFont(UnicodeCIDFont("HeiseiMin-W3"))
     buf = io.BytesIO()
     pdf = canvas.Canvas(buf, pagesize=A4, invariant=1)  # invariant: byte-stable output
-    width, height = A4
+    _, height = A4
     y = height - 60
     for line in lines if lines is not None else contract_lines():
         for start in range(0, len(line), 40):  # wrap at 40 full-width characters

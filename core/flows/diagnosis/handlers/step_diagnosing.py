@@ -100,7 +100,7 @@ def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[di
             client=deps.client,
             sink=deps.sink,
         )
-    except Exception:  # any failure of the index (Chroma, disk) must not end the interview
+    except Exception:  # noqa: BLE001 - any failure of the index (Chroma, disk) must not end the interview
         return "", []
     return build_rag_context(answer.answer, answer.sources), list(answer.sources)
 
