@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory import chat, extraction
+from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.constants import DAY, EXTRACTION_SEPARATE, TRAILER_MARKER
 from core.flows.memory.edits import InvalidEdit, apply_edits
 from core.flows.memory.extraction import episode_block, extraction_messages
