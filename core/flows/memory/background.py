@@ -24,7 +24,7 @@ from core.flows.memory.extraction import (
     fill_pending_reflection,
     retry_pending_extractions,
 )
-from core.flows.memory.extraction_store import FINISHED_STEP, log_step
+from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors, log_step
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.llm.base import LLMClient
 from core.store.memory_repository import MemoryRepository
@@ -49,9 +49,8 @@ def summary_line(outcome: SummaryOutcome) -> str:
 
 def extraction_failure(outcome: ExtractionOutcome) -> str:
     """The Japanese message of a failed extraction (the episode is kept and retried later)."""
-    reasons = " / ".join(f"{k}: {v}" for k, v in outcome.errors.items())
     return (
-        f"エピソード #{outcome.unit_id} の抽出に失敗しました（{reasons}）。"
+        f"エピソード #{outcome.unit_id} の抽出に失敗しました（{describe_errors(outcome.errors)}）。"
         "エピソードは保存済みで、後で再試行できます。"
     )
 

@@ -52,6 +52,14 @@ class ExtractionOutcome:
         }
 
 
+def describe_errors(errors: dict[str, str]) -> str:
+    """「entities・facts・loops: provider_error: …」: steps that failed alike (one combined call) share a line."""
+    steps: dict[str, list[str]] = {}
+    for step, message in errors.items():
+        steps.setdefault(message, []).append(step)
+    return " / ".join(f"{'・'.join(names)}: {message}" for message, names in steps.items())
+
+
 def log_step(
     conn: Connection,
     unit_id: int,

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import select
 
 from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS
-from core.flows.memory.extraction_store import FINISHED_STEP
+from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors
 from core.store.memory import KIND_EPISODE, extraction_log, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 
@@ -82,11 +82,11 @@ class UnfinishedEpisode:
         return self.attempts < EXTRACT_MAX_ATTEMPTS
 
     def describe(self) -> str:
-        """One Japanese line: 「#3 「田中さんと…」: 抽出に失敗（entities: provider_error: …）」."""
+        """One Japanese line: 「#3「田中さんと…」: 抽出に失敗（entities・facts・loops: provider_error: …）」."""
         head = f"#{self.unit_id}「{self.excerpt}」"
         if self.state == "pending":
             return f"{head}: まだ整理されていません"
-        reasons = " / ".join(f"{k}: {v}" for k, v in self.errors.items()) or "理由不明"
+        reasons = describe_errors(self.errors) or "理由不明"
         tail = "" if self.retryable else "（再試行の上限に達しました）"
         return f"{head}: 抽出に失敗（{reasons}）{tail}"
 
