@@ -29,10 +29,11 @@ def job_sink() -> CaptureSink:
     return CaptureSink(state.sink(), secrets=state.settings().secrets)
 
 
-def track(flow: str, key: Hashable, job_id: str | None, sink: CaptureSink) -> None:
-    """Remember a job this session queued, so its calls can join the last-call view of its turn."""
+def track(flow: str, key: Hashable, job_id: str | None, sink: CaptureSink, *, turn: bool = True) -> None:
+    """Remember a job this session queued, so `landed` reports it once; the calls of a turn's job (not of a
+    retry) join the last-call view of that turn."""
     if job_id is not None:
-        calls = st.session_state.get(last_call.key(flow))
+        calls = st.session_state.get(last_call.key(flow)) if turn else None
         _tracked(flow)[job_id] = {"key": key, "sink": sink, "calls": calls}
 
 
@@ -47,7 +48,7 @@ def landed(flow: str) -> list[dict[str, Any]]:
             continue
         del tracked[job_id]
         calls = st.session_state.get(last_call.key(flow))
-        if calls is not None and calls is entry["calls"]:
+        if entry["calls"] is not None and calls is entry["calls"]:
             st.session_state[last_call.key(flow)] = [*calls, *entry["sink"].calls()]
         if view is not None:
             out.append(view)
