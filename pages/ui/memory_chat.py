@@ -51,7 +51,12 @@ def _render_details(details: dict[str, Any]) -> None:
         st.json(details["trailer"] or details["reflection"], expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")
         if details.get("pending") and not details["extraction"]:
-            st.caption(WORKING + "（抽出とサマリーは、終わりしだいここに表示されます）")
+            if details.get("background") == "deferred":  # the queue was full when the reply arrived
+                st.caption(
+                    "処理待ちが多いため、この会話の整理は後で行います（ページ上部の「再試行」でも実行できます）。"
+                )
+            else:
+                st.caption(WORKING + "（抽出とサマリーは、終わりしだいここに表示されます）")
             return
         extraction = details["extraction"] or {}
         if extraction.get("errors"):
