@@ -208,6 +208,14 @@ class MemoryLoops(TypedDict):
     loops: list[OpenLoop]
 
 
+class MemoryExtraction(TypedDict):
+    """schemas/memory_extraction: entities, facts and loops in one call (the three spec shapes as properties)."""
+
+    entities: MemoryEntities
+    facts: MemoryFacts
+    loops: MemoryLoops
+
+
 class UnitReason(TypedDict):
     """A memory unit cited by a summary, and why."""
 
@@ -248,6 +256,7 @@ SCHEMA_TYPES: dict[str, type] = {
     "knowledge_llm_turn": KnowledgeLLMTurn,
     "memory_bond_summary": MemoryBondSummary,
     "memory_entities": MemoryEntities,
+    "memory_extraction": MemoryExtraction,
     "memory_facts": MemoryFacts,
     "memory_loops": MemoryLoops,
     "memory_person_summary": MemoryPersonSummary,

@@ -7,6 +7,7 @@ from pages.ui import state
 from pages.ui.memory_browser import render_browser
 from pages.ui.memory_chat import render_chat
 from pages.ui.memory_search import render_search
+from pages.ui.memory_status import render_failures
 
 state.ensure_shell("pages/memory.py")
 st.title("コンパニオン記憶")
@@ -19,6 +20,7 @@ state.demo_badge()
 if st.session_state.pop("memory_demo_request", False):
     actions.load_demo()
 
+render_failures()
 actions.render_toolbar()
 chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"])
 with chat_tab:

@@ -39,6 +39,9 @@ if review is None:  # e.g. a thread link to a review that no longer exists: fall
 notices = ss.get("review_notices", []) if ss.get("review_pending") else ss.pop("review_notices", [])
 for kind, text in notices:
     {"success": st.success, "error": st.error}.get(kind, st.warning)(text)
+for text in rs.land_jobs():  # summaries made in the background since the last question
+    st.success(text)
+rs.summary_failure(ss["review_thread_id"])
 
 left, right = st.columns([5, 6], gap="large")
 
@@ -139,6 +142,7 @@ with right:
                     rw.turn_info(meta(item)["info"])
         if ss.get("review_pending"):
             rs.run_pending(review)
+    rs.summary_working(ss["review_thread_id"])
     if last_failed(rs.chat()) and not ss.get("review_pending"):
         st.button("もう一度送信する", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
     st.text_area(

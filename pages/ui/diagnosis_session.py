@@ -91,7 +91,7 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     ss = st.session_state
     request.session_id = ss.get("diagnosis_session_id")
     with last_call.capture(FLOW) as sink:
-        deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink)
+        deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink, worker=state.worker())
         try:
             session, response = run_turn(chat_service(), request, deps)
         except Exception:  # noqa: BLE001 - any bug in a step: staff get a Japanese message, never a traceback

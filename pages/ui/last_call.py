@@ -27,6 +27,7 @@ STEP_LABELS = {
     "extract_entities": "人物・関係の抽出",
     "extract_facts": "事実の抽出",
     "extract_loops": "約束の抽出",
+    "extract_all": "人物・事実・約束の抽出",
     "summary_bond": "関係のサマリー",
     "summary_person": "人物のサマリー",
     "summary_topic": "話題のサマリー",

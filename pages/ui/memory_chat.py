@@ -1,4 +1,8 @@
-"""Memory page, 会話 tab: the persona chat with streamed replies and, per reply, what memory did."""
+"""Memory page, 会話 tab: the persona chat with streamed replies and, per reply, what memory did.
+
+The input is usable again as soon as the reply is shown: reflection, extraction and summaries run as one
+background job (core/flows/memory/background.py); each reply's details fill in from the store when it lands.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from core.chat import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
+from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
-from core.flows.memory.items import reply_item, unexpected_error_item
+from core.flows.memory.extraction_store import describe_errors
+from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
+from pages.ui import background as bg
 from pages.ui import last_call, state
 from pages.ui import memory_actions as actions
 from pages.ui.render import llm_markdown, stream_llm_markdown
@@ -18,7 +25,10 @@ SOURCE_JA = {
     "trailer": "返答末尾の内部JSON（トレーラー）",
     "reflection": "トレーラーが無効だったため、Reflection呼び出しで補完",
     "default": "トレーラーもReflectionも失敗したため既定値",
+    "pending": "トレーラーが無効だったため、Reflection呼び出しで補完します（処理中）",
 }
+FLOW = "memory"
+WORKING = "記憶を整理しています…"
 
 
 def _render_details(details: dict[str, Any]) -> None:
@@ -40,11 +50,19 @@ def _render_details(details: dict[str, Any]) -> None:
             st.caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
         st.json(details["trailer"] or details["reflection"], expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")
+        if details.get("pending") and not details["extraction"]:
+            if details.get("background") == "deferred":  # the queue was full when the reply arrived
+                st.caption(
+                    "処理待ちが多いため、この会話の整理は後で行います（ページ上部の「再試行」でも実行できます）。"
+                )
+            else:
+                st.caption(WORKING + "（抽出とサマリーは、終わりしだいここに表示されます）")
+            return
         extraction = details["extraction"] or {}
         if extraction.get("errors"):
             st.warning(
                 "一部の抽出に失敗しました。エピソードは保存済みで、後で再試行できます: "
-                + " / ".join(f"{k}: {v}" for k, v in extraction["errors"].items())
+                + describe_errors(extraction["errors"])
             )
         st.json(extraction, expanded=False)
         if details["summaries"]:
@@ -92,18 +110,21 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     with st.chat_message("user"):
         st.markdown(user_input)
     repo, collection, client = actions.repo(), actions.collection(), state.client()
-    with last_call.capture("memory") as sink:
+    job_sink, job_id = bg.job_sink(), None
+    with last_call.capture(FLOW) as sink:
         try:
             prepared = prepare_turn(repo, collection, prior, user_input)
             with st.chat_message("assistant"):
                 reply = stream_reply(client, prepared, sink)
                 stream_llm_markdown(reply)
-                with st.spinner("記憶を整理しています（抽出・サマリー）…"):
-                    outcome = finish_turn(repo, collection, client, prepared, reply, sink)
+            outcome = finish_turn(
+                repo, collection, client, prepared, reply, sink, worker=state.worker(), job_sink=job_sink
+            )
         except Exception:  # the user sees a message, never a traceback; the input stays for 再送
             answer = unexpected_error_item(turn)
         else:
-            answer = reply_item(prepared, outcome, turn)
+            answer, job_id = reply_item(prepared, outcome, turn), outcome.job_id
+    bg.track(FLOW, memory_job_key(), job_id, job_sink)  # after capture: its calls join this turn's view
     user["status"] = "error" if answer["status"] == "error" else "done"
     items.append(answer)
 
@@ -116,11 +137,14 @@ def render_chat() -> None:
             "記憶ブラウザに人物・事実・約束として残ります。",
             icon=":material/chat:",
         )
+    bg.landed(FLOW)
+    refresh_items(actions.repo(), items)  # what the background jobs stored since the last run
     _render_history(items)
+    bg.status(memory_job_key(), WORKING)
     pending = st.session_state.pop("memory_pending_input", None)
     typed = st.chat_input("灯に話しかける…", key="memory_input")
     user_input = typed or pending
     if user_input:
         _run_turn(items, user_input)
         st.rerun()
-    last_call.render("memory")
+    last_call.render(FLOW)

@@ -2,7 +2,10 @@
 
 Data keys (never bound to widgets): chat["review"] (core.chat ChatItems; the per-turn context info of a reply
 in meta["info"]), review_review_id, review_thread_id, review_pending, review_notices, review_last_call (the
-shared last-call expander). Storage is reached only through core.flows.review_chat.
+shared last-call expander), review_jobs (summary jobs queued by this session), review_summaries_made (their
+notices until the next question). Storage is reached only through core.flows.review_chat. The 5-turn
+summary is a background job: the input is usable as soon as the reply is shown, and the summary notice
+appears when it lands (issue #16).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ import streamlit as st
 from core import chat as chat_items
 from core.chat import ChatItem
 from core.flows import review_chat
-from core.flows.review_chat import Notice, ReviewRecord, TurnResult
+from core.flows.review_chat import Notice, ReviewRecord, TurnResult, summary_job_key
+from pages.ui import background as bg
 from pages.ui import last_call, state
 from pages.ui.render import stream_llm_markdown
 
 FLOW = "review"
 DEMO_QUESTION = "§11 の論述について、講評ではどう評価されていますか？"
 QUERY_KEY = "review_thread"
+WORKING = "会話を要約しています…"
 
 
 def repo() -> Any:
@@ -54,6 +59,7 @@ def new_thread(review_id: int) -> None:
     ss["review_review_id"], ss["review_thread_id"] = review_id, None
     ss.chat[FLOW] = []
     ss["review_pending"] = False
+    ss["review_summaries_made"] = []
     last_call.clear(FLOW)
     st.query_params.pop(QUERY_KEY, None)
 
@@ -67,6 +73,7 @@ def open_thread(thread_id: int) -> bool:
     ss["review_review_id"], ss["review_thread_id"] = opened.review_id, thread_id
     ss.chat[FLOW] = opened.items
     ss["review_pending"] = False
+    ss["review_summaries_made"] = []
     last_call.clear(FLOW)
     st.query_params[QUERY_KEY] = str(thread_id)
     return True
@@ -93,6 +100,7 @@ def submit_text(text: str) -> None:
     """Append the user's message to state first; the reply runs on this script run."""
     chat().append(chat_items.user_item(text))
     st.session_state["review_pending"] = True
+    st.session_state["review_summaries_made"] = []
 
 
 def on_send() -> None:
@@ -146,23 +154,71 @@ def import_review(raw: bytes) -> list[str]:
 
 
 def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
-    """One core call before the stream, the stream drawn as it arrives, one core call after it."""
+    """One core call before the stream, the stream drawn as it arrives, one core call after it (which queues
+    a due summary on the worker and returns)."""
     ss = st.session_state
-    client = state.client()
+    client, worker, thread_id = state.client(), state.worker(), ss["review_thread_id"]
+    job_sink = bg.job_sink()
     with last_call.capture(FLOW) as sink:
         try:
             store = repo()
-            plan = review_chat.prepare_turn(
-                store, review, ss["review_thread_id"], chat_items.history(chat()), text
-            )
+            waiting = thread_id is not None and bg.busy(summary_job_key(thread_id))
+            with st.spinner("前の会話の要約を待っています…") if waiting else nullcontext():
+                plan = review_chat.prepare_turn(
+                    store, review, thread_id, chat_items.history(chat()), text, worker=worker
+                )
             with st.chat_message("assistant"):
                 stream = review_chat.stream_reply(client, plan, sink=sink)
                 stream_llm_markdown(stream)
-            due = plan.summary_due if stream.result is not None and stream.result.ok else None
-            with st.spinner(review_chat.summarizing(due)) if due else nullcontext():
-                return review_chat.finish_turn(store, client, plan, stream.result, sink=sink)
+            result = review_chat.finish_turn(
+                store, client, plan, stream.result, sink=sink, worker=worker, job_sink=job_sink
+            )
         except Exception:  # a bug or a broken client: a Japanese message and a retry, never a traceback
-            return review_chat.unexpected_failure(text, thread_id=ss["review_thread_id"])
+            result = review_chat.unexpected_failure(text, thread_id=thread_id)
+    if result.summary_job is not None and result.thread_id is not None:  # after capture: joins this turn
+        bg.track(FLOW, summary_job_key(result.thread_id), result.summary_job, job_sink)
+    return result
+
+
+def land_jobs() -> list[str]:
+    """Summaries made since the last question was sent (shown until the next one; a failure is shown by
+    `summary_failure`)."""
+    made = st.session_state.setdefault("review_summaries_made", [])
+    made.extend(v["message"] for v in bg.landed(FLOW) if v["status"] == "done" and v["message"])
+    return made
+
+
+def summary_working(thread_id: int | None) -> None:
+    """「会話を要約しています…」 while the thread's summary runs (a fragment; no timer otherwise)."""
+    if thread_id is not None:
+        bg.status(summary_job_key(thread_id), WORKING)
+
+
+def summary_failure(thread_id: int | None) -> None:
+    """A summary that should exist by now but does not (it failed, or the queue was full), with 再試行."""
+    if thread_id is None or bg.busy(key := summary_job_key(thread_id)):
+        return
+    segment = review_chat.summary_backlog(repo(), thread_id)
+    if segment is None:
+        return
+    failed = [j for j in state.worker().jobs(key) if j["status"] == "failed"]
+    reason = failed[-1]["message"] if failed else "要約はまだ作成されていません。"
+    st.warning(
+        f"ターン{segment[0]}～{segment[1]}の会話の要約がありません。{reason}", icon=":material/warning:"
+    )
+    if st.button("要約を再試行", key="review_retry_summary", icon=":material/refresh:"):
+        job_sink = bg.job_sink()
+        job = review_chat.submit_summary_job(state.worker(), repo(), state.client(), thread_id, sink=job_sink)
+        if job is None:
+            notify(
+                (
+                    "warning",
+                    "処理待ちが多いため、再試行を受け付けられませんでした。次のターンの後に再試行します。",
+                )
+            )
+        else:
+            bg.track(FLOW, key, job.id, job_sink, turn=False)
+        st.rerun()
 
 
 def run_pending(review: ReviewRecord) -> None:

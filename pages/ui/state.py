@@ -1,4 +1,5 @@
-"""Session-state access for pages: the LLM client, the debug sink, the store engine, the Chroma client."""
+"""Session-state access for pages: the LLM client, the debug sink, the store engine, the Chroma client, the
+background worker."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.llm.base import LLMClient
 from core.llm.registry import build_client
 from core.settings import Settings, load_settings
 from core.store import open_store
+from core.worker import BackgroundWorker
 from pages.ui.nav import FLOW_PAGES
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/nav.py.
@@ -114,6 +116,13 @@ def _chroma(data_dir: str):  # type: ignore[no-untyped-def]
 def chroma():  # type: ignore[no-untyped-def]
     """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
     return _chroma(str(settings().data_dir))
+
+
+@st.cache_resource(show_spinner=False)
+def worker() -> BackgroundWorker:
+    """The process's one background worker (memory extraction, summaries; issue #16): two threads, a
+    bounded queue. Jobs write to the store; pages poll it from the script thread, never from the worker."""
+    return BackgroundWorker(threads=2)
 
 
 def is_demo() -> bool:

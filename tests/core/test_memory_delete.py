@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from core.flows.memory.chat import run_turn
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import EditError, edit_unit, revert_unit
@@ -40,6 +39,7 @@ from tests.core.test_memory_flow import (
     USER,
     full_turn_outputs,
     j,
+    run_turn,  # the spec's three extraction calls, the background job inline
 )
 
 SECOND = "今日もラーメンを食べたよ。やっぱり大好き。"
@@ -76,7 +76,8 @@ def test_hard_delete_of_an_episode_leaves_nothing_behind(store) -> None:  # type
         loop_id = conn.execute(select(payload_loop.c.unit_id)).scalar_one()
         summary_ids = list(conn.execute(select(payload_summary.c.unit_id)).scalars())
     assert collection.get(ids=["1"])["ids"] == ["1"] and count(repo, edges) == 1
-    assert count(repo, retrieval_traces) == 1 and count(repo, extraction_log) == 3
+    # the log: 3 extraction steps, 2 summaries and the end of the background job, all on this episode
+    assert count(repo, retrieval_traces) == 1 and count(repo, extraction_log) == 3 + 2 + 1
     report = hard_delete(repo, collection, 1)
     doomed = [1, loop_id, fact_id, *summary_ids]
     assert sorted(report.unit_ids) == sorted(doomed)  # everything came from this one episode

@@ -1,18 +1,24 @@
-"""Memory flow with a Replay client: exact message stacks, episode before extraction, retries, edits, deletes."""
+"""Memory flow with a Replay client: exact message stacks, episode before extraction, retries, edits, deletes.
+
+These tests pin the spec's three extraction calls (entities, facts, loops: mode "separate"), with the
+background job run inline (no worker). The combined call (the default) and the worker are covered in
+test_memory_background.py.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
+from core.flows.memory import chat, extraction
 from core.flows.memory.browse import Filters, units_frame
-from core.flows.memory.chat import run_turn
-from core.flows.memory.constants import DAY, TRAILER_MARKER
+from core.flows.memory.constants import DAY, EXTRACTION_SEPARATE, TRAILER_MARKER
 from core.flows.memory.edits import InvalidEdit, apply_edits
-from core.flows.memory.extraction import episode_block, extraction_messages, retry_pending_extractions
+from core.flows.memory.extraction import episode_block, extraction_messages
 from core.flows.memory.lanes import keyword_lanes, unicode61_lane
 from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, versions_of
@@ -31,6 +37,9 @@ from core.store.memory import (
 from core.store.memory_fts import ensure_unicode61_baseline
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
+
+run_turn = functools.partial(chat.run_turn, extraction=EXTRACTION_SEPARATE)
+retry_pending_extractions = functools.partial(extraction.retry_pending_extractions, mode=EXTRACTION_SEPARATE)
 
 NOW = 1_795_000_000
 USER = "同僚の田中さんと新宿でラーメンを食べた。来週また行く約束をした。"
@@ -108,6 +117,18 @@ def full_turn_outputs(
     reply: str = REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
 ) -> list[str | ProviderError]:
     return [reply, j(ENTITIES), j(FACTS), j(LOOPS), j(BOND), j(PERSON)]
+
+
+def extracted(entities: object = ENTITIES, facts: object = FACTS, loops: object = LOOPS) -> str:
+    """One answer of the combined extraction call (the default): the three spec shapes together."""
+    return j({"entities": entities, "facts": facts, "loops": loops})
+
+
+def combined_turn_outputs(
+    reply: str = REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
+) -> list[str | ProviderError]:
+    """full_turn_outputs with the default extraction: reply, one extraction, bond and person summaries."""
+    return [reply, extracted(), j(BOND), j(PERSON)]
 
 
 def count(repo: MemoryRepository, table, *where) -> int:  # type: ignore[no-untyped-def]

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import INJECT_MAX_SENSITIVITY
 from core.flows.memory.retrieval import format_pack, retrieve
 from core.flows.memory.stores import memory_collection
@@ -17,7 +16,7 @@ from core.store import open_store
 from core.store.memory import payload_fact, payload_loop, payload_summary
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
-from tests.core.test_memory_flow import NOW, USER, full_turn_outputs
+from tests.core.test_memory_flow import NOW, USER, full_turn_outputs, run_turn  # spec's 3 extraction calls
 
 QUERY = "田中さんとのラーメンの話、覚えてる？"
 

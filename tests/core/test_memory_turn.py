@@ -1,5 +1,8 @@
 """The memory turn as the page drives it: prepare_turn -> stream_reply -> finish_turn -> reply_item, on a real
-SQLite store and an embedded Chroma, with the repository's clock; ChatItems for replies and failures."""
+SQLite store and an embedded Chroma, with the repository's clock; ChatItems for replies and failures.
+
+The background job runs inline here (no worker) with the default, combined extraction call; the worker is
+covered in test_memory_background.py."""
 
 from __future__ import annotations
 
@@ -19,7 +22,16 @@ from core.prompts import fill, load_prompt
 from core.store import open_store
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
-from tests.core.test_memory_flow import NOW, REPLY, TRAILER, TRAILER_MARKER, USER, full_turn_outputs, j
+from tests.core.test_memory_flow import (
+    NOW,
+    REPLY,
+    TRAILER,
+    TRAILER_MARKER,
+    USER,
+    extracted,
+    j,
+)
+from tests.core.test_memory_flow import combined_turn_outputs as full_turn_outputs
 
 SECOND = "田中さんとのラーメンの話、覚えてる？"
 LOOP = "来週、田中さんとまたラーメンに行く"
@@ -80,9 +92,7 @@ def test_two_turns_the_second_stack_carries_the_first_turns_memory(page) -> None
     second = ReplayClient(
         [
             REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
-            j({"entities": [], "relations": []}),
-            j({"facts": []}),
-            j({"loops": []}),
+            extracted({"entities": [], "relations": []}, {"facts": []}, {"loops": []}),
         ]
     )
     prepared2, outcome2, _ = page_turn(repo, collection, second, items, SECOND)

@@ -1,18 +1,27 @@
-"""Memory page (AppTest): a chat turn becomes an episode with extraction and a trace; browser edit and revert."""
+"""Memory page (AppTest): a chat turn becomes an episode with extraction and a trace; browser edit and revert.
+
+Extraction and summaries run on the process's background worker: `settle` waits for it and reruns the page,
+which reads what landed from the store."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.flows.memory.background import memory_job_key
 from core.flows.memory.constants import TRAILER_MARKER
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.versions import edit_unit, versions_of
+from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.vectors import open_chroma
+from pages.ui.state import worker
+from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app
 
 PAGE = "pages/memory.py"
@@ -57,6 +66,21 @@ def j(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+@pytest.fixture(autouse=True)
+def no_job_left_behind() -> Iterator[None]:
+    """Each test ends with the shared worker idle (its jobs write to this test's data dir)."""
+    yield
+    assert worker().wait(memory_job_key(), timeout=30)
+
+
+def settle(at: AppTest) -> AppTest:
+    """Let the background jobs finish, then rerun the page (what the status fragment does by itself)."""
+    assert worker().wait(memory_job_key(), timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def app(tmp_path: Path, client: ReplayClient) -> AppTest:
     at = make_app(tmp_path, client=client, page=PAGE)
     return at
@@ -74,9 +98,7 @@ def replay() -> ReplayClient:
     return ReplayClient(
         [
             REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
-            j(ENTITIES),
-            j(FACTS),
-            j({"loops": []}),
+            j({"entities": ENTITIES, "facts": FACTS, "loops": {"loops": []}}),  # one extraction call
             j(bond),
             j(person),
         ]
@@ -89,6 +111,7 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     assert not at.exception
     at.chat_input(key="memory_input").set_value(USER).run()
     assert not at.exception, at.exception
+    settle(at)
     history = at.session_state["chat"]["memory"]
     assert [(m["role"], m["status"], m["turn"]) for m in history] == [
         ("user", "done", 1),
@@ -104,18 +127,11 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
     assert any(REPLY in m.value for m in at.markdown)
     assert not any(TRAILER_MARKER in m.value for m in at.markdown)
     assert any("このターンの記憶" in e.label for e in at.expander)
-    # The shared last-call view: every model call of the turn (reply, 3 extractions, 2 summaries).
+    # The shared last-call view: every model call of the turn (reply, then the job's extraction and 2 summaries).
     calls = at.session_state["memory_last_call"]
-    assert [c["step"] for c in calls] == [
-        "chat",
-        "extract_entities",
-        "extract_facts",
-        "extract_loops",
-        "summary_bond",
-        "summary_person",
-    ]
+    assert [c["step"] for c in calls] == ["chat", "extract_all", "summary_bond", "summary_person"]
     assert calls[0]["messages"][-1] == {"role": "user", "content": USER} and TRAILER_MARKER in calls[0]["raw"]
-    assert any(e.label == "直近のターンでLLMに渡した内容と返答（6回の呼び出し）" for e in at.expander)
+    assert any(e.label == "直近のターンでLLMに渡した内容と返答（4回の呼び出し）" for e in at.expander)
     # Browser tab: the episode row, and the fact with its provenance back to the episode.
     at.session_state["memory_unit_id"] = 2  # the fact
     at.run()
@@ -134,7 +150,7 @@ def test_chat_turn_shows_episode_extraction_and_trace(tmp_path: Path) -> None:
 
 def test_search_tab_shows_queries_lanes_and_scores(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
-    at.chat_input(key="memory_input").set_value(USER).run()
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
     at.text_input(key="memory_search_query").set_value("ラーメンの話、覚えてる？")
     at.button(key="memory_search_run").click().run()
     assert not at.exception
@@ -168,7 +184,7 @@ def test_empty_search_shows_a_japanese_warning(tmp_path: Path) -> None:
 
 def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
-    at.chat_input(key="memory_input").set_value(USER).run()
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
     # An analyst's edit (what 変更を保存 does through apply_edits), then revert from the page.
     repo = memory_repository(open_store(tmp_path))
     edit_unit(
@@ -192,8 +208,7 @@ def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
 def test_one_click_demo_loads_samples_and_first_exchange(tmp_path: Path) -> None:
     at = make_app(tmp_path)  # demo model, home page
     at.session_state["memory_demo_request"] = True
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
+    settle(at.switch_page(PAGE).run())
     history = at.session_state["chat"]["memory"]
     assert [m["role"] for m in history] == ["user", "assistant"]
     assert history[1]["content"].startswith("（デモ）") and TRAILER_MARKER not in history[1]["content"]
@@ -233,7 +248,7 @@ def test_a_failing_turn_keeps_the_input_and_explains_in_japanese(tmp_path: Path)
 
 def test_toolbar_failure_is_a_japanese_error(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
-    at.chat_input(key="memory_input").set_value(USER).run()
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
     at.button(key="memory_run_summaries").click().run()  # the replay has no outputs left: the call raises
     assert not at.exception, at.exception
     assert [e.value for e in at.error] == ["サマリーの作成中にエラーが発生しました。"]
@@ -241,7 +256,7 @@ def test_toolbar_failure_is_a_japanese_error(tmp_path: Path) -> None:
 
 def test_hard_delete_from_the_page_cascades_and_reports(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
-    at.chat_input(key="memory_input").set_value(USER).run()
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
     at.session_state["memory_unit_id"] = 1
     at.run()
     assert at.button(key="memory_hard_delete").disabled
@@ -257,7 +272,7 @@ def test_hard_delete_from_the_page_cascades_and_reports(tmp_path: Path) -> None:
 
 def test_entity_and_edge_tables_filter_and_page(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
-    at.chat_input(key="memory_input").set_value(USER).run()
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
     at.session_state["memory_table"] = "エンティティ"
     at.run()
     assert not at.exception, at.exception
@@ -270,3 +285,50 @@ def test_entity_and_edge_tables_filter_and_page(tmp_path: Path) -> None:
     at.session_state["memory_g_page"] = 5  # beyond the last page: shows the last page, no error
     at.run()
     assert not at.exception and list(at.dataframe[0].value["名前"]) == ["田中"]
+
+
+def test_the_input_is_free_while_memory_is_organised_and_results_land(tmp_path: Path) -> None:
+    client = GatedClient(replay(), gated={"extract_all"})
+    at = app(tmp_path, client)
+    at.chat_input(key="memory_input").set_value(USER).run()
+    assert not at.exception, at.exception
+    # the reply is shown and the input usable again; the job waits on the gate (or has not started yet)
+    assert client.steps in (["chat"], ["chat", "extract_all"])
+    assert any(c.value == ":material/hourglass_top: 記憶を整理しています…" for c in at.caption)
+    details = at.session_state["chat"]["memory"][1]["meta"]["details"]
+    assert details["pending"] and details["extraction"] is None
+    assert any(c.value.startswith("記憶を整理しています…（抽出とサマリーは") for c in at.caption)
+    assert any(e.label == "直近のターンでLLMに渡した内容と返答（1回の呼び出し）" for e in at.expander)
+    client.release()
+    settle(at)
+    assert not any("記憶を整理しています" in c.value for c in at.caption)  # no status line, no timer
+    details = at.session_state["chat"]["memory"][1]["meta"]["details"]
+    assert not details["pending"] and details["extraction"]["facts"][0]["object_text"] == "ラーメン"
+    assert details["summaries"] == ["絆サマリー（直近7日）を作成", "人物サマリー「田中」を作成"]
+    assert any(e.label == "直近のターンでLLMに渡した内容と返答（4回の呼び出し）" for e in at.expander)
+    assert any("エピソード 1 ・ 事実 1" in m.value for m in at.markdown)
+
+
+def test_a_failed_extraction_is_shown_on_top_until_a_retry_succeeds(tmp_path: Path) -> None:
+    outputs: list[str | ProviderError] = [
+        REPLY + "\n" + TRAILER_MARKER + "\n" + j(TRAILER),
+        ProviderError("timeout", "slow"),  # the extraction call fails; nothing is due to retry yet
+        *replay().outputs[2:],  # the summaries
+        replay().outputs[1],  # 再試行: the extraction
+    ]
+    at = app(tmp_path, ReplayClient(outputs))
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
+    [warning] = [w.value for w in at.warning if w.value.startswith("記憶の整理")]
+    assert warning.startswith("記憶の整理（内省・抽出）が済んでいない会話が 1 件あります。")
+    assert (
+        "#1「同僚の田中さんと新宿でラーメンを食べた。ラーメンが大好き。」: 抽出に失敗（entities・facts・loops: provider_error"
+        in warning
+    )
+    assert at.session_state["chat"]["memory"][1]["meta"]["details"]["extract_state"] == "failed"
+    at.button(key="memory_retry_background").click().run()
+    settle(at)
+    assert not at.warning and not at.exception
+    details = at.session_state["chat"]["memory"][1]["meta"]["details"]
+    assert (
+        details["extract_state"] == "done" and details["extraction"]["facts"][0]["object_text"] == "ラーメン"
+    )

@@ -7,11 +7,13 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.clock import format_local
-from core.flows.review_chat import NOT_FOUND_SENTENCE, load_sample_review
+from core.flows.review_chat import NOT_FOUND_SENTENCE, load_sample_review, summary_job_key
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_threads
+from pages.ui.state import worker
+from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app
 
 PAGE = "pages/review_chat.py"
@@ -26,6 +28,12 @@ def run(at: AppTest) -> AppTest:
 def send(at: AppTest, text: str) -> AppTest:
     at.text_area(key="review_draft").input(text)
     at.button(key="review_send").click()
+    return run(at)
+
+
+def settle(at: AppTest) -> AppTest:
+    """Let the thread's summary job finish, then rerun the page (what the status fragment does by itself)."""
+    assert worker().wait(summary_job_key(at.session_state["review_thread_id"]), timeout=30)
     return run(at)
 
 
@@ -52,6 +60,7 @@ def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: 
         "出題趣旨との関係は？",
     ]:
         send(at, text)
+    settle(at)  # the summary is a background job: the page shows it once it has landed
     assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]
     # the shared last-call expander shows every call of the last turn: the reply and the summary
     calls = expander(at, "直近のターンでLLMに渡した内容と返答（2回の呼び出し）")
@@ -233,3 +242,37 @@ def test_an_unexpected_error_is_a_japanese_message_not_a_traceback(tmp_path) -> 
     assert [m["status"] for m in at.session_state["chat"]["review"]] == ["error", "error"]
     assert at.session_state["review_pending"] is False
     assert at.button(key="review_retry") is not None
+
+
+def test_the_summary_runs_in_the_background_and_its_notice_appears_when_it_lands(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    client = GatedClient(ReplayClient([f"A{i}" for i in range(1, 6)] + ["S1"]), gated={"summarize"})
+    at = make_app(tmp_path, client=client, page=PAGE)
+    for i in range(1, 6):
+        send(at, f"質問{i}")
+    assert client.steps[:5] == ["reply"] * 5 and at.session_state["chat"]["review"][-1]["content"] == "A5"
+    assert ":material/hourglass_top: 会話を要約しています…" in [c.value for c in at.caption]
+    assert not [s.value for s in at.success if "要約しました" in s.value]
+    assert "直近のターンでLLMに渡した内容と返答（1回の呼び出し）" in [e.label for e in at.expander]
+    client.release()
+    settle(at)
+    assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]
+    assert ":material/hourglass_top: 会話を要約しています…" not in [c.value for c in at.caption]
+    assert "直近のターンでLLMに渡した内容と返答（2回の呼び出し）" in [e.label for e in at.expander]
+    run(at)  # the notice stays until the next question
+    assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]
+
+
+def test_a_failed_summary_is_shown_on_top_with_a_retry(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    outputs: list[str | ProviderError] = [f"A{i}" for i in range(1, 6)]
+    client = ReplayClient([*outputs, ProviderError("server_error"), "S1"])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    for i in range(1, 6):
+        send(at, f"質問{i}")
+    settle(at)
+    [warning] = [w.value for w in at.warning]
+    assert warning.startswith("ターン1～5の会話の要約がありません。会話の要約を作成できませんでした（")
+    at.button(key="review_retry_summary").click()
+    run(at)
+    settle(at)
+    assert not at.warning
+    assert "ターン1～5の会話を要約しました。次のターンから要約を使います。" in [s.value for s in at.success]

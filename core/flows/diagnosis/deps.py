@@ -12,6 +12,7 @@ from core.debuglog import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
 from core.llm.base import LLMClient
 from core.store.diagnosis import DiagnosisRepository
+from core.worker import BackgroundWorker
 
 
 class BookingStore(Protocol):
@@ -44,13 +45,16 @@ class ManualSearch(Protocol):
 
 @dataclass
 class DiagnosisDeps:
-    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now."""
+    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now;
+    worker (and the person it works for): where the 3-turn summary runs beside the RAG answer call."""
 
     client: LLMClient
     rag: ManualSearch | None = None
     store: BookingStore | None = None
     clock: Clock = utc_now
     sink: DebugSink | None = None
+    worker: BackgroundWorker | None = None
+    owner: str = "local"
 
 
 def open_deps(
@@ -60,8 +64,16 @@ def open_deps(
     rag: Any = None,
     sink: DebugSink | None = None,
     clock: Clock = utc_now,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
 ) -> DiagnosisDeps:
     """Deps over the shared engine: bookings go to DiagnosisRepository(engine, clock), on the same clock."""
     return DiagnosisDeps(
-        client=client, rag=rag, store=DiagnosisRepository(engine, clock), clock=clock, sink=sink
+        client=client,
+        rag=rag,
+        store=DiagnosisRepository(engine, clock),
+        clock=clock,
+        sink=sink,
+        worker=worker,
+        owner=owner,
     )

@@ -4,8 +4,10 @@ Modules: constants (spec-fixed numbers), stores (the repository and Chroma colle
 repository itself is core/store/memory_repository.py), trailer (stream splitter), loops (TTL), normalize
 (extraction output), text (n-grams, query terms), indexing (FTS5 + Chroma), graph (entities, aliases,
 edges), versions (edits, revert, soft delete), deletion (cascading hard delete), lanes + scoring + retrieval
-+ pack (search, rerank, what is injected), mood, extraction, summaries, chat (one turn: prepare_turn ->
-stream_reply -> finish_turn, run_turn) + items (the turn as a ChatItem), browse + provenance + edits (the
++ pack (search, rerank, what is injected), mood, extraction + extraction_store (reflection fill-in,
+entities / facts / loops, one combined call or three), summaries, chat (one turn: prepare_turn ->
+stream_reply -> finish_turn, run_turn) + background (the one job per turn after the reply) + job_status
+(what the job stored, read back) + items (the turn as a ChatItem), browse + provenance + edits (the
 memory browser), sample_data + evaluation (seeded samples, recall), demo + demo_patterns (the demo model's
 persona).
 """

@@ -1,10 +1,11 @@
 """One persona chat turn (spec 03: chat SSE; issue 5 "Chat"): retrieve -> stream with the trailer withheld
--> save the episode -> extract -> summaries when due.
+-> save the episode; then ONE background job (reflection when the trailer is missing, extraction, summaries).
 
 The page drives it in three calls so it can stream: `prepare_turn`, iterate `stream_reply(...)`,
-`finish_turn`. `run_turn` does all three for scripts and tests. The turn owns the store writes and what
-follows the reply (extraction, catching up on failed extractions, summaries); the page draws the outcome
-(core/flows/memory/items.py turns it into a ChatItem).
+`finish_turn`. `run_turn` does all three for scripts and tests. The turn owns the store writes and schedules
+what follows the reply (core/flows/memory/background.py): on a worker, so the person can type again as soon
+as the reply is shown (issue #16), or inline when no worker is given. The page draws the outcome
+(core/flows/memory/items.py turns it into a ChatItem) and reads the job's results back from the store.
 """
 
 from __future__ import annotations
@@ -16,33 +17,28 @@ from typing import Any
 from chromadb.api.models.Collection import Collection
 
 from core.debuglog import DebugSink
-from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, EXTRACT_RETRIES_PER_TURN, FLOW, TRAILER_MARKER
+from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
+from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, DEFAULT_EXTRACTION, FLOW, TRAILER_MARKER
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.extraction import (
+    DEFAULT_REFLECTION,
+    REFLECTION_PENDING,
     ExtractionOutcome,
-    extract_for_episode,
     format_time,
-    retry_pending_extractions,
-    run_reflection,
 )
 from core.flows.memory.indexing import index_units
 from core.flows.memory.mood import Mood, load_mood
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
-from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.flows.memory.summaries import SummaryOutcome
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
 from core.guard import GuardedStream, GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.store.memory_repository import MemoryRepository
+from core.worker import BackgroundWorker
 
-DEFAULT_REFLECTION: dict[str, Any] = {
-    "reflection_text": "",
-    "persona_affect_label": "neutral",
-    "persona_affect_intensity": 0.0,
-    "topic_tags": [],
-    "salience": 0.3,
-    "confidence": 0.3,
-}
+# TurnOutcome.background: where the work after the reply went.
+INLINE, QUEUED, DEFERRED = "inline", "queued", "deferred"  # deferred: the queue was full (retried later)
 
 
 def build_chat_messages(
@@ -142,10 +138,12 @@ class TurnOutcome:
     trailer: dict[str, Any] | None = None
     trailer_errors: list[str] = field(default_factory=list)
     reflection: dict[str, Any] = field(default_factory=dict)
-    reflection_source: str = ""
-    extraction: ExtractionOutcome | None = None
+    reflection_source: str = ""  # trailer | reflection | default | pending (the job fills it in)
+    extraction: ExtractionOutcome | None = None  # set when the job ran inline
     retried: list[ExtractionOutcome] = field(default_factory=list)
     summaries: list[SummaryOutcome] = field(default_factory=list)
+    background: str = ""  # inline | queued | deferred
+    job_id: str | None = None
     error: str = ""
     error_type: str | None = None
     raw: str = ""
@@ -159,9 +157,18 @@ def finish_turn(
     prepared: PreparedTurn,
     reply: ReplyStream,
     sink: DebugSink | None = None,
+    *,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
+    job_sink: DebugSink | None = None,
+    extraction: str = DEFAULT_EXTRACTION,
 ) -> TurnOutcome:
-    """Validate the trailer (reflection call if missing/invalid), save the episode first, then extract,
-    catch up on failed extractions and run the summaries that are due (spec 03: chat SSE, Reflection)."""
+    """Validate the trailer locally and save the episode (spec 03: chat SSE) with the trailer's reflection, or
+    a default one marked pending when the trailer is missing or invalid; then hand what follows to ONE job
+    (core/flows/memory/background.py) on `worker` under `owner`'s key and return at once: one model call (the
+    reply) on the send path. Without a worker the job runs inline and its results are on the outcome. A
+    full queue leaves the episode pending: the retry of pending extractions catches up later. The job's
+    calls go to `job_sink` (default `sink`)."""
     now = prepared.now
     result = reply.result
     if result is None or not result.ok:
@@ -172,12 +179,7 @@ def finish_turn(
         )
     text = reply.visible_text
     trailer, errors = parse_trailer(reply.trailer_text)
-    reflection, source = (trailer, "trailer") if trailer else (None, "")
-    if reflection is None:
-        fallback = run_reflection(client, prepared.user_input, text, now, now, sink)
-        reflection, source = (
-            (fallback.value, "reflection") if fallback.ok else (dict(DEFAULT_REFLECTION), "default")
-        )
+    reflection, source = (trailer, "trailer") if trailer else (dict(DEFAULT_REFLECTION), REFLECTION_PENDING)
     with repo.begin() as conn:
         episode_id = repo.save_episode(
             prepared.user_input, text, reflection, source=source, occurred_at=now, now=now, conn=conn
@@ -187,12 +189,17 @@ def finish_turn(
     truncated = bool(result.attempts) and result.attempts[-1].finish_reason == "length"
     outcome = TurnOutcome(True, text, episode_id, trace_id, trailer, errors, reflection, source)
     outcome.raw, outcome.truncated = result.raw, truncated
-    outcome.extraction = extract_for_episode(repo, collection, client, episode_id, now, sink)
-    if outcome.extraction.ok:  # the model answers again: catch up on episodes whose extraction failed
-        outcome.retried = retry_pending_extractions(
-            repo, collection, client, now, sink, limit=EXTRACT_RETRIES_PER_TURN
-        )
-    outcome.summaries = run_summaries(repo, collection, client, now, sink)
+    job_sink = sink if job_sink is None else job_sink
+    if worker is not None:
+        run = memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
+        job = submit_memory_job(worker, run, owner)
+        outcome.background, outcome.job_id = (QUEUED, job.id) if job else (DEFERRED, None)
+        return outcome
+    done = run_memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
+    outcome.background, outcome.extraction = INLINE, done.extraction
+    outcome.retried, outcome.summaries = done.retried, done.summaries
+    if done.reflection is not None:
+        outcome.reflection, outcome.reflection_source = done.reflection
     return outcome
 
 
@@ -204,10 +211,17 @@ def run_turn(
     user_input: str,
     now: int | None = None,
     sink: DebugSink | None = None,
+    *,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
+    extraction: str = DEFAULT_EXTRACTION,
 ) -> tuple[PreparedTurn, TurnOutcome]:
     """prepare_turn + consume the stream + finish_turn (scripts, tests, sample data)."""
     prepared = prepare_turn(repo, collection, history, user_input, now)
     reply = stream_reply(client, prepared, sink)
     for _ in reply:
         pass
-    return prepared, finish_turn(repo, collection, client, prepared, reply, sink)
+    outcome = finish_turn(
+        repo, collection, client, prepared, reply, sink, worker=worker, owner=owner, extraction=extraction
+    )
+    return prepared, outcome

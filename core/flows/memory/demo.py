@@ -169,6 +169,12 @@ def memory_persona(request: LLMRequest) -> str:
         data = {"facts": pat.facts(text)}
     elif step == "extract_loops":
         data = {"loops": pat.loops(text, _now(request))}
+    elif step == "extract_all":  # the three spec shapes in one answer (schemas/memory_extraction)
+        data = {
+            "entities": _entities(text),
+            "facts": {"facts": pat.facts(text)},
+            "loops": {"loops": pat.loops(text, _now(request))},
+        }
     elif step.startswith("summary_"):
         data = _summary(request, step.removeprefix("summary_"))
     else:

@@ -1,12 +1,20 @@
 """A finished memory turn as the page's ChatItem (core/chat.py): the reply with what memory did in
-`meta["details"]`, or the failure with its raw output and error type (spec 00 "chat"; spec 03: chat SSE)."""
+`meta["details"]`, or the failure with its raw output and error type (spec 00 "chat"; spec 03: chat SSE).
+
+What the background job does after the reply (reflection, extraction, summaries) fills the details in from
+the store: `refresh_items` (issue #16 item 4).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from core.chat import ChatItem, assistant_item, error_item
-from core.flows.memory.chat import PreparedTurn, TurnOutcome
+from core.chat import ChatItem, assistant_item, error_item, meta
+from core.flows.memory.background import summary_line
+from core.flows.memory.chat import INLINE, PreparedTurn, TurnOutcome
+from core.flows.memory.job_status import background_states
+from core.store.memory_repository import MemoryRepository
 
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
 UNEXPECTED_ERROR = (
@@ -39,10 +47,33 @@ def turn_details(prepared: PreparedTurn, outcome: TurnOutcome) -> dict[str, Any]
         "reflection": outcome.reflection,
         "reflection_source": outcome.reflection_source,
         "extraction": outcome.extraction.summary() if outcome.extraction else None,
-        "summaries": [
-            s.label() + ("を作成" if s.ok else f"の作成に失敗（{s.message}）") for s in outcome.summaries
-        ],
+        "summaries": [summary_line(s) for s in outcome.summaries],
+        "pending": outcome.background != INLINE,  # the background job's results are still to come
+        "background": outcome.background,
     }
+
+
+def apply_background(details: dict[str, Any], state: dict[str, Any]) -> None:
+    """Fill one reply's details from its episode's stored background state (`background_states`)."""
+    details["reflection"], details["reflection_source"] = state["reflection"], state["reflection_source"]
+    if state["extraction"] is not None:
+        details["extraction"] = state["extraction"]
+    if state["finished"]:
+        details["summaries"] = list(state["summaries"])
+    details["extract_state"] = state["extract_state"]
+    details["pending"] = not state["finished"]
+
+
+def refresh_items(repo: MemoryRepository, items: Sequence[ChatItem]) -> bool:
+    """Re-read from the store what the background work did for each reply of the chat (two queries);
+    True while some reply's work is still to land."""
+    details = [d for item in items if (d := meta(item).get("details")) and d.get("episode_id") is not None]
+    states = background_states(repo, [d["episode_id"] for d in details])
+    for d in details:
+        state = states.get(d["episode_id"])
+        if state is not None:  # a deleted episode keeps what was shown
+            apply_background(d, state)
+    return any(d.get("pending") for d in details)
 
 
 def reply_item(prepared: PreparedTurn, outcome: TurnOutcome, turn: int | None = None) -> ChatItem:

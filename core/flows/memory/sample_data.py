@@ -12,10 +12,9 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.debuglog import DebugSink
-from core.flows.memory.chat import DEFAULT_REFLECTION
 from core.flows.memory.constants import DAY, FLOW
 from core.flows.memory.demo import memory_persona
-from core.flows.memory.extraction import extract_for_episode, run_reflection
+from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode, run_reflection
 from core.flows.memory.indexing import index_units
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient

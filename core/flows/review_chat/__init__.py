@@ -1,7 +1,7 @@
 """Review chat about an exam answer and its review (spec 02): per-turn context, §N persistence, summaries.
 
 A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply` -> `finish_turn`
-(or `run_turn`); reviews and threads for the page: `threads`.
+(or `run_turn`); the summary as a background job: `summary_job`; reviews and threads for the page: `threads`.
 """
 
 from core.flows.review_chat.chat_turn import (
@@ -43,6 +43,13 @@ from core.flows.review_chat.summary import (
     summarize_conversation_segment,
     summarize_if_due,
 )
+from core.flows.review_chat.summary_job import (
+    SUMMARY_WAIT_SECONDS,
+    submit_summary_job,
+    summary_backlog,
+    summary_job_key,
+    wait_for_summary,
+)
 from core.flows.review_chat.threads import (
     ImportResult,
     OpenedThread,
@@ -70,6 +77,7 @@ __all__ = [
     "NOT_FOUND_SENTENCE",
     "SPECIFIED_WINDOW",
     "SUMMARY_EVERY_TURNS",
+    "SUMMARY_WAIT_SECONDS",
     "ChatMessage",
     "ContextBlock",
     "ImportCheck",
@@ -115,9 +123,13 @@ __all__ = [
     "sample_review_id",
     "stream_reply",
     "stream_review_reply",
+    "submit_summary_job",
     "summarize_conversation_segment",
     "summarize_if_due",
     "summarizing",
+    "summary_backlog",
+    "summary_job_key",
     "thread_items",
     "unexpected_failure",
+    "wait_for_summary",
 ]

@@ -4,6 +4,9 @@ spec 02 create_message: the thread columns are read, the context and messages re
 once it arrives the rally and the paragraph columns are stored, then the summary made when 5, 10, … turns
 have completed. The page streams between `prepare_turn` and `finish_turn`; `run_turn` does all three.
 Nothing is stored for a failed reply.
+
+With a worker the summary is a background job (issue #16, core/flows/review_chat/summary_job.py): the turn
+returns once the rally is saved, and the next turn waits for a summary still running (bounded).
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ from core.flows.review_chat.notices import (
     summary_notices,
 )
 from core.flows.review_chat.summary import SummaryOutcome, summarize_if_due
+from core.flows.review_chat.summary_job import (
+    SUMMARY_WAIT_SECONDS,
+    submit_summary_job,
+    wait_for_summary,
+)
 from core.flows.review_chat.turn import (
     TurnPlan,
     prepare_review_turn,
@@ -34,6 +42,7 @@ from core.guard import GuardResult
 from core.llm.base import LLMClient
 from core.store.review import ReviewRepository
 from core.store.review_models import ReviewRecord, ThreadState
+from core.worker import BackgroundWorker
 
 UNEXPECTED_ERROR = "unexpected_error"
 
@@ -53,7 +62,8 @@ class TurnResult:
     plan: TurnPlan | None = None
     reply: GuardResult[str] | None = None
     stored: bool = False
-    summary: SummaryOutcome | None = None
+    summary: SummaryOutcome | None = None  # the summary made inline (no worker)
+    summary_job: str | None = None  # the id of the summary job queued on the worker
 
     @property
     def ok(self) -> bool:
@@ -66,12 +76,21 @@ def prepare_turn(
     thread_id: int | None,
     chat_history: Sequence[Mapping[str, Any]],
     user_input: str,
+    *,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
+    wait: float = SUMMARY_WAIT_SECONDS,
 ) -> TurnPlan:
     """spec 02 create_message, before the call: read the thread columns (a missing thread starts a new one)
     and plan the turn with `prepare_review_turn`. `chat_history` holds the completed rallies.
+
+    A summary of this thread still running on `worker` is waited for, at most `wait` seconds; after that the
+    turn goes on with the un-summarised history (as when a summary fails) and the summary lands later.
     """
     if review.id is None:
         raise ValueError("the review must be stored before a thread can be kept for it")
+    if worker is not None and thread_id is not None:
+        wait_for_summary(worker, thread_id, owner, wait)
     thread = repo.get_thread(thread_id) if thread_id is not None else None
     plan = prepare_review_turn(review, thread["state"] if thread else ThreadState(), chat_history, user_input)
     plan.review_id, plan.thread_id = review.id, thread["id"] if thread else None
@@ -104,10 +123,16 @@ def finish_turn(
     reply: GuardResult[str] | None,
     *,
     sink: DebugSink | None = None,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
+    job_sink: DebugSink | None = None,
 ) -> TurnResult:
     """spec 02 create_message, after the call: on success create the thread if needed, store the rally with
     the paragraph columns (§N の持続), then `summarize_if_due` (要約 / 5の倍数). On failure nothing is stored.
     A reply that arrived is always returned, also when storing or summarizing failed (a notice says so).
+
+    With `worker` the due summary is queued as a job of `owner` (its calls go to `job_sink`, default `sink`)
+    and the turn returns after one model call; a full queue leaves the segment due for the next turn.
     """
     if reply is None:
         raise ValueError("the reply stream was not read to its end")
@@ -129,6 +154,12 @@ def finish_turn(
         result.notices.append(("error", STORE_FAILED))
         return result
     result.stored = True
+    if worker is not None:
+        if plan.summary_due is not None:
+            job_sink = sink if job_sink is None else job_sink
+            job = submit_summary_job(worker, repo, client, result.thread_id, owner, sink=job_sink)
+            result.summary_job = job.id if job is not None else None
+        return result
     try:
         result.summary = summarize_if_due(repo, client, result.thread_id, sink=sink)
     except Exception:  # the reply is shown and stored; a bug after it must not hide it
@@ -147,11 +178,13 @@ def run_turn(
     user_input: str,
     *,
     sink: DebugSink | None = None,
+    worker: BackgroundWorker | None = None,
+    owner: str = "local",
 ) -> TurnResult:
     """prepare_turn -> request_reply -> finish_turn (no streaming: tests, scripts), failing like the page."""
     try:
-        plan = prepare_turn(repo, review, thread_id, chat_history, user_input)
+        plan = prepare_turn(repo, review, thread_id, chat_history, user_input, worker=worker, owner=owner)
         reply = request_reply(client, plan, sink=sink)
     except Exception:  # as on the page: an untranslated error becomes a message, not a traceback
         return unexpected_failure(user_input, thread_id=thread_id)
-    return finish_turn(repo, client, plan, reply, sink=sink)
+    return finish_turn(repo, client, plan, reply, sink=sink, worker=worker, owner=owner)

@@ -12,7 +12,6 @@ from core.flows.diagnosis.constants import (
     FALLBACK_MESSAGE,
     FLOW_TAG,
     MAX_SOLUTIONS_TRIED,
-    SUMMARY_EVERY_TURNS,
 )
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.guards import (
@@ -40,7 +39,6 @@ from core.flows.diagnosis.prompting import (
     _build_additional_instructions,
     build_diagnostic_messages,
     build_rag_context,
-    build_summary_messages,
 )
 from core.flows.diagnosis.responses import (
     COVERAGE_NOTES,
@@ -50,8 +48,9 @@ from core.flows.diagnosis.responses import (
 )
 from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_state
 from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency, spec_prompt
+from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summary_due, summary_result
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
-from core.guard import GuardResult, guarded_json, guarded_text
+from core.guard import GuardResult, guarded_json
 from core.schemas import load_schema
 
 RESOLVED_CHOICES = [
@@ -105,17 +104,17 @@ def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[di
     return build_rag_context(answer.answer, answer.sources), list(answer.sources)
 
 
-def _maybe_summarize(session: SessionState, deps: DiagnosisDeps) -> None:
-    """spec 04 §4 D.5: every 3 turns, refresh conversation_summary (a failed call keeps the old one)."""
-    if session.diagnostic_turn == 0 or session.diagnostic_turn % SUMMARY_EVERY_TURNS:
+def _maybe_summarize(
+    session: SessionState, deps: DiagnosisDeps, started: StartedSummary | None = None
+) -> None:
+    """spec 04 §4 D.5: every 3 turns, refresh conversation_summary (a failed call keeps the old one).
+
+    With a worker the call was started before D.4 (`start_summary`, beside the RAG answer call) and is
+    awaited here; the prompt of D.7 gets the same summary either way."""
+    if not summary_due(session):
         return
-    result = guarded_text(
-        deps.client,
-        build_summary_messages(session),
-        sink=deps.sink,
-        tags={"flow": FLOW_TAG, "step": "summary"},
-    )
-    if result.ok:
+    result = summary_result(session, deps, started)
+    if result is not None and result.ok:
         session.conversation_summary = result.value.strip()
 
 
@@ -196,10 +195,11 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> StepOut
         )
     if keyword.reasons:
         raise_urgency(session, keyword)
-    # 4. RAG, 5. summary, 6. candidates
+    # 4. RAG, 5. summary (started first on a worker: both calls only read the session), 6. candidates
+    started = start_summary(session, deps)
     rag_context, sources = _rag_query(session, deps)
     session.last_rag_sources = sources
-    _maybe_summarize(session, deps)
+    _maybe_summarize(session, deps, started)
     if should_show_candidates(session.last_confidence, session.diagnostic_turn):
         session.candidates_shown = True
     # 7-9. prompt, call, parse

@@ -1,0 +1,200 @@
+"""Writing what the background work found for an episode (spec 03 Reflection, Entity / Fact / OpenLoops
+抽出): the reflection that replaces a pending default, the extracted units, and one log row per step.
+
+The extraction state of an episode (memory_units.extract_state, memory_extraction_log) is where results and
+failures of the background job land: pages read them back from here, never from the job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import Connection, insert, select, update
+
+from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
+from core.flows.memory.indexing import index_units
+from core.flows.memory.loops import loop_times
+from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
+from core.guard import GuardResult
+from core.store.memory import clamp01, dumps, extraction_log, payload_episode, units
+from core.store.memory_repository import MemoryRepository
+
+REFLECTION_NOTE = "トレーラーが無かったため内省（Reflection）で補完"
+# memory_extraction_log.step of the row that ends the background work on an episode (its job or a retry).
+FINISHED_STEP = "background"
+
+
+@dataclass
+class ExtractionOutcome:
+    unit_id: int
+    ok: bool
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    loops: list[dict[str, Any]] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    new_unit_ids: list[int] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        def plain(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in i.items()} for i in items]
+
+        return {
+            "ok": self.ok,
+            "entities": plain(self.entities),
+            "relations": plain(self.relations),
+            "facts": plain(self.facts),
+            "loops": plain(self.loops),
+            "errors": self.errors,
+            "new_unit_ids": self.new_unit_ids,
+        }
+
+
+def describe_errors(errors: dict[str, str]) -> str:
+    """「entities・facts・loops: provider_error: …」: steps that failed alike (one combined call) share a line."""
+    steps: dict[str, list[str]] = {}
+    for step, message in errors.items():
+        steps.setdefault(message, []).append(step)
+    return " / ".join(f"{'・'.join(names)}: {message}" for message, names in steps.items())
+
+
+def log_step(
+    conn: Connection,
+    unit_id: int,
+    step: str,
+    ok: bool,
+    now: int,
+    error_type: str | None = None,
+    detail: str = "",
+) -> None:
+    """One row of memory_extraction_log: what a background step did for the episode."""
+    conn.execute(
+        insert(extraction_log).values(
+            unit_id=unit_id, at=now, step=step, ok=int(ok), error_type=error_type, detail=detail
+        )
+    )
+
+
+def store_reflection(
+    repo: MemoryRepository,
+    unit_id: int,
+    reflection: dict[str, Any],
+    source: str,
+    result: GuardResult[Any],
+    now: int,
+) -> None:
+    """Replace an episode's pending reflection (spec 03 Reflection: units persona_affect_* / salience /
+    confidence, payload_episode.reflection_json) and record it as a version of the unit."""
+    with repo.begin() as conn:
+        conn.execute(
+            update(units)
+            .where(units.c.id == unit_id)
+            .values(
+                confidence=clamp01(reflection.get("confidence")),
+                salience=clamp01(reflection.get("salience")),
+                topic_tags=dumps(list(reflection.get("topic_tags", []))),
+                persona_affect_label=reflection.get("persona_affect_label", "neutral"),
+                persona_affect_intensity=clamp01(reflection.get("persona_affect_intensity"), 0.0),
+                updated_at=now,
+            )
+        )
+        conn.execute(
+            update(payload_episode)
+            .where(payload_episode.c.unit_id == unit_id)
+            .values(reflection_json=dumps(dict(reflection)), reflection_source=source)
+        )
+        repo.record_version(unit_id, "edit", now, REFLECTION_NOTE, conn=conn)
+        log_step(
+            conn,
+            unit_id,
+            "reflection",
+            result.ok,
+            now,
+            result.error_type,
+            "" if result.ok else result.raw[:500],
+        )
+
+
+def apply_extraction(
+    repo: MemoryRepository,
+    collection: Collection | None,
+    unit_id: int,
+    occurred_at: int,
+    results: dict[str, GuardResult[Any]],
+    now: int | None = None,
+) -> ExtractionOutcome:
+    """Store the successful parts of an extraction (idempotent) and mark the episode done or failed."""
+    now = repo.now() if now is None else now
+    out = ExtractionOutcome(unit_id, all(r.ok for r in results.values()))
+    out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
+    with repo.begin() as conn:
+        if results["entities"].ok:
+            _store_entities(conn, out, unit_id, normalize_entities(results["entities"].value), now)
+        if results["facts"].ok:
+            out.facts = normalize_facts(results["facts"].value)
+            for fact in out.facts:
+                subject = upsert_entity(
+                    conn, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
+                )
+                obj = (
+                    upsert_entity(conn, {"type_label": fact["object"][0], "name": fact["object"][1]}, now)
+                    if fact["object"]
+                    else None
+                )
+                fact_id, _ = repo.upsert_fact(fact, subject, obj, unit_id, occurred_at, now, conn=conn)
+                for entity_id in (subject, obj):
+                    if entity_id is not None:
+                        link_unit_entity(conn, fact_id, entity_id, "fact")
+                out.new_unit_ids.append(fact_id)
+        if results["loops"].ok:
+            out.loops = normalize_loops(results["loops"].value)
+            for loop in out.loops:
+                due, expires = loop_times(loop.get("due_at"), now)
+                loop_id = repo.upsert_loop(
+                    loop["loop_text"], loop["confidence"], due, expires, unit_id, occurred_at, now, conn=conn
+                )
+                for entity in out.entities:
+                    if entity["name"] != SPEAKER and entity["name"] in loop["loop_text"]:
+                        link_unit_entity(conn, loop_id, entity["entity_id"], "loop")
+                out.new_unit_ids.append(loop_id)
+        attempts = conn.execute(select(units.c.extract_attempts).where(units.c.id == unit_id)).scalar_one()
+        conn.execute(
+            update(units)
+            .where(units.c.id == unit_id)
+            .values(extract_state="done" if out.ok else "failed", extract_attempts=attempts + 1)
+        )
+        conn.execute(
+            update(payload_episode)
+            .where(payload_episode.c.unit_id == unit_id)
+            .values(extraction_json=dumps(out.summary()))
+        )
+        for step, result in results.items():
+            log_step(
+                conn, unit_id, step, result.ok, now, result.error_type, "" if result.ok else result.raw[:500]
+            )
+        if out.new_unit_ids:
+            index_units(conn, collection, sorted(set(out.new_unit_ids)))
+    return out
+
+
+def _store_entities(
+    conn: Connection, out: ExtractionOutcome, unit_id: int, data: dict[str, Any], now: int
+) -> None:
+    ids: dict[tuple[str, str], int] = {}
+    for entity in data["entities"]:
+        entity_id = upsert_entity(conn, entity, now)
+        ids[(entity["type_label"], entity["name"])] = entity_id
+        if entity["name"] != SPEAKER:
+            link_unit_entity(conn, unit_id, entity_id, (entity["roles"] or ["mentioned"])[0])
+        out.entities.append({**entity, "entity_id": entity_id})
+    for rel in data["relations"]:
+        src = ids.get(rel["src"]) or upsert_entity(
+            conn, {"type_label": rel["src"][0], "name": rel["src"][1]}, now
+        )
+        dst = ids.get(rel["dst"]) or upsert_entity(
+            conn, {"type_label": rel["dst"][0], "name": rel["dst"][1]}, now
+        )
+        upsert_edge(conn, src, rel["relation"], dst, rel["confidence"], unit_id, rel["evidence"], now)
+        out.relations.append(rel)
