@@ -27,7 +27,7 @@ try:
     if ss.pop("review_demo_request", False):
         rs.start_demo()
     review = rs.current_review()
-except Exception:  # a broken store must not show a traceback
+except Exception:  # noqa: BLE001 - a broken store must not show a traceback
     st.error("レビューのデータを読み込めませんでした。データフォルダ（APP_DATA_DIR）を確認してください。")
     st.stop()
 if review is None:  # e.g. a thread link to a review that no longer exists: fall back to the sample

@@ -120,7 +120,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
             outcome = finish_turn(
                 repo, collection, client, prepared, reply, sink, worker=state.worker(), job_sink=job_sink
             )
-        except Exception:  # the user sees a message, never a traceback; the input stays for 再送
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback; the input stays for 再送
             answer = unexpected_error_item(turn)
         else:
             answer, job_id = reply_item(prepared, outcome, turn), outcome.job_id

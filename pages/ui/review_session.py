@@ -173,7 +173,7 @@ def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
             result = review_chat.finish_turn(
                 store, client, plan, stream.result, sink=sink, worker=worker, job_sink=job_sink
             )
-        except Exception:  # a bug or a broken client: a Japanese message and a retry, never a traceback
+        except Exception:  # noqa: BLE001 - a bug or a broken client: a Japanese message and a retry, never a traceback
             result = review_chat.unexpected_failure(text, thread_id=thread_id)
     if result.summary_job is not None and result.thread_id is not None:  # after capture: joins this turn
         bg.track(FLOW, summary_job_key(result.thread_id), result.summary_job, job_sink)

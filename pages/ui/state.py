@@ -107,8 +107,7 @@ def engine():  # type: ignore[no-untyped-def]
 
 @st.cache_resource(show_spinner=False)
 def _chroma(data_dir: str):  # type: ignore[no-untyped-def]
-    # Imported on first use: chromadb takes over a second to import and the home and debug pages never need it.
-    from core.vectors import open_chroma
+    from core.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
 
     return open_chroma(data_dir)
 

@@ -28,28 +28,28 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import select
 
-from core.chat import ChatItem, history, user_item  # noqa: E402
-from core.flows import knowledge_demo as kd  # noqa: E402
-from core.flows import review_chat  # noqa: E402
-from core.flows.diagnosis.deps import open_deps  # noqa: E402
-from core.flows.diagnosis.models import ChatRequest, ChatStep  # noqa: E402
-from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.diagnosis.service import ChatService, run_turn  # noqa: E402
-from core.flows.knowledge_turn import TurnInput  # noqa: E402
-from core.flows.knowledge_turn import run_turn as knowledge_turn  # noqa: E402
-from core.flows.memory.background import memory_job_key  # noqa: E402
-from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply  # noqa: E402
-from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE  # noqa: E402
-from core.flows.memory.stores import memory_collection, memory_repository  # noqa: E402
-from core.flows.registry import demo_client  # noqa: E402
-from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream  # noqa: E402
-from core.store import open_store  # noqa: E402
-from core.store.knowledge import KnowledgeRepository  # noqa: E402
-from core.store.memory import entities, payload_fact, payload_loop  # noqa: E402
-from core.vectors import open_chroma  # noqa: E402
-from core.worker import BackgroundWorker  # noqa: E402
+from core.chat import ChatItem, history, user_item
+from core.flows import knowledge_demo as kd
+from core.flows import review_chat
+from core.flows.diagnosis.deps import open_deps
+from core.flows.diagnosis.models import ChatRequest, ChatStep
+from core.flows.diagnosis.rag import RAGService
+from core.flows.diagnosis.service import ChatService, run_turn
+from core.flows.knowledge_turn import TurnInput
+from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.memory.background import memory_job_key
+from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
+from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE
+from core.flows.memory.stores import memory_collection, memory_repository
+from core.flows.registry import demo_client
+from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
+from core.store import open_store
+from core.store.knowledge import KnowledgeRepository
+from core.store.memory import entities, payload_fact, payload_loop
+from core.vectors import open_chroma
+from core.worker import BackgroundWorker
 
 DELAY = 1.5
 TURNS = 12

@@ -155,7 +155,7 @@ def test_a_summary_still_running_after_the_wait_is_used_from_a_later_turn(repo, 
 
 def test_a_failed_summary_is_recorded_and_retried(repo, review, worker) -> None:  # type: ignore[no-untyped-def]
     client = Scripted(fail_summaries=1)
-    thread_id, chat, _ = five_turns(repo, client, review, worker)
+    thread_id, _chat, _ = five_turns(repo, client, review, worker)
     key = summary_job_key(thread_id)
     assert worker.wait(key, timeout=20)
     [job] = worker.jobs(key)

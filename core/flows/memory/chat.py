@@ -10,7 +10,7 @@ as the reply is shown (issue #16), or inline when no worker is given. The page d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +42,7 @@ INLINE, QUEUED, DEFERRED = "inline", "queued", "deferred"  # deferred: the queue
 
 
 def build_chat_messages(
-    history: list[dict[str, Any]], user_input: str, pack_text: str, mood_text: str, now: int
+    history: Sequence[Mapping[str, Any]], user_input: str, pack_text: str, mood_text: str, now: int
 ) -> list[Message]:
     """[system = persona anchor + memory pack + mood policy + trailer rules, last 12 messages, user input]."""
     system = fill(
@@ -82,7 +82,7 @@ def purge_expired_loops(repo: MemoryRepository, collection: Collection | None, n
 def prepare_turn(
     repo: MemoryRepository,
     collection: Collection | None,
-    history: list[dict[str, Any]],
+    history: Sequence[Mapping[str, Any]],
     user_input: str,
     now: int | None = None,
 ) -> PreparedTurn:

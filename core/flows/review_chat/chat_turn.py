@@ -162,7 +162,7 @@ def finish_turn(
         return result
     try:
         result.summary = summarize_if_due(repo, client, result.thread_id, sink=sink)
-    except Exception:  # the reply is shown and stored; a bug after it must not hide it
+    except Exception:  # noqa: BLE001 - the reply is shown and stored; a bug after it must not hide it
         result.notices.append(("error", UNEXPECTED_AFTER))
         return result
     result.notices.extend(summary_notices(result.summary))
@@ -185,6 +185,6 @@ def run_turn(
     try:
         plan = prepare_turn(repo, review, thread_id, chat_history, user_input, worker=worker, owner=owner)
         reply = request_reply(client, plan, sink=sink)
-    except Exception:  # as on the page: an untranslated error becomes a message, not a traceback
+    except Exception:  # noqa: BLE001 - as on the page: an untranslated error becomes a message, not a traceback
         return unexpected_failure(user_input, thread_id=thread_id)
     return finish_turn(repo, client, plan, reply, sink=sink, worker=worker, owner=owner)
