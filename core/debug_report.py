@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TypedDict
 
 import pandas as pd
 
+from core.clock import format_local
 from core.debuglog import DebugEvent
 
 CALL_KINDS = ("call", "error")
@@ -36,7 +36,7 @@ def calls_frame(events: Sequence[DebugEvent]) -> pd.DataFrame:
             continue
         rows.append(
             {
-                "時刻": datetime.fromtimestamp(e.ts).strftime("%H:%M:%S"),
+                "時刻": format_local(e.ts, "%H:%M:%S"),
                 "フロー": e.flow or "-",
                 "ステップ": e.step or "-",
                 "プロバイダー": e.provider,
