@@ -1,14 +1,19 @@
-"""Katachi shell: page config, session defaults, provider settings in the sidebar, navigation."""
+"""Katachi shell: page config, sign-in, session defaults, provider settings in the sidebar, navigation."""
 
 import streamlit as st
 
-from pages.ui import sidebar, state
+from pages.ui import auth, sidebar, state
 from pages.ui.nav import HOME, existing_pages
 
 st.set_page_config(page_title="Katachi", page_icon=":material/category:", layout="wide")
+person = auth.sign_in()  # before anything else: with [auth], nothing but the sign-in page until signed in
+if person is None:
+    st.navigation([st.Page(auth.sign_in_page, title="サインイン", icon=":material/login:")]).run()
+    st.stop()
 state.init_session()
+auth.record(person)
 
-
+auth.render_identity(person)
 sidebar.render()
 state.client()  # build (or rebuild) the session's client before any page runs
 pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]

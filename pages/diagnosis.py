@@ -9,7 +9,15 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import last_call, state
-from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
+from pages.ui.diagnosis_session import (
+    bookings,
+    current_session,
+    ensure_index,
+    load_demo,
+    restart,
+    send,
+    team_bookings_view,
+)
 from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
@@ -153,8 +161,12 @@ if ss.get("diagnosis_last_rewound"):
 w.coverage_note(session)
 w.sources_expander(session)
 last_call.render("diagnosis")
-with st.expander("予約一覧", expanded=step == ChatStep.DONE):
+with st.expander("予約一覧（あなたが受け付けた予約）", expanded=step == ChatStep.DONE):
     w.bookings_table(bookings())
+team = team_bookings_view()
+if team is not None:
+    with st.expander("チーム全体の予約（管理者）", icon=":material/groups:"):
+        w.bookings_table(*team)
 
 if step in (ChatStep.FREE_TEXT, ChatStep.DIAGNOSING, ChatStep.SPEC_CHECK):
     placeholder = (

@@ -1,6 +1,7 @@
 """Interview analytics (spec 01 §7.2): turns needed to reach draft_knowledge / finalize, and where interviews stopped.
 
-The pure functions take turn rows; `interview_overview` reads them from the repository.
+The pure functions take turn rows; `interview_overview` reads a person's own from the repository, and
+`team_overview` every person's for an admin (issue #14: team analytics; counts only, no titles or text).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from core.flows.knowledge import PHASES
 from core.flows.knowledge_stores import store_errors
+from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 
 STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase yet)
@@ -71,3 +73,30 @@ def interview_overview(repo: KnowledgeRepository, limit: int = 50) -> InterviewO
         interviews = repo.list_interviews(limit)
         progress = interview_progress(repo.turn_phases())
     return InterviewOverview(interviews, progress, stop_phase_counts(progress))
+
+
+@dataclass
+class TeamOverview:
+    """Interview drop-off across the team (admins): per-interview progress, where they stopped, and per
+    person (owner id) how many interviews they ran and how many reached a draft."""
+
+    progress: list[dict[str, Any]]
+    stop_counts: dict[str, int]
+    per_person: dict[str, dict[str, int]]
+
+
+def team_overview(repo: KnowledgeRepository, person: Person) -> TeamOverview | None:
+    """Every person's interviews as counts (spec 01 §7.2 analysis across the team); None unless `person` is
+    an admin (`[katachi] admins`). KnowledgeStoreError on failure."""
+    if not person.is_admin:
+        return None
+    with store_errors():
+        rows = repo.team_turn_phases()
+    owners = {r["interview_id"]: r["owner_id"] for r in rows}
+    progress = interview_progress(rows)
+    per_person: dict[str, dict[str, int]] = {}
+    for p in progress:
+        counts = per_person.setdefault(owners[p["interview_id"]], {"interviews": 0, "drafts": 0})
+        counts["interviews"] += 1
+        counts["drafts"] += p["to_draft"] is not None
+    return TeamOverview(progress, stop_phase_counts(progress), per_person)

@@ -1,6 +1,7 @@
 """The knowledge base as the pages use it: save the interview's draft, browse, edit with versions (spec 01 §7.2).
 
-Every function takes the repository and raises KnowledgeStoreError when the database fails.
+Every function takes the repository and raises KnowledgeStoreError when the database fails. The knowledge
+base is shared by the team; every save or edit is recorded with its author, the signed-in person (issue #14).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.flows.knowledge_stores import store_errors
-from core.store.knowledge_base import DEFAULT_EDITOR, KnowledgeBaseRepository
+from core.people import Person
+from core.store.knowledge_base import KnowledgeBaseRepository
 
 UPDATED_FROM_INTERVIEW = "聞き取りから更新"
 
 __all__ = [
-    "DEFAULT_EDITOR",
     "contract_type_choices",
     "edit_entry",
     "entry_history",
@@ -27,11 +28,11 @@ def save_draft(
     base: KnowledgeBaseRepository,
     entry: Mapping[str, Any],
     *,
-    by: str,
+    by: Person,
     interview_id: str | None,
     saved_entry_id: int | None,
 ) -> tuple[int, int]:
-    """Save the interview's (edited) draft; returns (entry id, version).
+    """Save the interview's (edited) draft as `by`; returns (entry id, version).
 
     The first save creates an entry linked to the interview; saving again (also after a resume) adds a
     version to that entry instead of a duplicate.
@@ -59,11 +60,11 @@ def find_entries(
 
 
 def edit_entry(
-    base: KnowledgeBaseRepository, entry_id: int, entry: Mapping[str, Any], *, by: str, note: str = ""
+    base: KnowledgeBaseRepository, entry_id: int, entry: Mapping[str, Any], *, by: Person, note: str = ""
 ) -> int:
-    """Save an edit as a new version; returns the version (unchanged when nothing changed)."""
+    """Save an edit by `by` as a new version; returns the version (unchanged when nothing changed)."""
     with store_errors():
-        return base.update_entry(entry_id, entry, by=by or DEFAULT_EDITOR, note=note)
+        return base.update_entry(entry_id, entry, by=by, note=note)
 
 
 def entry_history(base: KnowledgeBaseRepository, entry_id: int) -> list[dict[str, Any]]:

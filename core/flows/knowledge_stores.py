@@ -14,21 +14,27 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.clock import Clock, utc_now
+from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import KnowledgeBaseRepository
 
 
 @dataclass(frozen=True)
 class KnowledgeStores:
-    """Interviews and turns (`interviews`), knowledge base entries and versions (`base`)."""
+    """One person's interviews and turns (`interviews`), the team's knowledge base entries and versions
+    (`base`), and the person they are opened for (the author of what they save)."""
 
     interviews: KnowledgeRepository
     base: KnowledgeBaseRepository
+    person: Person
 
 
-def knowledge_stores(engine: Engine, clock: Clock = utc_now) -> KnowledgeStores:
-    """Both repositories of the knowledge flow over `engine`, on one clock."""
-    return KnowledgeStores(KnowledgeRepository(engine, clock), KnowledgeBaseRepository(engine, clock))
+def knowledge_stores(engine: Engine, person: Person, clock: Clock = utc_now) -> KnowledgeStores:
+    """Both repositories of the knowledge flow over `engine`, on one clock, for `person` (issue #14: their
+    own interviews, the shared knowledge base)."""
+    return KnowledgeStores(
+        KnowledgeRepository(engine, clock, owner_id=person.id), KnowledgeBaseRepository(engine, clock), person
+    )
 
 
 class KnowledgeStoreError(RuntimeError):

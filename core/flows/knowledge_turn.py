@@ -99,11 +99,15 @@ class TurnOutcome:
 def _ensure_interview(
     repo: KnowledgeRepository, interview_id: str | None, title: str, client: LLMClient, notices: list[str]
 ) -> str | None:
-    if interview_id is not None:
-        return interview_id
+    """The interview the turn goes to: `interview_id` when it is this person's, else a new one (issue #14: an
+    id of another person's interview never receives a turn)."""
     try:
+        if interview_id is not None and repo.owns(interview_id):
+            return interview_id
         return repo.create_interview(title=title, provider=client.provider, model=client.model)
     except SQLAlchemyError:
+        if interview_id is not None:
+            return interview_id  # recording checks the owner again and reports when it cannot
         notices.append(NOTICE_NOT_STARTED)  # the interview still works without the store
         return None
 
@@ -215,7 +219,7 @@ def finish_turn(
                 model=client.model,
                 **record_fields(result),
             )
-        except SQLAlchemyError:
+        except (SQLAlchemyError, KeyError):  # KeyError: the interview is not this person's
             notices.append(NOTICE_NOT_RECORDED)
     return TurnOutcome(
         ok=bool(result["ok"]),

@@ -20,6 +20,17 @@ class Repository:
         return self.clock()
 
 
+class OwnedRepository(Repository):
+    """A repository of one person's rows (issue #14): `owner_id` is required, and every read and write of
+    the subclass is filtered by it, so no caller can forget to (`KnowledgeRepository(engine, owner_id=...)`)."""
+
+    def __init__(self, engine: Engine, clock: Clock = utc_now, *, owner_id: str):
+        super().__init__(engine, clock)
+        if not owner_id:
+            raise ValueError("a personal repository needs the id of the person it works for")
+        self.owner_id = owner_id
+
+
 def inserted_id(result: CursorResult[Any]) -> int:
     """The primary key of a single-row insert."""
     key = result.inserted_primary_key

@@ -2,7 +2,8 @@
 
 SQLAlchemy Core on the shared `metadata`; times are UTC epoch seconds from the repository's clock.
 Attachment text is never stored: a user turn keeps only the typed text and the attachments' names
-and counts.
+and counts. Interviews are personal (issue #14): the repository is bound to one person (`owner_id`) and
+never reads or writes another person's interview; only `team_turn_phases` (admin analytics) reads across.
 """
 
 from __future__ import annotations
@@ -12,10 +13,23 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Boolean, Column, ForeignKey, Integer, String, Table, Text, func, select, update
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    func,
+    select,
+    update,
+)
 
-from core.store.base import Repository, inserted_id
+from core.store.base import OwnedRepository, inserted_id
 from core.store.db import metadata
+from core.store.owners import add_owner_column, owned_by, owner_column
 
 TITLE_CHARS = 40  # an interview's title: the first line typed, cut to this length
 ATTACHMENT_KEYS = ("name", "kind", "pages", "paragraphs", "chars")  # what is kept of an attachment
@@ -29,6 +43,7 @@ knowledge_interviews = Table(
     Column("updated_at", Integer, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
+    owner_column(),
 )
 
 knowledge_turns = Table(
@@ -59,8 +74,20 @@ knowledge_turns = Table(
 )
 
 
-class KnowledgeRepository(Repository):
-    """Interviews and their turns (`KnowledgeRepository(engine, clock)`)."""
+class KnowledgeRepository(OwnedRepository):
+    """One person's interviews and their turns (`KnowledgeRepository(engine, clock, owner_id=...)`)."""
+
+    def owns(self, interview_id: str | None, conn: Connection | None = None) -> bool:
+        """True when `interview_id` is an interview of this repository's person."""
+        if not interview_id:
+            return False
+        query = select(knowledge_interviews.c.id).where(
+            knowledge_interviews.c.id == interview_id, owned_by(knowledge_interviews, self.owner_id)
+        )
+        if conn is not None:
+            return conn.execute(query).first() is not None
+        with self.engine.connect() as own:
+            return own.execute(query).first() is not None
 
     def create_interview(self, *, title: str = "", provider: str = "", model: str = "") -> str:
         """A new interview; returns its id (hex)."""
@@ -75,6 +102,7 @@ class KnowledgeRepository(Repository):
                     updated_at=ts,
                     provider=provider,
                     model=model,
+                    owner_id=self.owner_id,
                 )
             )
         return interview_id
@@ -95,7 +123,9 @@ class KnowledgeRepository(Repository):
         model: str = "",
     ) -> int:
         """Store one turn (spec 01 §4 step 4): the full turn JSON when it succeeded (`turn` given),
-        otherwise the raw output and error type. Also renames the interview after its latest draft."""
+        otherwise the raw output and error type. Also renames the interview after its latest draft.
+
+        Raises KeyError when the interview is not this person's (or does not exist)."""
         ts = self.now()
         safe_attachments = [{k: a.get(k) for k in ATTACHMENT_KEYS} for a in attachments]
         values = dict(
@@ -116,6 +146,8 @@ class KnowledgeRepository(Repository):
             attempts=max(1, attempts),
         )
         with self.engine.begin() as conn:
+            if not self.owns(interview_id, conn):
+                raise KeyError(interview_id)
             row_id = inserted_id(conn.execute(knowledge_turns.insert().values(**values)))
             changes: dict[str, Any] = {"updated_at": ts, "provider": provider, "model": model}
             current = conn.execute(
@@ -135,11 +167,16 @@ class KnowledgeRepository(Repository):
         return row_id
 
     def interview_turns(self, interview_id: str) -> list[dict[str, Any]]:
-        """Every stored turn of an interview in order, with `turn` (parsed JSON) and `attachments` decoded."""
+        """Every stored turn of an interview in order, with `turn` (parsed JSON) and `attachments` decoded;
+        empty for an interview of another person."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(knowledge_turns)
-                .where(knowledge_turns.c.interview_id == interview_id)
+                .join(knowledge_interviews, knowledge_interviews.c.id == knowledge_turns.c.interview_id)
+                .where(
+                    knowledge_turns.c.interview_id == interview_id,
+                    owned_by(knowledge_interviews, self.owner_id),
+                )
                 .order_by(knowledge_turns.c.turn_no, knowledge_turns.c.id)
             ).mappings()
             out = []
@@ -168,6 +205,7 @@ class KnowledgeRepository(Repository):
         )
         query = (
             select(knowledge_interviews, turns.label("turns"), last_phase.label("last_phase"))
+            .where(owned_by(knowledge_interviews, self.owner_id))
             .order_by(
                 knowledge_interviews.c.updated_at.desc(),
                 knowledge_interviews.c.created_at.desc(),
@@ -179,10 +217,29 @@ class KnowledgeRepository(Repository):
             return [dict(r) for r in conn.execute(query).mappings()]
 
     def turn_phases(self) -> list[dict[str, Any]]:
-        """(interview_id, turn_no, ok, phase, mode) of every stored turn, in order: input to the analytics."""
+        """(interview_id, turn_no, ok, phase, mode) of every turn of this person's interviews, in order:
+        input to the analytics."""
+        return self._phases(owned_by(knowledge_interviews, self.owner_id))
+
+    def team_turn_phases(self) -> list[dict[str, Any]]:
+        """The same for every person's interviews, with their `owner_id` (admin analytics only: callers
+        check the person is an admin; nothing here names an interview or quotes a turn)."""
+        return self._phases(None)
+
+    def _phases(self, condition: Any) -> list[dict[str, Any]]:
         cols = [knowledge_turns.c[n] for n in ("interview_id", "turn_no", "ok", "phase", "mode")]
+        query = select(*cols, knowledge_interviews.c.owner_id).join(
+            knowledge_interviews, knowledge_interviews.c.id == knowledge_turns.c.interview_id
+        )
+        if condition is not None:
+            query = query.where(condition)
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(*cols).order_by(knowledge_turns.c.interview_id, knowledge_turns.c.id)
+                query.order_by(knowledge_turns.c.interview_id, knowledge_turns.c.id)
             ).mappings()
             return [dict(r) for r in rows]
+
+
+def upgrade(conn: Connection) -> None:
+    """Interviews stored before there were people belong to the local person (idempotent)."""
+    add_owner_column(conn, knowledge_interviews)

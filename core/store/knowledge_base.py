@@ -1,7 +1,9 @@
 """The knowledge base: saved knowledge entries with versioned edits (who / when / source interview) (spec 01 §7.2).
 
 SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_entry_versions. Times are
-UTC epoch seconds from the repository's clock.
+UTC epoch seconds from the repository's clock. The knowledge base is the team's (issue #14): shared by
+everyone, and every version records who wrote it, the signed-in person's name (`*_by`) and id (`*_by_id`);
+versions written before there were people keep the name typed then and belong to the local person.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, or_, select, update
+from sqlalchemy import Column, Connection, ForeignKey, Integer, String, Table, Text, or_, select, update
 
+from core.people import LOCAL_PERSON_ID, MAX_ID_CHARS, Person
 from core.store.base import Repository, inserted_id
 from core.store.db import metadata
+from core.store.owners import add_column
 
-DEFAULT_EDITOR = "担当者"
 # The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order).
 ENTRY_FIELDS = (
     "contract_type",
@@ -35,8 +38,10 @@ knowledge_entries = Table(
     Column("source_interview_id", String(32)),
     Column("created_at", Integer, nullable=False),
     Column("created_by", String, nullable=False),
+    Column("created_by_id", String(MAX_ID_CHARS)),
     Column("updated_at", Integer, nullable=False),
     Column("updated_by", String, nullable=False),
+    Column("updated_by_id", String(MAX_ID_CHARS)),
 )
 
 knowledge_entry_versions = Table(
@@ -54,6 +59,7 @@ knowledge_entry_versions = Table(
     *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
     Column("edited_at", Integer, nullable=False),
     Column("edited_by", String, nullable=False),
+    Column("edited_by_id", String(MAX_ID_CHARS)),
     Column("note", String, nullable=False, default=""),
 )
 
@@ -64,12 +70,13 @@ def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
 
 
 class KnowledgeBaseRepository(Repository):
-    """Knowledge base entries and their versions (`KnowledgeBaseRepository(engine, clock)`)."""
+    """Knowledge base entries and their versions (`KnowledgeBaseRepository(engine, clock)`): the team's,
+    shared by everyone; every write names its author (a Person)."""
 
     def save_entry(
-        self, entry: Mapping[str, Any], *, by: str = DEFAULT_EDITOR, source_interview_id: str | None = None
+        self, entry: Mapping[str, Any], *, by: Person, source_interview_id: str | None = None
     ) -> int:
-        """Save a new knowledge base entry (version 1); returns its id."""
+        """Save a new knowledge base entry (version 1) written by `by`; returns its id."""
         ts, fields = self.now(), entry_fields(entry)
         with self.engine.begin() as conn:
             entry_id = inserted_id(
@@ -79,23 +86,30 @@ class KnowledgeBaseRepository(Repository):
                         version=1,
                         source_interview_id=source_interview_id,
                         created_at=ts,
-                        created_by=by,
+                        created_by=by.name,
+                        created_by_id=by.id,
                         updated_at=ts,
-                        updated_by=by,
+                        updated_by=by.name,
+                        updated_by_id=by.id,
                     )
                 )
             )
             conn.execute(
                 knowledge_entry_versions.insert().values(
-                    entry_id=entry_id, version=1, **fields, edited_at=ts, edited_by=by, note=CREATED_NOTE
+                    entry_id=entry_id,
+                    version=1,
+                    **fields,
+                    edited_at=ts,
+                    edited_by=by.name,
+                    edited_by_id=by.id,
+                    note=CREATED_NOTE,
                 )
             )
         return entry_id
 
-    def update_entry(
-        self, entry_id: int, entry: Mapping[str, Any], *, by: str = DEFAULT_EDITOR, note: str = ""
-    ) -> int:
-        """Edit an entry: a new version row is kept; returns the new version (unchanged if nothing changed).
+    def update_entry(self, entry_id: int, entry: Mapping[str, Any], *, by: Person, note: str = "") -> int:
+        """Edit an entry as `by`: a new version row is kept; returns the new version (unchanged if nothing
+        changed).
 
         Raises KeyError for an unknown id.
         """
@@ -114,11 +128,17 @@ class KnowledgeBaseRepository(Repository):
             conn.execute(
                 update(knowledge_entries)
                 .where(knowledge_entries.c.id == entry_id)
-                .values(**fields, version=version, updated_at=ts, updated_by=by)
+                .values(**fields, version=version, updated_at=ts, updated_by=by.name, updated_by_id=by.id)
             )
             conn.execute(
                 knowledge_entry_versions.insert().values(
-                    entry_id=entry_id, version=version, **fields, edited_at=ts, edited_by=by, note=note
+                    entry_id=entry_id,
+                    version=version,
+                    **fields,
+                    edited_at=ts,
+                    edited_by=by.name,
+                    edited_by_id=by.id,
+                    note=note,
                 )
             )
         return version
@@ -180,3 +200,14 @@ class KnowledgeBaseRepository(Repository):
                 .order_by(knowledge_entries.c.contract_type)
             )
             return [r[0] for r in rows if r[0]]
+
+
+def upgrade(conn: Connection) -> None:
+    """Entries and versions written before there were people: the author's id is the local person's
+    (the name typed then is kept). Idempotent."""
+    for table, column in (
+        (knowledge_entries, "created_by_id"),
+        (knowledge_entries, "updated_by_id"),
+        (knowledge_entry_versions, "edited_by_id"),
+    ):
+        add_column(conn, table, column, LOCAL_PERSON_ID)

@@ -4,6 +4,10 @@ Table names carry a `memory_` prefix so they never collide with another flow's t
 UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in
 core/store/memory_fts.py; the repository (writes of units, payloads and versions) in
 core/store/memory_repository.py.
+
+One companion per person (issue #14): units, entities, retrieval traces, and the loop and summary payloads
+(whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity
+and is reached through it. Rows of older databases are given owners by core/store/memory_upgrade.py.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from sqlalchemy import (
 )
 
 from core.store.db import metadata
+from core.store.owners import owned_by, owner_column
 
 # Unit kinds and states: the values of memory_units.kind and memory_units.state.
 KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY = "EPISODE", "FACT", "LOOP", "SUMMARY"
@@ -48,6 +53,7 @@ units = Table(
     Column("persona_affect_intensity", Float, nullable=True),
     Column("extract_state", String(16), nullable=False, default="none"),  # none | pending | done | failed
     Column("extract_attempts", Integer, nullable=False, default=0),
+    owner_column(),
     Index("ix_memory_units_kind_time", "kind", "occurred_at"),
 )
 
@@ -80,10 +86,12 @@ payload_loop = Table(
     "memory_payload_loop",
     metadata,
     Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
-    Column("loop_text", Text, nullable=False, unique=True),
+    Column("loop_text", Text, nullable=False),
     Column("due_at", Integer, nullable=True),
     Column("expires_at", Integer, nullable=False),
     Column("source_unit_id", Integer, nullable=True),
+    owner_column(index=False),
+    UniqueConstraint("owner_id", "loop_text", name="uq_memory_loop_text"),
 )
 
 payload_summary = Table(
@@ -97,7 +105,8 @@ payload_summary = Table(
     Column("summary_text", Text, nullable=False),
     Column("summary_json", Text, nullable=False, default="{}"),
     Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
-    UniqueConstraint("scope_label", "scope_key", name="uq_memory_summary_scope"),
+    owner_column(index=False),
+    UniqueConstraint("owner_id", "scope_label", "scope_key", name="uq_memory_summary_scope"),
 )
 
 entities = Table(
@@ -110,7 +119,8 @@ entities = Table(
     Column("confidence", Float, nullable=False, default=0.5),
     Column("created_at", Integer, nullable=False),
     Column("updated_at", Integer, nullable=False),
-    UniqueConstraint("type_label", "name", name="uq_memory_entity"),
+    owner_column(index=False),
+    UniqueConstraint("owner_id", "type_label", "name", name="uq_memory_entity"),
 )
 
 entity_aliases = Table(
@@ -169,6 +179,7 @@ retrieval_traces = Table(
     Column("trace_json", Text, nullable=False),
     Column("injected_unit_ids_json", Text, nullable=False, default="[]"),
     Column("episode_unit_id", Integer, nullable=True),
+    owner_column(),
 )
 
 extraction_log = Table(
@@ -208,6 +219,11 @@ PAYLOAD_FIELDS = {
     KIND_LOOP: ("loop_text", "due_at", "expires_at"),
     KIND_SUMMARY: ("summary_text",),
 }
+
+
+def mine(owner_id: str) -> Any:
+    """`memory_units.owner_id = owner_id`: the condition on every read of units."""
+    return owned_by(units, owner_id)
 
 
 def dumps(value: Any) -> str:

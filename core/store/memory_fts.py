@@ -3,7 +3,8 @@
 Issue 5: FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane
 uses the `trigram` tokenizer (terms of 3+ characters) plus a bigram table (space-separated
 2-character tokens under unicode61) for words such as 締切. The unicode61 table over the raw text
-exists only as the comparison baseline (tests, benchmark). Row ids are unit ids.
+exists only as the comparison baseline (tests, benchmark). Row ids are unit ids; searches join
+memory_units so that only one person's units are ever found (issue #14).
 """
 
 from __future__ import annotations
@@ -54,13 +55,19 @@ def _match_expr(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def fts_search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
-    """(unit_id, bm25) of the best `k` rows matching any term, best first (bm25: lower is better)."""
+def fts_search(
+    conn: Connection, table: str, terms: list[str], k: int, owner_id: str
+) -> list[tuple[int, float]]:
+    """(unit_id, bm25) of `owner_id`'s best `k` units matching any term, best first (bm25: lower is better)."""
     if not terms:
         return []
     rows = conn.execute(
-        text(f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH :q ORDER BY s LIMIT :k"),
-        {"q": _match_expr(terms), "k": k},
+        text(
+            f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "
+            f"JOIN memory_units ON memory_units.id = {table}.rowid "
+            f"WHERE {table} MATCH :q AND memory_units.owner_id = :owner ORDER BY s LIMIT :k"
+        ),
+        {"q": _match_expr(terms), "k": k, "owner": owner_id},
     )
     return [(int(r[0]), float(r[1])) for r in rows]
 

@@ -4,6 +4,10 @@ Every new unit gets version 1; every edit appends a version with a snapshot of t
 Times are UTC epoch seconds, passed by the flow (a turn uses one `now` throughout) or read from the clock.
 A method takes `conn` to join the caller's transaction (the flow indexes and traces in the same one);
 without it, the method runs in a transaction of its own.
+
+One companion per person (issue #14): the repository is bound to a person (`owner_id`); it writes units,
+loops and summaries as theirs and finds existing ones only among theirs. The flows filter every read of
+units by `repo.owner_id` (core.store.memory.mine) and open the person's own Chroma collection.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, select, update
 
-from core.store.base import Repository, inserted_id
+from core.store.base import OwnedRepository, inserted_id
 from core.store.memory import (
     KIND_EPISODE,
     KIND_FACT,
@@ -27,6 +31,7 @@ from core.store.memory import (
     UNIT_FIELDS,
     clamp01,
     dumps,
+    mine,
     payload_fact,
     payload_loop,
     payload_summary,
@@ -35,8 +40,17 @@ from core.store.memory import (
 )
 
 
-class MemoryRepository(Repository):
-    """Writes of memory units (episodes, facts, loops, summaries) and their versions, on one engine and clock."""
+class MemoryRepository(OwnedRepository):
+    """Writes of one person's memory units (episodes, facts, loops, summaries) and their versions, on one
+    engine and clock: `MemoryRepository(engine, clock, owner_id=...)`."""
+
+    def owns(self, unit_id: int, *, conn: Connection | None = None) -> bool:
+        """True when the unit exists and is this person's."""
+        with self._tx(conn) as c:
+            return (
+                c.execute(select(units.c.id).where(units.c.id == unit_id, mine(self.owner_id))).first()
+                is not None
+            )
 
     def begin(self) -> AbstractContextManager[Connection]:
         """A transaction on the store (commits on success)."""
@@ -120,10 +134,13 @@ class MemoryRepository(Repository):
             "topic_tags": "[]",
             "extract_state": "none",
             **fields,
+            "owner_id": self.owner_id,
         }
+        table = PAYLOAD_TABLES[kind]
+        extra = {"owner_id": self.owner_id} if "owner_id" in table.c else {}
         with self._tx(conn) as c:
             unit_id = inserted_id(c.execute(insert(units).values(**values)))
-            c.execute(insert(PAYLOAD_TABLES[kind]).values(unit_id=unit_id, **payload))
+            c.execute(insert(table).values(unit_id=unit_id, **payload, **extra))
             self.record_version(unit_id, "create", now, conn=c)
         return unit_id
 
@@ -182,6 +199,7 @@ class MemoryRepository(Repository):
                         payload_fact.c.predicate == fact["predicate"],
                         payload_fact.c.object_text == fact["object_text"],
                         units.c.state == STATE_ACTIVE,
+                        mine(self.owner_id),
                     )
                 )
             ).first()
@@ -236,7 +254,9 @@ class MemoryRepository(Repository):
         now = self._at(now)
         with self._tx(conn) as c:
             row = c.execute(
-                select(payload_loop.c.unit_id).where(payload_loop.c.loop_text == loop_text)
+                select(payload_loop.c.unit_id).where(
+                    payload_loop.c.loop_text == loop_text, payload_loop.c.owner_id == self.owner_id
+                )
             ).first()
             if row is None:
                 payload = {
@@ -285,7 +305,9 @@ class MemoryRepository(Repository):
             row = c.execute(
                 select(payload_summary.c.unit_id).where(
                     and_(
-                        payload_summary.c.scope_label == scope_label, payload_summary.c.scope_key == scope_key
+                        payload_summary.c.scope_label == scope_label,
+                        payload_summary.c.scope_key == scope_key,
+                        payload_summary.c.owner_id == self.owner_id,
                     )
                 )
             ).first()
@@ -307,7 +329,11 @@ class MemoryRepository(Repository):
         return int(row.unit_id)
 
     def expired_loop_ids(self, now: int | None = None, *, conn: Connection | None = None) -> list[int]:
-        """Loops whose expires_at has passed (spec 03: deleted by the server)."""
+        """This person's loops whose expires_at has passed (spec 03: deleted by the server)."""
         with self._tx(conn) as c:
-            ids = c.execute(select(payload_loop.c.unit_id).where(payload_loop.c.expires_at <= self._at(now)))
+            ids = c.execute(
+                select(payload_loop.c.unit_id).where(
+                    payload_loop.c.expires_at <= self._at(now), payload_loop.c.owner_id == self.owner_id
+                )
+            )
             return [int(i) for i in ids.scalars()]

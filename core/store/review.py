@@ -1,6 +1,10 @@
 """Review chat tables and repository: reviews, threads (spec 02 DB（Thread）columns), messages.
 
 Messages are user/assistant only; the per-turn context is never stored (spec 02 注意点).
+
+Reviews and threads are personal (issue #14): the repository is bound to one person and reads or writes
+only their imported reviews and their threads (and a thread's messages through it). The bundled sample
+review is shared (owner NULL): everyone sees it, and each person's threads on it are their own.
 """
 
 from __future__ import annotations
@@ -11,17 +15,21 @@ from typing import Any
 from sqlalchemy import (
     CheckConstraint,
     Column,
+    ColumnElement,
+    Connection,
     ForeignKey,
     Integer,
     String,
     Table,
     Text,
     func,
+    or_,
     select,
 )
 
-from core.store.base import Repository, inserted_id
+from core.store.base import OwnedRepository, inserted_id
 from core.store.db import metadata
+from core.store.owners import owned_by, owner_column
 from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState
 
 THREAD_TITLE_CHARS = 40
@@ -39,6 +47,7 @@ review_reviews = Table(
     Column("sample_key", String, unique=True, nullable=True),
     Column("created_at", Integer, nullable=False),
     Column("updated_at", Integer, nullable=False),
+    owner_column(nullable=True),  # NULL: shared (the bundled sample)
 )
 
 review_threads = Table(
@@ -55,6 +64,7 @@ review_threads = Table(
     Column("last_section_paragraph_numbers", Text, nullable=True),
     Column("created_at", Integer, nullable=False),
     Column("updated_at", Integer, nullable=False),
+    owner_column(),
 )
 
 review_messages = Table(
@@ -91,17 +101,37 @@ def _state_values(state: ThreadState) -> dict[str, Any]:
     return {**_summary_values(state), **_paragraph_values(state)}
 
 
-class ReviewRepository(Repository):
-    """The three review tables (SQLAlchemy Core, one transaction per call); times are UTC epoch seconds."""
+class ReviewRepository(OwnedRepository):
+    """The three review tables for one person (SQLAlchemy Core, one transaction per call); times are UTC
+    epoch seconds. `ReviewRepository(engine, clock, owner_id=...)`."""
+
+    def _visible_review(self) -> ColumnElement[bool]:
+        """Reviews this person may open: their own imports and the shared sample."""
+        return or_(owned_by(review_reviews, self.owner_id), review_reviews.c.owner_id.is_(None))
+
+    def _own_thread(self, thread_id: int) -> ColumnElement[bool]:
+        return (review_threads.c.id == thread_id) & owned_by(review_threads, self.owner_id)
+
+    def owns_thread(self, thread_id: int, conn: Connection | None = None) -> bool:
+        query = select(review_threads.c.id).where(self._own_thread(thread_id))
+        if conn is not None:
+            return conn.execute(query).first() is not None
+        with self.engine.connect() as own:
+            return own.execute(query).first() is not None
 
     # reviews
     def add_review(self, record: ReviewRecord, *, sample_key: str | None = None) -> int:
+        """Store a review: this person's import, or (with `sample_key`) a shared sample."""
         now = self.now()
         values = {**record.to_json_dict(), "review_json": json.dumps(record.review_json, ensure_ascii=False)}
         with self.engine.begin() as conn:
             result = conn.execute(
                 review_reviews.insert().values(
-                    **values, sample_key=sample_key, created_at=now, updated_at=now
+                    **values,
+                    sample_key=sample_key,
+                    owner_id=None if sample_key else self.owner_id,
+                    created_at=now,
+                    updated_at=now,
                 )
             )
             return inserted_id(result)
@@ -115,15 +145,21 @@ class ReviewRepository(Repository):
         return int(found[0]) if found else self.add_review(record, sample_key=sample_key)
 
     def list_reviews(self) -> list[dict[str, Any]]:
-        query = select(review_reviews.c.id, review_reviews.c.title, review_reviews.c.sample_key).order_by(
-            review_reviews.c.id
+        """The shared sample and this person's imported reviews, oldest first."""
+        query = (
+            select(review_reviews.c.id, review_reviews.c.title, review_reviews.c.sample_key)
+            .where(self._visible_review())
+            .order_by(review_reviews.c.id)
         )
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
     def get_review(self, review_id: int) -> ReviewRecord | None:
+        """A review this person may open, or None (also for another person's import)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(review_reviews).where(review_reviews.c.id == review_id)).first()
+            row = conn.execute(
+                select(review_reviews).where(review_reviews.c.id == review_id, self._visible_review())
+            ).first()
         if row is None:
             return None
         m = row._mapping
@@ -139,13 +175,20 @@ class ReviewRepository(Repository):
 
     # threads
     def create_thread(self, review_id: int, title: str = "") -> int:
+        """A new thread of this person on a review they may open (KeyError otherwise)."""
         now = self.now()
         with self.engine.begin() as conn:
+            visible = conn.execute(
+                select(review_reviews.c.id).where(review_reviews.c.id == review_id, self._visible_review())
+            ).first()
+            if visible is None:
+                raise KeyError(f"review {review_id} not found")
             result = conn.execute(
                 review_threads.insert().values(
                     review_id=review_id,
                     title=title,
                     **_state_values(ThreadState()),
+                    owner_id=self.owner_id,
                     created_at=now,
                     updated_at=now,
                 )
@@ -153,7 +196,7 @@ class ReviewRepository(Repository):
             return inserted_id(result)
 
     def list_threads(self, review_id: int) -> list[dict[str, Any]]:
-        """Threads of a review, newest activity first, with their number of completed turns."""
+        """This person's threads of a review, newest activity first, with their number of completed turns."""
         turns = (
             select(func.count())
             .where(review_messages.c.thread_id == review_threads.c.id, review_messages.c.role == "assistant")
@@ -163,16 +206,16 @@ class ReviewRepository(Repository):
             select(
                 review_threads.c.id, review_threads.c.title, review_threads.c.updated_at, turns.label("turns")
             )
-            .where(review_threads.c.review_id == review_id)
+            .where(review_threads.c.review_id == review_id, owned_by(review_threads, self.owner_id))
             .order_by(review_threads.c.updated_at.desc(), review_threads.c.id.desc())
         )
         with self.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
     def get_thread(self, thread_id: int) -> ThreadRecord | None:
-        """{id, review_id, title, state} or None."""
+        """{id, review_id, title, state} of this person's thread, or None (also for another person's)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(review_threads).where(review_threads.c.id == thread_id)).first()
+            row = conn.execute(select(review_threads).where(self._own_thread(thread_id))).first()
         if row is None:
             return None
         m = row._mapping
@@ -195,7 +238,7 @@ class ReviewRepository(Repository):
         with self.engine.begin() as conn:
             conn.execute(
                 review_threads.update()
-                .where(review_threads.c.id == thread_id)
+                .where(self._own_thread(thread_id))
                 .values(**_state_values(state), updated_at=self.now())
             )
 
@@ -212,7 +255,8 @@ class ReviewRepository(Repository):
         """One completed rally and the paragraph columns of the state after it, in one transaction.
 
         The summary columns are left alone: only `save_summary` writes them, so a summary made in the
-        background while the next turn is saved is never overwritten with the older one.
+        background while the next turn is saved is never overwritten with the older one. KeyError when the
+        thread is not this person's.
         """
         now = self.now()
         rows = [
@@ -229,8 +273,10 @@ class ReviewRepository(Repository):
         if turn == 1:
             values["title"] = " ".join(user_text.split())[:THREAD_TITLE_CHARS]
         with self.engine.begin() as conn:
+            if not self.owns_thread(thread_id, conn):
+                raise KeyError(f"review thread {thread_id} not found")
             conn.execute(review_messages.insert(), [{**r, "created_at": now} for r in rows])
-            conn.execute(review_threads.update().where(review_threads.c.id == thread_id).values(**values))
+            conn.execute(review_threads.update().where(self._own_thread(thread_id)).values(**values))
 
     def save_summary(self, thread_id: int, state: ThreadState) -> bool:
         """The summary columns of `state`, only when they reach further than the stored ones (a late or
@@ -239,7 +285,7 @@ class ReviewRepository(Repository):
             result = conn.execute(
                 review_threads.update()
                 .where(
-                    review_threads.c.id == thread_id,
+                    self._own_thread(thread_id),
                     review_threads.c.summary_up_to_turn < state.summary_up_to_turn,
                 )
                 .values(**_summary_values(state), updated_at=self.now())
@@ -247,6 +293,7 @@ class ReviewRepository(Repository):
             return bool(result.rowcount)
 
     def load_messages(self, thread_id: int) -> list[ChatMessage]:
+        """The messages of this person's thread, in order (empty for another person's thread)."""
         query = (
             select(
                 review_messages.c.role,
@@ -254,7 +301,8 @@ class ReviewRepository(Repository):
                 review_messages.c.turn,
                 review_messages.c.meta,
             )
-            .where(review_messages.c.thread_id == thread_id)
+            .join(review_threads, review_threads.c.id == review_messages.c.thread_id)
+            .where(review_messages.c.thread_id == thread_id, owned_by(review_threads, self.owner_id))
             .order_by(review_messages.c.id)
         )
         with self.engine.connect() as conn:

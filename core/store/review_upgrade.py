@@ -1,7 +1,9 @@
-"""Upgrade of review chat rows written by older code: ISO-8601 text timestamps -> UTC epoch seconds.
+"""Upgrade of review chat rows written by older code: owners, and ISO-8601 text timestamps -> UTC epoch seconds.
 
-Older databases declared `created_at` / `updated_at` as text; SQLite keeps numbers in such a column as
-text, so those tables are rebuilt with integer columns (same ids, same rows), inside one savepoint.
+Imported reviews and threads stored before there were people (issue #14) get an `owner_id`: the local
+person's; the bundled sample stays shared (owner NULL). Older databases declared `created_at` / `updated_at`
+as text; SQLite keeps numbers in such a column as text, so those tables are rebuilt with integer columns
+(same ids, same rows, owners included), inside one savepoint.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Integer, MetaData, Table, func, inspect, select
 
+from core.store.owners import add_owner_column
 from core.store.review import review_messages, review_reviews, review_threads
 
 TABLES = (review_reviews, review_threads, review_messages)  # parents first
@@ -71,7 +74,10 @@ def _convert_text_values(conn: Connection, table: Table) -> None:
 
 
 def upgrade(conn: Connection) -> None:
-    """Idempotent: rebuild tables whose timestamps are declared as text, then convert any text values left."""
+    """Idempotent: owners first (so a rebuild copies them), then rebuild tables whose timestamps are declared
+    as text, then convert any text values left."""
+    add_owner_column(conn, review_reviews, where=review_reviews.c.sample_key.is_(None))
+    add_owner_column(conn, review_threads)
     if conn.dialect.name != "sqlite":  # only SQLite databases were ever written with text timestamps
         return
     names = set(inspect(conn).get_table_names())

@@ -12,11 +12,12 @@ from typing import Any
 import streamlit as st
 
 from core.debuglog import DebugEvent
-from core.flows.diagnosis.booking import list_bookings
+from core.flows.diagnosis.booking import list_bookings, team_bookings
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
+from core.flows.people import people_names
 from core.guard_result import user_message
 from pages.ui import last_call, state
 
@@ -35,7 +36,8 @@ DEMO_SYMPTOM = "エンジン警告灯が点灯した"
 
 @st.cache_resource(show_spinner=False)
 def chat_service() -> ChatService:
-    """One in-memory session store for the server (spec 04 §1); sessions are keyed by diagnosis_session_id."""
+    """One in-memory session store for the server (spec 04 §1); sessions are keyed by diagnosis_session_id
+    and handed only to the person who started them."""
     return ChatService()
 
 
@@ -70,20 +72,28 @@ def _bind(session: SessionState) -> SessionState:
 
 def current_session() -> SessionState:
     """The page's session; a missing or expired one is replaced by a new session."""
-    return _bind(chat_service().session(st.session_state.get("diagnosis_session_id")))
+    return _bind(chat_service().session(st.session_state.get("diagnosis_session_id"), state.person().id))
 
 
 def restart() -> None:
     """「最初からやり直す」: forget the session and what the last turn showed."""
-    _bind(chat_service().restart(st.session_state.get("diagnosis_session_id")))
+    _bind(chat_service().restart(st.session_state.get("diagnosis_session_id"), state.person().id))
     last_call.clear(FLOW)
     st.session_state.pop("diagnosis_last_failures", None)
     st.session_state.pop("diagnosis_last_rewound", None)
 
 
 def bookings() -> list[dict[str, Any]]:
-    """Stored bookings, newest first."""
-    return list_bookings(state.engine())
+    """The bookings this person took, newest first."""
+    return list_bookings(state.engine(), state.person())
+
+
+def team_bookings_view() -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+    """Admins: every person's bookings and who took them (owner id -> name); None for everyone else."""
+    rows = team_bookings(state.engine(), state.person())
+    if rows is None:
+        return None
+    return rows, people_names(state.engine(), {r["owner_id"] for r in rows})
 
 
 def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
@@ -91,7 +101,9 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     ss = st.session_state
     request.session_id = ss.get("diagnosis_session_id")
     with last_call.capture(FLOW) as sink:
-        deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink, worker=state.worker())
+        deps = open_deps(
+            state.client(), state.engine(), state.person(), rag=rag, sink=sink, worker=state.worker()
+        )
         try:
             session, response = run_turn(chat_service(), request, deps)
         except Exception:  # noqa: BLE001 - any bug in a step: staff get a Japanese message, never a traceback

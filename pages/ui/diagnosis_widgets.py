@@ -177,13 +177,15 @@ def booking_summary_table(prompt: PromptInfo) -> None:
     st.table([{"項目": k, "内容": v} for k, v in prompt.booking_summary.items()])
 
 
-def bookings_table(rows: list[dict[str, Any]]) -> None:
+def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None = None) -> None:
+    """Bookings as a table; with `taken_by` (owner id -> name: the admins' team view) a 受付者 column."""
     if not rows:
         st.caption("まだ予約はありません。")
         return
     st.dataframe(
         [
             {
+                **({"受付者": taken_by.get(r["owner_id"], r["owner_id"])} if taken_by is not None else {}),
                 "受付番号": f"D-{r['id']:06d}",
                 "種別": "出張手配" if r["booking_type"] == "dispatch" else "来店予約",
                 "緊急度": URGENCY_LABELS.get(r["urgency_level"], r["urgency_level"]),

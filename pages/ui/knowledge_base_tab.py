@@ -14,8 +14,10 @@ from core.flows import knowledge_analytics as ka
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_export as kx
 from core.flows.knowledge_stores import KnowledgeStoreError
+from core.flows.people import people_names
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
+from pages.ui import state
 
 PICK_KEY = "knowledge_base_pick"  # selectbox widget key
 TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
@@ -149,12 +151,12 @@ def render_entry_editor(entry: dict) -> None:
                     if key in ("review_points", "action_plan", "clause_sample")
                     else st.text_input(label, entry[key], key=widget_key)
                 )
-            editor = st.text_input("編集者", value="担当者", key=f"knowledge_base_editor_{entry['id']}")
+            st.caption(f"編集者: {state.person().name}（サインイン中の利用者として記録されます）")
             note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:
             try:
-                version = kb.edit_entry(base, entry["id"], edited, by=editor.strip(), note=note)
+                version = kb.edit_entry(base, entry["id"], edited, by=state.person(), note=note)
             except KnowledgeStoreError:
                 st.error(
                     "変更を保存できませんでした（データベースに書き込めません）。入力内容はそのまま残っています。"
@@ -197,15 +199,21 @@ def render_entry_editor(entry: dict) -> None:
 
 
 def render_interviews() -> None:
+    """This person's interviews (resume, analytics); admins also see the team's drop-off (issue #14)."""
     try:
         overview = ka.interview_overview(ks.stores().interviews)
     except KnowledgeStoreError:
         st.error("聞き取りの記録を読み込めませんでした（データベースに接続できません）。")
         return
+    if not overview.interviews:
+        st.info("あなたが記録した聞き取りはまだありません。", icon=":material/forum:")
+    else:
+        _render_own_interviews(overview)
+    render_team_analytics()
+
+
+def _render_own_interviews(overview: ka.InterviewOverview) -> None:
     interviews, progress = overview.interviews, overview.progress
-    if not interviews:
-        st.info("記録された聞き取りはまだありません。", icon=":material/forum:")
-        return
     titles = {i["id"]: f"{_when(i['updated_at'])} {i['title'] or '（無題）'}" for i in interviews}
     st.markdown("**過去の聞き取りを再開**")
     labels = {
@@ -221,7 +229,7 @@ def render_interviews() -> None:
         if kr.resume(chosen):
             st.toast("聞き取りを再開しました。「聞き取り」タブに戻って続けてください。")
         st.rerun()
-    st.markdown("**分析**")
+    st.markdown("**分析（あなたの聞き取り）**")
     frame = pd.DataFrame(progress, columns=PROGRESS_COLUMNS)  # columns even when no turn is stored yet
     reached = frame["to_draft"].dropna()
     finals = frame["to_finalize"].dropna()
@@ -252,4 +260,42 @@ def render_interviews() -> None:
             }
         ),
         hide_index=True,
+    )
+
+
+def render_team_analytics() -> None:
+    """Admins (`[katachi] admins`): where everyone's interviews stopped, and per person how many reached a
+    draft. Counts only: no titles and no text of another person's interview."""
+    stores = ks.stores()
+    try:
+        team = ka.team_overview(stores.interviews, stores.person)
+    except KnowledgeStoreError:
+        st.error("チームの聞き取りの記録を読み込めませんでした（データベースに接続できません）。")
+        return
+    if team is None:
+        return
+    st.markdown("**チーム全体の分析（管理者）**")
+    frame = pd.DataFrame(team.progress, columns=PROGRESS_COLUMNS)
+    reached = frame["to_draft"].dropna()
+    m = st.columns(3)
+    m[0].metric("チームの聞き取り数", len(frame))
+    m[1].metric("草案に到達", len(reached))
+    m[2].metric("草案までの平均ターン", f"{reached.mean():.1f}" if len(reached) else "—")
+    counts = team.stop_counts
+    chart = pd.DataFrame(
+        {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
+    )
+    st.caption("チームの各聞き取りが最後に止まっているフェーズ（離脱の位置）")
+    st.bar_chart(chart, x="フェーズ", y="聞き取り数", sort=False, horizontal=True, height=200)
+    names = people_names(state.engine(), team.per_person)
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {"利用者": names[owner], "聞き取り数": c["interviews"], "草案に到達": c["drafts"]}
+                for owner, c in team.per_person.items()
+            ],
+            columns=["利用者", "聞き取り数", "草案に到達"],
+        ),
+        hide_index=True,
+        key="knowledge_team_table",
     )

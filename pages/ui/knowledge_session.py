@@ -49,7 +49,8 @@ def chat() -> list[ChatItem]:
 
 
 def stores() -> KnowledgeStores:
-    return knowledge_stores(state.engine())
+    """This person's interviews and the team's knowledge base (issue #14)."""
+    return knowledge_stores(state.engine(), state.person())
 
 
 def last_turn() -> dict[str, Any] | None:
@@ -152,13 +153,14 @@ def send_demo_answer() -> None:
         submit(TurnInput(answer))
 
 
-def save_draft(entry: dict[str, str], editor: str) -> tuple[int, int]:
-    """Save the edited draft to the knowledge base (raises KnowledgeStoreError); remembers the entry."""
+def save_draft(entry: dict[str, str]) -> tuple[int, int]:
+    """Save the edited draft to the knowledge base as the signed-in person (raises KnowledgeStoreError);
+    remembers the entry."""
     ss = st.session_state
     entry_id, version = kb.save_draft(
         stores().base,
         entry,
-        by=editor,
+        by=state.person(),
         interview_id=ss[INTERVIEW_KEY],
         saved_entry_id=ss[SAVED_ENTRY_KEY],
     )

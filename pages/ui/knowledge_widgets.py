@@ -16,6 +16,7 @@ from core.flows import knowledge as kf
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
+from pages.ui import state
 from pages.ui.render import llm_markdown
 
 ERROR_TYPE_LABELS = {
@@ -169,7 +170,7 @@ def render_card() -> None:
                     edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
                 else:
                     edited[key] = st.text_input(label, value=entry[key], key=widget_key)
-            editor = st.text_input("保存者", value="担当者", key=f"knowledge_card_editor_{version}")
+            st.caption(f"保存者: {state.person().name}（サインイン中の利用者として記録されます）")
             saved = st.session_state[ks.SAVED_ENTRY_KEY]
             label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
             submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
@@ -182,7 +183,7 @@ def render_card() -> None:
                 st.error("ナレッジ名を入力してください。")
                 return
             try:
-                entry_id, entry_version = ks.save_draft(edited, editor.strip() or "担当者")
+                entry_id, entry_version = ks.save_draft(edited)
             except KnowledgeStoreError:
                 st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
                 return

@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.flows.memory.background import memory_job_key
 from core.flows.memory.browse import counts
 from core.flows.memory.extraction import retry_pending_extractions
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
@@ -20,13 +21,18 @@ DEMO_FIRST_INPUT = (
 
 
 def repo() -> Any:
-    """The memory repository on the shared engine (the clock is UTC now)."""
-    return memory_repository(state.engine())
+    """The signed-in person's memory repository on the shared engine (the clock is UTC now)."""
+    return memory_repository(state.engine(), state.person())
 
 
 def collection() -> Any:
-    """The memory units collection on the shared Chroma client."""
-    return memory_collection(state.chroma())
+    """The signed-in person's memory units collection on the shared Chroma client."""
+    return memory_collection(state.chroma(), state.person())
+
+
+def job_key() -> tuple[str, str]:
+    """The worker key of this person's memory jobs."""
+    return memory_job_key(state.person().id)
 
 
 def load_samples() -> int:

@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from core.chat import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
-from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.extraction_store import describe_errors
 from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
@@ -124,7 +123,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
             answer = unexpected_error_item(turn)
         else:
             answer, job_id = reply_item(prepared, outcome, turn), outcome.job_id
-    bg.track(FLOW, memory_job_key(), job_id, job_sink)  # after capture: its calls join this turn's view
+    bg.track(FLOW, actions.job_key(), job_id, job_sink)  # after capture: its calls join this turn's view
     user["status"] = "error" if answer["status"] == "error" else "done"
     items.append(answer)
 
@@ -140,7 +139,7 @@ def render_chat() -> None:
     bg.landed(FLOW)
     refresh_items(actions.repo(), items)  # what the background jobs stored since the last run
     _render_history(items)
-    bg.status(memory_job_key(), WORKING)
+    bg.status(actions.job_key(), WORKING)
     pending = st.session_state.pop("memory_pending_input", None)
     typed = st.chat_input("灯に話しかける…", key="memory_input")
     user_input = typed or pending

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.flows.memory.background import memory_job_key, retry_job, submit_memory_job
+from core.flows.memory.background import retry_job, submit_memory_job
 from core.flows.memory.job_status import unfinished_episodes
 from pages.ui import background as bg
 from pages.ui import memory_actions as actions
@@ -16,7 +16,7 @@ SHOWN = 5  # lines listed; the rest are counted
 
 def render_failures() -> None:
     """The warning and its 再試行 button; nothing when every episode is done (or its job is running)."""
-    running = bg.busy(memory_job_key())
+    running = bg.busy(actions.job_key())
     unfinished = [e for e in unfinished_episodes(actions.repo()) if e.state == "failed" or not running]
     if not unfinished:
         return
@@ -36,7 +36,7 @@ def render_failures() -> None:
         help="失敗したエピソードの内省・抽出を、バックグラウンドでやり直します。",
     ):
         run = retry_job(actions.repo(), actions.collection(), state.client(), bg.job_sink())
-        if submit_memory_job(state.worker(), run, retry=True) is None:
+        if submit_memory_job(state.worker(), run, state.person().id, retry=True) is None:
             st.session_state["memory_error"] = (
                 "処理待ちが多いため、再試行を受け付けられませんでした。しばらくしてからもう一度お試しください。"
             )

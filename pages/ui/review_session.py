@@ -29,9 +29,18 @@ QUERY_KEY = "review_thread"
 WORKING = "会話を要約しています…"
 
 
+THREAD_NOT_FOUND = "指定されたスレッドは見つかりません（削除されたか、ほかの人のスレッドです）。サンプルのレビューで新しいスレッドを開きました。"
+
+
 def repo() -> Any:
-    """The review repository on the app's engine (through core; pages never import the store)."""
-    return review_chat.repository(state.engine())
+    """The signed-in person's review repository on the app's engine (through core; pages never import the
+    store): their threads and imports, and the shared sample."""
+    return review_chat.repository(state.engine(), state.person())
+
+
+def job_key(thread_id: int) -> tuple[str, str]:
+    """The worker key of the thread's summary jobs: this person's."""
+    return summary_job_key(thread_id, state.person().id)
 
 
 def sample_id() -> int:
@@ -88,6 +97,8 @@ def init() -> None:
     wanted = st.query_params.get(QUERY_KEY, "")
     if not (wanted.isdigit() and open_thread(int(wanted))):
         new_thread(sample_id())
+        if wanted:  # a link to a thread that is gone or not this person's: say so, show nothing of it
+            notify(("warning", THREAD_NOT_FOUND))
 
 
 def start_demo() -> None:
@@ -162,7 +173,7 @@ def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
     with last_call.capture(FLOW) as sink:
         try:
             store = repo()
-            waiting = thread_id is not None and bg.busy(summary_job_key(thread_id))
+            waiting = thread_id is not None and bg.busy(job_key(thread_id))
             with st.spinner("前の会話の要約を待っています…") if waiting else nullcontext():
                 plan = review_chat.prepare_turn(
                     store, review, thread_id, chat_items.history(chat()), text, worker=worker
@@ -176,7 +187,7 @@ def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
         except Exception:  # noqa: BLE001 - a bug or a broken client: a Japanese message and a retry, never a traceback
             result = review_chat.unexpected_failure(text, thread_id=thread_id)
     if result.summary_job is not None and result.thread_id is not None:  # after capture: joins this turn
-        bg.track(FLOW, summary_job_key(result.thread_id), result.summary_job, job_sink)
+        bg.track(FLOW, job_key(result.thread_id), result.summary_job, job_sink)
     return result
 
 
@@ -191,12 +202,12 @@ def land_jobs() -> list[str]:
 def summary_working(thread_id: int | None) -> None:
     """「会話を要約しています…」 while the thread's summary runs (a fragment; no timer otherwise)."""
     if thread_id is not None:
-        bg.status(summary_job_key(thread_id), WORKING)
+        bg.status(job_key(thread_id), WORKING)
 
 
 def summary_failure(thread_id: int | None) -> None:
     """A summary that should exist by now but does not (it failed, or the queue was full), with 再試行."""
-    if thread_id is None or bg.busy(key := summary_job_key(thread_id)):
+    if thread_id is None or bg.busy(key := job_key(thread_id)):
         return
     segment = review_chat.summary_backlog(repo(), thread_id)
     if segment is None:

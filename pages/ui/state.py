@@ -11,6 +11,7 @@ from core.debuglog import ListSink
 from core.flows.registry import demo_personas
 from core.llm.base import LLMClient
 from core.llm.registry import build_client
+from core.people import Person
 from core.settings import Settings, load_settings
 from core.store import open_store
 from core.worker import BackgroundWorker
@@ -18,6 +19,7 @@ from pages.ui.nav import FLOW_PAGES
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/nav.py.
 CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
+PERSON_KEY = "app_person"  # the session's Person, set by the shell's sign-in (pages/ui/auth.py)
 
 
 def read_secrets() -> dict[str, Any]:
@@ -71,6 +73,16 @@ def follow_deep_link() -> None:
 
 def settings() -> Settings:
     return st.session_state["app_settings"]
+
+
+def person() -> Person:
+    """The person of this session (decided by pages/ui/auth.py, which the shell runs before any page): every
+    flow call that reads or writes personal data passes it (issue #14)."""
+    found = st.session_state.get(PERSON_KEY)
+    if not isinstance(found, Person):
+        st.error("サインインの状態を確認できませんでした。ページを再読み込みしてください。")
+        st.stop()
+    return found
 
 
 def client() -> LLMClient:

@@ -26,6 +26,7 @@ from core.flows.memory.retrieval import retrieve
 from core.flows.memory.sample_data import generate_conversation
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory import payload_episode, units
 from core.store.memory_fts import ensure_unicode61_baseline
@@ -38,8 +39,8 @@ def bulk_store(size: int):  # type: ignore[no-untyped-def]
     """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches."""
     data = load_eval_set()
     tmp = Path(tempfile.mkdtemp(prefix="membench"))
-    repo = memory_repository(open_store(tmp))
-    collection = memory_collection(open_chroma(tmp))
+    repo = memory_repository(open_store(tmp), LOCAL_PERSON)
+    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON)
     distractors = generate_conversation(NOW, size - len(data["episodes"]), seed=11, days=365)
     rows = [(ex.occurred_at, ex.input_text, ex.reply_text) for ex in distractors]
     rows += [(NOW - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]
@@ -58,6 +59,7 @@ def bulk_store(size: int):  # type: ignore[no-untyped-def]
                     "confidence": 0.7,
                     "salience": 0.5,
                     "sensitivity": 0,
+                    "owner_id": LOCAL_PERSON.id,
                     "pin": 0,
                     "topic_tags": "[]",
                     "persona_affect_label": "neutral",
@@ -104,7 +106,7 @@ def measure(repo, collection, key_ids):  # type: ignore[no-untyped-def]
             hits += bool(relevant & {c.unit_id for c in result.selected[:5]})
             t = time.perf_counter()
             with repo.connect() as conn:
-                base = {u for u, _ in unicode61_lane(conn, q["query"], 5)}
+                base = {u for u, _ in unicode61_lane(conn, LOCAL_PERSON.id, q["query"], 5)}
             base_times.append((time.perf_counter() - t) * 1000)
             base_hits += bool(relevant & base)
     n = len(data["queries"])

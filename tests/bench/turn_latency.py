@@ -45,6 +45,7 @@ from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.memory import entities, payload_fact, payload_loop
@@ -158,7 +159,7 @@ REVIEW_QUESTIONS = [
 
 def review(tmp: Path) -> list[Row]:
     client, worker = SlowClient(demo_client()), BackgroundWorker(threads=2)
-    repo = review_chat.repository(open_store(tmp))
+    repo = review_chat.repository(open_store(tmp), LOCAL_PERSON)
     record = review_chat.get_review(repo, review_chat.sample_review_id(repo))
     assert record is not None
     chat: list[ChatItem] = []
@@ -176,7 +177,7 @@ def review(tmp: Path) -> list[Row]:
             state["thread"] = result.thread_id
 
         def settle() -> None:
-            worker.wait(review_chat.summary_job_key(state["thread"]), timeout=60)
+            worker.wait(review_chat.summary_job_key(state["thread"], LOCAL_PERSON.id), timeout=60)
 
         rows.append(measure(client, turn, send, settle))
     worker.close()
@@ -202,8 +203,8 @@ MEMORY_INPUTS = [
 def memory(tmp: Path, mode: str) -> tuple[list[Row], list[Any]]:
     client, worker = SlowClient(demo_client()), BackgroundWorker(threads=2)
     clock = {"now": NOW}
-    repo = memory_repository(open_store(tmp), lambda: clock["now"])
-    collection = memory_collection(open_chroma(tmp))
+    repo = memory_repository(open_store(tmp), LOCAL_PERSON, lambda: clock["now"])
+    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON)
     chat: list[dict[str, Any]] = []
     rows = []
     for turn, text in enumerate(MEMORY_INPUTS[:TURNS], 1):
@@ -221,7 +222,9 @@ def memory(tmp: Path, mode: str) -> tuple[list[Row], list[Any]]:
                 ]
             )
 
-        rows.append(measure(client, turn, send, lambda: worker.wait(memory_job_key(), timeout=120)))
+        rows.append(
+            measure(client, turn, send, lambda: worker.wait(memory_job_key(LOCAL_PERSON.id), timeout=120))
+        )
     worker.close()
     with repo.connect() as conn:
         stored = [
@@ -238,7 +241,7 @@ def diagnosis(tmp: Path) -> list[Row]:
     client, worker = SlowClient(demo_client()), BackgroundWorker(threads=2)
     rag = RAGService(open_chroma(tmp))
     rag.index_manuals()
-    deps = open_deps(client, open_store(tmp), rag=rag, worker=worker)
+    deps = open_deps(client, open_store(tmp), LOCAL_PERSON, rag=rag, worker=worker)
     service = ChatService()
     state: dict[str, Any] = {"session": None, "request": None}
     rows = []

@@ -13,6 +13,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
 from core.flows.diagnosis.state_machine import process_step
 from core.flows.registry import demo_client
+from core.people import LOCAL_PERSON
 from core.prompts import load_prompt
 from core.schema_strict import is_strict_compatible, openai_strict_schema
 from core.schemas import load_schema
@@ -97,6 +98,7 @@ def test_session_defaults_exactly() -> None:
         "asked_questions": [],
         "booking_id": None,
         "visited_steps": ["vehicle_id"],
+        "owner_id": "local",
     }
     assert [str(step) for step in ChatStep] == [
         "vehicle_id",
@@ -118,10 +120,10 @@ def test_session_store_is_thread_safe() -> None:
 
     def work() -> None:
         for _ in range(200):
-            s = store.create()
+            s = store.create("someone")
             made.append(s.session_id)
             store.update(s)
-            assert store.get(s.session_id) is s
+            assert store.get(s.session_id, "someone") is s
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
@@ -149,18 +151,18 @@ def test_prompts_state_the_meaning_of_every_field(schema: str, prompt: str) -> N
 def test_session_store_ttl_crud() -> None:
     now = [0.0]
     store = SessionStore(ttl_seconds=10, clock=lambda: now[0])
-    s = store.create()
-    assert store.get(s.session_id) is s
+    s = store.create("a")
+    assert store.get(s.session_id, "a") is s
     now[0] = 9
-    assert store.get(s.session_id) is s  # a hit refreshes the TTL
+    assert store.get(s.session_id, "a") is s  # a hit refreshes the TTL
     now[0] = 18
-    assert store.get(s.session_id) is s
+    assert store.get(s.session_id, "a") is s
     now[0] = 29
-    assert store.get(s.session_id) is None and len(store) == 0
-    s2 = store.create()
+    assert store.get(s.session_id, "a") is None and len(store) == 0
+    s2 = store.create("a")
     store.update(s2)
-    assert store.delete(s2.session_id) and not store.delete(s2.session_id)
-    assert store.get(None) is None
+    assert store.delete(s2.session_id, "a") and not store.delete(s2.session_id, "a")
+    assert store.get(None, "a") is None
 
 
 @pytest.mark.parametrize(
@@ -217,7 +219,7 @@ def test_visit_time_messages_are_japanese() -> None:
 
 
 def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = DiagnosisRepository(open_store(tmp_path), clock=lambda: NOW_TS)
+    repo = DiagnosisRepository(open_store(tmp_path), clock=lambda: NOW_TS, owner_id=LOCAL_PERSON.id)
     booking_id = repo.save_booking(
         {
             "booking_type": "visit",

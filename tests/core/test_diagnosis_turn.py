@@ -15,6 +15,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.step_shared import SYMPTOM_QUESTION
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import init_db, make_engine, open_store
 from core.store.diagnosis import DiagnosisRepository
 from tests.core.diagnosis_fixtures import NOW, NOW_TS, diag
@@ -35,7 +36,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ig
             ),
         ]
     )
-    deps = open_deps(client, engine, clock=lambda: NOW_TS)
+    deps = open_deps(client, engine, LOCAL_PERSON, clock=lambda: NOW_TS)
     service = ChatService()
     requests = [
         ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"),
@@ -69,7 +70,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ig
         "done",
     ]
     assert [r.tags["step"] for r in client.requests] == ["diagnosing", "diagnosing"]
-    assert service.store.get(session_id) is session and session.diagnostic_turn == 2
+    assert service.store.get(session_id, LOCAL_PERSON.id) is session and session.diagnostic_turn == 2
     assert "D-000001" in response.prompt.message
     # the page draws this history: core.chat items, every one done
     assert all(is_history(item) for item in history)  # type: ignore[union-attr]
@@ -78,7 +79,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ig
         ("assistant", "いつ音がしますか？"),
     ]
     assert history[2]["meta"]["choices"] == ["走行中", "停車中", "わからない", "✏️ 自由入力"]  # type: ignore[index]
-    rows = list_bookings(engine)
+    rows = list_bookings(engine, LOCAL_PERSON)
     assert len(rows) == 1
     row = rows[0]
     assert (row["id"], row["booking_type"], row["name"], row["phone"]) == (
@@ -98,7 +99,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ig
 
 def test_a_rewind_keeps_the_same_history_list(tmp_path) -> None:  # type: ignore[no-untyped-def]
     client = ReplayClient([diag(message="Q1？"), diag(message="Q2？")])
-    deps = open_deps(client, open_store(tmp_path), clock=lambda: NOW_TS)
+    deps = open_deps(client, open_store(tmp_path), LOCAL_PERSON, clock=lambda: NOW_TS)
     service = ChatService()
     session, _ = run_turn(
         service, ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"), deps
@@ -119,10 +120,11 @@ def test_a_rewind_keeps_the_same_history_list(tmp_path) -> None:  # type: ignore
 
 def test_unknown_session_starts_a_new_one_and_restart_forgets_it() -> None:
     service = ChatService()
-    first = service.session("gone")
-    assert first.current_step == ChatStep.VEHICLE_ID and service.session(first.session_id) is first
-    second = service.restart(first.session_id)
-    assert service.store.get(first.session_id) is None and second.session_id != first.session_id
+    me = LOCAL_PERSON.id
+    first = service.session("gone", me)
+    assert first.current_step == ChatStep.VEHICLE_ID and service.session(first.session_id, me) is first
+    second = service.restart(first.session_id, me)
+    assert service.store.get(first.session_id, me) is None and second.session_id != first.session_id
 
 
 def test_local_now_is_the_clock_in_japan_time() -> None:
@@ -174,7 +176,7 @@ def test_upgrade_turns_old_local_datetimes_into_epoch(tmp_path) -> None:  # type
         )
     init_db(engine)
     init_db(engine)  # idempotent
-    repo = DiagnosisRepository(engine, clock=lambda: NOW_TS + 60)
+    repo = DiagnosisRepository(engine, clock=lambda: NOW_TS + 60, owner_id=LOCAL_PERSON.id)
     assert repo.get_booking(1)["created_at"] == NOW_TS  # type: ignore[index]
     repo.save_booking({"booking_type": "visit", "name": "a", "phone": "b"})
     init_db(engine)

@@ -16,13 +16,14 @@ from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
+from tests.persons import ALICE
 
 TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
 @pytest.fixture
 def repo(tmp_path):
-    return KnowledgeRepository(open_store(tmp_path))
+    return KnowledgeRepository(open_store(tmp_path), owner_id=ALICE.id)
 
 
 def interview(repo, inputs, client=None):

@@ -9,9 +9,13 @@ import pytest
 from core.flows import knowledge as kf
 from core.flows.knowledge_analytics import interview_overview, interview_progress, stop_phase_counts
 from core.flows.knowledge_turn import record_fields
+from core.people import Person
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
+from tests.persons import ALICE
+
+YAMADA, SATO = Person("yamada", "山田"), Person("sato", "佐藤")
 
 ENTRY = {k: f"{k}-値" for k in kf.KNOWLEDGE_FIELDS}
 FAILED = {"raw": "", "error_type": "parse_error"}
@@ -41,7 +45,7 @@ def clock():
 
 @pytest.fixture
 def store(engine, clock):
-    return KnowledgeRepository(engine, clock)
+    return KnowledgeRepository(engine, clock, owner_id=ALICE.id)
 
 
 @pytest.fixture
@@ -129,11 +133,11 @@ def test_failed_turn_stores_raw_and_error_type(store):
 
 def test_entries_are_versioned(kbase, clock):
     clock.now = 10
-    entry_id = kbase.save_entry(ENTRY, by="山田", source_interview_id="abc")
+    entry_id = kbase.save_entry(ENTRY, by=YAMADA, source_interview_id="abc")
     clock.now = 11
-    assert kbase.update_entry(entry_id, ENTRY, by="佐藤") == 1  # unchanged: no new version
+    assert kbase.update_entry(entry_id, ENTRY, by=SATO) == 1  # unchanged: no new version
     clock.now = 12
-    assert kbase.update_entry(entry_id, {**ENTRY, "action_plan": "5年"}, by="佐藤", note="修正") == 2
+    assert kbase.update_entry(entry_id, {**ENTRY, "action_plan": "5年"}, by=SATO, note="修正") == 2
     current = kbase.get_entry(entry_id)
     assert (current["version"], current["action_plan"], current["created_by"], current["updated_by"]) == (
         2,
@@ -148,23 +152,23 @@ def test_entries_are_versioned(kbase, clock):
     ]
     assert (current["created_at"], current["updated_at"]) == (10, 12)
     with pytest.raises(KeyError):
-        kbase.update_entry(999, ENTRY)
+        kbase.update_entry(999, ENTRY, by=SATO)
 
 
 def test_entry_for_interview_is_the_latest_entry_saved_from_it(kbase, clock):
     clock.step = 1
     assert kbase.entry_for_interview("abc") is None
-    kbase.save_entry(ENTRY, source_interview_id="other")
-    first = kbase.save_entry(ENTRY, source_interview_id="abc")
+    kbase.save_entry(ENTRY, source_interview_id="other", by=YAMADA)
+    first = kbase.save_entry(ENTRY, source_interview_id="abc", by=YAMADA)
     assert kbase.entry_for_interview("abc")["id"] == first
-    latest = kbase.save_entry({**ENTRY, "knowledge_title": "二件目"}, source_interview_id="abc")
+    latest = kbase.save_entry({**ENTRY, "knowledge_title": "二件目"}, source_interview_id="abc", by=YAMADA)
     assert kbase.entry_for_interview("abc")["id"] == latest
 
 
 def test_search_and_contract_type_filter(kbase, clock):
     clock.step = 1
-    kbase.save_entry({**ENTRY, "contract_type": "売買契約", "review_points": "損害賠償の上限"})
-    kbase.save_entry({**ENTRY, "contract_type": "業務委託契約"})
+    kbase.save_entry({**ENTRY, "contract_type": "売買契約", "review_points": "損害賠償の上限"}, by=YAMADA)
+    kbase.save_entry({**ENTRY, "contract_type": "業務委託契約"}, by=YAMADA)
     assert kbase.contract_types() == ["売買契約", "業務委託契約"]
     assert [e["contract_type"] for e in kbase.list_entries()] == ["業務委託契約", "売買契約"]
     assert [e["contract_type"] for e in kbase.list_entries(search="損害賠償")] == ["売買契約"]
@@ -176,7 +180,7 @@ def test_search_and_contract_type_filter(kbase, clock):
 
 def test_newest_first_orderings_break_ties_by_id(store, kbase):
     """One clock second for everything: the newest row still comes first."""
-    entries = [kbase.save_entry({**ENTRY, "knowledge_title": f"{n}件目"}) for n in range(3)]
+    entries = [kbase.save_entry({**ENTRY, "knowledge_title": f"{n}件目"}, by=YAMADA) for n in range(3)]
     assert [e["id"] for e in kbase.list_entries()] == entries[::-1]
     interviews = [store.create_interview(title=f"{n}件目") for n in range(3)]
     listed = [i["id"] for i in store.list_interviews()]

@@ -19,6 +19,7 @@ from core.flows.knowledge_stores import KnowledgeStoreError, knowledge_stores
 from core.llm.replay import ReplayClient
 from core.prompts import load_prompt
 from core.store import open_store
+from tests.persons import ALICE, BOB
 
 ENTRY = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
 
@@ -38,7 +39,7 @@ def raw(*args, **kwargs) -> str:
 
 @pytest.fixture
 def stores(tmp_path):
-    return knowledge_stores(open_store(tmp_path), clock=lambda: 1_700_000_000)
+    return knowledge_stores(open_store(tmp_path), ALICE, clock=lambda: 1_700_000_000)
 
 
 def run(items, stores, client, text, files=(), interview_id=None, **kw):
@@ -222,7 +223,7 @@ def test_resume_rebuilds_items_and_a_retry_sends_what_the_history_shows(stores):
         interview, turn_no=3, user_text="最後", raw="壊れた", error_type="parse_error", error="E"
     )
     entry_id, version = kb.save_draft(
-        stores.base, ENTRY, by="山田", interview_id=interview, saved_entry_id=None
+        stores.base, ENTRY, by=ALICE, interview_id=interview, saved_entry_id=None
     )
     items, knowledge, saved = ki.resume_interview(stores, interview)
     assert (saved, version, knowledge) == (entry_id, 1, [ENTRY])
@@ -252,7 +253,7 @@ def test_resume_rebuilds_items_and_a_retry_sends_what_the_history_shows(stores):
     assert ki.resume_interview(stores, "unknown") is None
     # saving the resumed interview's draft again adds a version to the same entry
     assert kb.save_draft(
-        stores.base, {**ENTRY, "action_plan": "変更"}, by="佐藤", interview_id=interview, saved_entry_id=saved
+        stores.base, {**ENTRY, "action_plan": "変更"}, by=BOB, interview_id=interview, saved_entry_id=saved
     ) == (entry_id, 2)
 
 

@@ -23,6 +23,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.versions import versions_of
 from core.flows.registry import demo_client
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory import entities, payload_episode, payload_fact, payload_loop, units
 from core.store.memory_repository import MemoryRepository
@@ -32,7 +33,7 @@ from tests.core.gated_client import GatedClient
 
 NOW = 1_795_000_000
 USER = "同僚の田中さんと新宿でラーメンを食べた。来週また行く約束をした。ラーメンが大好き。"
-KEY = memory_job_key()
+KEY = memory_job_key(LOCAL_PERSON.id)
 BACKGROUND_STEPS = {"reflection", "extract_all", "extract_entities", "summary_bond", "summary_person"}
 
 
@@ -45,7 +46,9 @@ def worker() -> Iterator[BackgroundWorker]:
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    return memory_repository(open_store(tmp_path), lambda: NOW), memory_collection(open_chroma(tmp_path))
+    return memory_repository(open_store(tmp_path), LOCAL_PERSON, lambda: NOW), memory_collection(
+        open_chroma(tmp_path), LOCAL_PERSON
+    )
 
 
 class ChatWithoutTrailer:
@@ -230,7 +233,9 @@ def test_a_failed_extraction_is_recorded_and_the_retry_job_clears_it(store, work
     }
 
     retry = retry_job(repo, collection, ChatWithoutTrailer())  # the page's 再試行
-    assert submit_memory_job(worker, retry, retry=True) is not None and worker.wait(KEY, timeout=20)
+    assert submit_memory_job(worker, retry, LOCAL_PERSON.id, retry=True) is not None and worker.wait(
+        KEY, timeout=20
+    )
     assert worker.jobs(KEY)[-1]["message"] == "1 件の抽出をやり直しました。"
     assert unfinished_episodes(repo) == []
     refresh_items(repo, items)
@@ -240,9 +245,11 @@ def test_a_failed_extraction_is_recorded_and_the_retry_job_clears_it(store, work
 
 
 def stored(tmp_path: Path, mode: str) -> tuple[list[Any], int]:
-    repo = MemoryRepository(open_store(tmp_path / mode), lambda: NOW)
+    repo = MemoryRepository(open_store(tmp_path / mode), lambda: NOW, owner_id=LOCAL_PERSON.id)
     client = GatedClient(demo_client())
-    run_turn(repo, memory_collection(open_chroma(tmp_path / mode)), client, [], USER, extraction=mode)
+    run_turn(
+        repo, memory_collection(open_chroma(tmp_path / mode), LOCAL_PERSON), client, [], USER, extraction=mode
+    )
     with repo.connect() as conn:
         found = [
             sorted(tuple(r) for r in conn.execute(select(entities.c.type_label, entities.c.name)).all()),

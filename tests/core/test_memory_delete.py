@@ -13,6 +13,7 @@ from core.flows.memory.deletion import hard_delete
 from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import EditError, edit_unit, revert_unit
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory import (
     edges,
@@ -48,8 +49,8 @@ EMPTY = [j({"entities": [], "relations": []})]
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    repo = MemoryRepository(open_store(tmp_path))
-    return repo, memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+    return repo, memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
 
 
 def count(repo: MemoryRepository, table, *where) -> int:  # type: ignore[no-untyped-def]

@@ -24,6 +24,7 @@ from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, versions_of
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory import (
     edges,
@@ -105,8 +106,8 @@ PERSON = {
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    repo = MemoryRepository(open_store(tmp_path))
-    return repo, memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+    return repo, memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
 
 
 def j(value: object) -> str:
@@ -264,15 +265,15 @@ def test_edit_is_versioned_reindexed_and_revertible(store) -> None:  # type: ign
         edit_unit(repo, collection, 1, {"input_text": "鎌倉で海鮮丼を食べた", "salience": 0.2}, NOW + 1) == 2
     )
     with repo.connect() as conn:
-        assert [u for u, _ in keyword_lanes(conn, "海鮮丼", 5)["trigram"]] == [1]
-        assert keyword_lanes(conn, "新宿でラーメン", 5)["trigram"][0][0] != 1
+        assert [u for u, _ in keyword_lanes(conn, LOCAL_PERSON.id, "海鮮丼", 5)["trigram"]] == [1]
+        assert keyword_lanes(conn, LOCAL_PERSON.id, "新宿でラーメン", 5)["trigram"][0][0] != 1
     assert collection.get(ids=["1"], include=["documents"])["documents"][0].startswith("鎌倉で海鮮丼")
     assert revert_unit(repo, collection, 1, 1, NOW + 2) == 3
     versions = versions_of(repo, 1)
     assert [v["change_kind"] for v in versions] == ["create", "edit", "revert"]
     assert versions[2]["snapshot"]["input_text"] == USER and versions[2]["snapshot"]["salience"] == 0.7
     with repo.connect() as conn:
-        assert keyword_lanes(conn, "海鮮丼", 5)["trigram"] == []
+        assert keyword_lanes(conn, LOCAL_PERSON.id, "海鮮丼", 5)["trigram"] == []
     soft_delete(repo, collection, 1, NOW + 3)
     assert versions_of(repo, 1)[-1]["snapshot"]["state"] == "deleted"
 
@@ -287,11 +288,15 @@ def test_japanese_keyword_lanes_beat_unicode61(store) -> None:  # type: ignore[n
     _, second = run_turn(repo, collection, client, [], "来月の締切が心配", NOW + 60)
     with repo.begin() as conn:
         ensure_unicode61_baseline(conn)
-        assert 1 in [u for u, _ in keyword_lanes(conn, "ラーメン", 5)["trigram"]]  # inside a sentence
-        assert [u for u, _ in keyword_lanes(conn, "締切はいつ？", 5)["bigram"]] == [second.episode_id]
+        assert 1 in [
+            u for u, _ in keyword_lanes(conn, LOCAL_PERSON.id, "ラーメン", 5)["trigram"]
+        ]  # inside a sentence
+        assert [u for u, _ in keyword_lanes(conn, LOCAL_PERSON.id, "締切はいつ？", 5)["bigram"]] == [
+            second.episode_id
+        ]
         # unicode61 sees whole sentences as tokens: the episode is not found (only the fact "…:ラーメン" is).
-        assert 1 not in [u for u, _ in unicode61_lane(conn, "ラーメン", 5)]
-        assert unicode61_lane(conn, "締切", 5) == []
+        assert 1 not in [u for u, _ in unicode61_lane(conn, LOCAL_PERSON.id, "ラーメン", 5)]
+        assert unicode61_lane(conn, LOCAL_PERSON.id, "締切", 5) == []
 
 
 def test_expired_loops_are_purged_on_the_next_turn(store) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ from pathlib import Path
 from core.flows.memory.evaluation import build_eval_store, evaluate, load_eval_set
 from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
@@ -21,8 +22,8 @@ def test_eval_set_size() -> None:
 
 
 def test_recall_at_5_beats_unicode61(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
-    collection = memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+    collection = memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
     key_ids = build_eval_store(repo, collection, demo_client(), NOW)
     result = evaluate(repo, collection, key_ids, NOW)
     assert result.recall >= 0.8, result.misses

@@ -12,6 +12,7 @@ from core.flows.memory.retrieval import format_pack, retrieve
 from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory import payload_fact, payload_loop, payload_summary
 from core.store.memory_repository import MemoryRepository
@@ -22,8 +23,8 @@ QUERY = "田中さんとのラーメンの話、覚えてる？"
 
 
 def test_secret_units_are_never_injected(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
-    collection = memory_collection(open_chroma(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+    collection = memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
     run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     with repo.connect() as conn:
         others = [

@@ -15,6 +15,7 @@ from core.flows.memory.graph import link_unit_entity, upsert_entity
 from core.flows.memory.mood import load_mood
 from core.flows.memory.summaries import bond_summary_due, entity_summary_due, run_summaries, top_entities
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.memory_repository import MemoryRepository
 
@@ -58,12 +59,12 @@ def _episode(repo: MemoryRepository, at: int, text: str = "こんにちは", ent
     with repo.begin() as conn:
         uid = repo.save_episode(text, "はい", REFLECTION, source="default", occurred_at=at, now=at, conn=conn)
         if entity:
-            link_unit_entity(conn, uid, upsert_entity(conn, entity, at))
+            link_unit_entity(conn, uid, upsert_entity(conn, LOCAL_PERSON.id, entity, at))
     return uid
 
 
 def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     old = _episode(repo, NOW - 7 * DAY - 1, "一週間より前")
     ids = [_episode(repo, NOW - 6 * DAY + i * 60, f"発話{i}") for i in range(205)]
     client = ReplayClient([BOND])
@@ -76,7 +77,7 @@ def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Pa
 
 
 def test_summaries_follow_their_schedule_across_turns(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     tanaka = {"type_label": "PERSON", "name": "田中", "roles": [], "aliases": []}
     _episode(repo, NOW, "田中さんと会った", tanaka)
     first = ReplayClient([BOND, PERSON])
@@ -95,14 +96,14 @@ def test_summaries_follow_their_schedule_across_turns(tmp_path: Path) -> None:
 
 
 def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     for i, name in enumerate(["読書", "ヨガ", "料理", "映画"]):  # 4, 3, 2, 1 mentions
         for _ in range(4 - i):
             _episode(repo, NOW - DAY, name, {"type_label": "TOPIC", "name": name})
     for _ in range(5):  # many mentions, but older than 14 days
         _episode(repo, NOW - 15 * DAY, "古い話題", {"type_label": "TOPIC", "name": "古い話題"})
     with repo.connect() as conn:
-        assert [(name, n) for _, name, n in top_entities(conn, "TOPIC", NOW)] == [
+        assert [(name, n) for _, name, n in top_entities(conn, LOCAL_PERSON.id, "TOPIC", NOW)] == [
             ("読書", 4),
             ("ヨガ", 3),
             ("料理", 2),
@@ -131,7 +132,7 @@ def _angry(repo: MemoryRepository, at: int, label: str = "anger") -> None:
 
 
 def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     _angry(repo, NOW - 60)
     _angry(repo, NOW - 30)
     prepared = prepare_turn(repo, None, [], "ねえ", NOW)
@@ -144,12 +145,12 @@ def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
 
 
 def test_mood_reads_only_the_last_500_episodes(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path))
+    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     _angry(repo, NOW - 2)  # the oldest: pushed out once 500 newer episodes exist
     for _ in range(499):
         _angry(repo, NOW - 1, "neutral")
     with repo.connect() as conn:
-        assert load_mood(conn, NOW).levels["anger"] > 0.5
+        assert load_mood(conn, LOCAL_PERSON.id, NOW).levels["anger"] > 0.5
     _angry(repo, NOW - 1, "neutral")
     with repo.connect() as conn:
-        assert load_mood(conn, NOW).levels["anger"] == 0.0
+        assert load_mood(conn, LOCAL_PERSON.id, NOW).levels["anger"] == 0.0

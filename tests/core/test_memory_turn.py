@@ -18,6 +18,7 @@ from core.flows.memory.items import UNEXPECTED_ERROR, reply_item, unexpected_err
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, ProviderError
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.prompts import fill, load_prompt
 from core.store import open_store
 from core.store.memory_repository import MemoryRepository
@@ -51,8 +52,8 @@ class Clock:
 def page(tmp_path: Path):  # type: ignore[no-untyped-def]
     """What the page holds: the repository (from the flow, on the shared engine), the collection, a clock."""
     clock = Clock(NOW)
-    repo = memory_repository(open_store(tmp_path), clock)
-    return repo, memory_collection(open_chroma(tmp_path)), clock
+    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON, clock)
+    return repo, memory_collection(open_chroma(tmp_path), LOCAL_PERSON), clock
 
 
 def page_turn(repo: MemoryRepository, collection, client: LLMClient, items: list[ChatItem], text: str):  # type: ignore[no-untyped-def]
@@ -172,7 +173,7 @@ def test_unexpected_failure_item_keeps_the_input() -> None:
 
 def test_repository_times_come_from_its_clock(tmp_path: Path) -> None:
     clock = Clock(NOW)
-    repo = MemoryRepository(open_store(tmp_path), clock)
+    repo = MemoryRepository(open_store(tmp_path), clock, owner_id=LOCAL_PERSON.id)
     uid = repo.save_episode("こんにちは", "はい", {"salience": 2, "topic_tags": ["挨拶"]}, source="default")
     clock.value = NOW + 60
     loop = repo.upsert_loop("明日電話する", 0.7, None, NOW + 7 * DAY, uid, NOW)

@@ -29,6 +29,7 @@ from core.store.review import ReviewRepository
 from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
 from tests.core.test_review_messages import CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
+from tests.persons import ALICE
 
 T0 = 1_795_255_200
 DONE = "ターン1～5の会話を要約しました。次のターンから要約を使います。"
@@ -68,7 +69,7 @@ def worker() -> Iterator[BackgroundWorker]:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> ReviewRepository:
-    return repository(open_store(tmp_path), clock=lambda: T0)
+    return repository(open_store(tmp_path), ALICE, clock=lambda: T0)
 
 
 @pytest.fixture
@@ -113,7 +114,7 @@ def test_turn_five_returns_after_one_call_and_turn_six_uses_the_summary(repo, re
     thread_id, chat, fifth = five_turns(repo, client, review, worker)
     assert client.steps == ["reply"] * 5  # turn 5 returned after its reply; the summary waits on the gate
     assert fifth.stored and fifth.summary is None and fifth.summary_job is not None and fifth.notices == []
-    key = summary_job_key(thread_id)
+    key = summary_job_key(thread_id, ALICE.id)
     assert worker.busy(key, "summary") and repo.thread_state(thread_id).summary_up_to_turn == 0
     client.release()
     assert worker.wait(key, timeout=20)
@@ -147,7 +148,7 @@ def test_a_summary_still_running_after_the_wait_is_used_from_a_later_turn(repo, 
     )  # went on un-summarised, as on failure
     assert sixth.stored and len(repo.load_messages(thread_id)) == 12
     client.release()
-    assert worker.wait(summary_job_key(thread_id), timeout=20)
+    assert worker.wait(summary_job_key(thread_id, ALICE.id), timeout=20)
     assert repo.thread_state(thread_id).summary_up_to_turn == 5 and summary_backlog(repo, thread_id) is None
     seventh = page_turn(repo, client, review, thread_id, chat, INPUTS[6], worker)
     assert seventh.plan is not None and seventh.plan.summary_in_force == "【1～5ターンの要約】\nS1"
@@ -156,7 +157,7 @@ def test_a_summary_still_running_after_the_wait_is_used_from_a_later_turn(repo, 
 def test_a_failed_summary_is_recorded_and_retried(repo, review, worker) -> None:  # type: ignore[no-untyped-def]
     client = Scripted(fail_summaries=1)
     thread_id, _chat, _ = five_turns(repo, client, review, worker)
-    key = summary_job_key(thread_id)
+    key = summary_job_key(thread_id, ALICE.id)
     assert worker.wait(key, timeout=20)
     [job] = worker.jobs(key)
     assert job["status"] == "failed" and job["message"].startswith(
@@ -185,7 +186,7 @@ def test_a_full_queue_leaves_the_segment_due_for_the_next_turn(repo, review) -> 
         assert worker.wait("other", timeout=20)
         sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker)
         assert sixth.summary_job is not None  # the missed segment is caught up after turn 6
-        assert worker.wait(summary_job_key(thread_id), timeout=20)
+        assert worker.wait(summary_job_key(thread_id, ALICE.id), timeout=20)
     finally:
         worker.close()
     assert repo.thread_state(thread_id).summary_up_to_turn == 5 and summary_backlog(repo, thread_id) is None

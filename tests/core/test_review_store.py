@@ -18,6 +18,7 @@ from core.flows.review_chat import (
 from core.flows.review_chat.records import SAMPLE_KEY
 from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
+from tests.persons import ALICE
 
 T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 
@@ -25,7 +26,7 @@ T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 @pytest.fixture
 def store(tmp_path: Path) -> ReviewRepository:
     ticks = iter(range(T0, T0 + 60))
-    return ReviewRepository(open_store(tmp_path), clock=lambda: next(ticks))
+    return ReviewRepository(open_store(tmp_path), clock=lambda: next(ticks), owner_id=ALICE.id)
 
 
 def test_sample_is_inserted_once_and_round_trips(store: ReviewRepository) -> None:
@@ -46,7 +47,9 @@ def test_thread_columns_and_messages_survive_a_new_store(store: ReviewRepository
     store.save_turn(thread_id, 1, "  §3 について\n教えて ", "回答1", state, {"turn": 1})
     store.save_turn(thread_id, 2, "続き", "回答2", state)
     assert store.save_summary(thread_id, state)  # the summary columns are written apart (see save_summary)
-    reopened = ReviewRepository(open_store(tmp_path))  # as after a browser reload / restart
+    reopened = ReviewRepository(
+        open_store(tmp_path), owner_id=ALICE.id
+    )  # as after a browser reload / restart
     thread = reopened.get_thread(thread_id)
     assert thread == {"id": thread_id, "review_id": review_id, "title": "§3 について 教えて", "state": state}
     assert [(m.role, m.content, m.turn, m.meta) for m in reopened.load_messages(thread_id)] == [

@@ -32,13 +32,14 @@ from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.review import ReviewRepository
 from tests.core.test_review_messages import CTX_S3, CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
+from tests.persons import ALICE
 
 T0 = 1_795_255_200
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> ReviewRepository:
-    return repository(open_store(tmp_path), clock=lambda: T0)
+    return repository(open_store(tmp_path), ALICE, clock=lambda: T0)
 
 
 @pytest.fixture
@@ -127,7 +128,7 @@ def test_summary_after_turn_five_is_stored_and_used_on_turn_six(
     assert repo.thread_state(thread_id) == ThreadState("【1～5ターンの要約】\nS1", 5, 5, "[12]")
 
     # turn 6 after a reload: the chat comes back from the store, the summary from the thread columns
-    reopened = open_thread(repository(repo.engine), thread_id)
+    reopened = open_thread(repository(repo.engine, ALICE), thread_id)
     assert reopened is not None and reopened.review_id == review.id
     assert [i["content"] for i in reopened.items] == [
         m for i in range(1, 6) for m in (INPUTS[i - 1], f"A{i}")
@@ -194,7 +195,7 @@ class FailingRepository(ReviewRepository):
 
 
 def test_a_reply_that_cannot_be_stored_is_still_returned(tmp_path: Path) -> None:
-    repo = FailingRepository(open_store(tmp_path))
+    repo = FailingRepository(open_store(tmp_path), owner_id=ALICE.id)
     review = repo.get_review(repo.add_review(REVIEW))
     assert review is not None
     outcome = run_turn(repo, ReplayClient(["A1"]), review, None, [], "§3 は？")

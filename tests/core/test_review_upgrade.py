@@ -22,10 +22,12 @@ from sqlalchemy import (
 )
 
 from core.flows.review_chat import ThreadState, load_sample_review
+from core.people import LOCAL_PERSON
 from core.store import review_upgrade
 from core.store.db import init_db, make_engine
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
 from core.store.review_upgrade import epoch_seconds
+from tests.persons import ALICE
 
 T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 
@@ -168,7 +170,9 @@ def test_old_text_timestamps_become_epoch_ints_and_rows_survive(old_engine: Engi
         assert [i["name"] for i in inspect(conn).get_indexes("review_messages")] == [
             "ix_review_messages_thread_id"
         ]
-    repo = ReviewRepository(old_engine, clock=lambda: T0 + 100)
+    # issue #14: rows from before there were people belong to the local person, nobody else
+    assert ReviewRepository(old_engine, owner_id=ALICE.id).get_thread(7) is None
+    repo = ReviewRepository(old_engine, clock=lambda: T0 + 100, owner_id=LOCAL_PERSON.id)
     assert repo.get_thread(7) == {
         "id": 7,
         "review_id": 3,
@@ -213,7 +217,7 @@ def test_a_failed_upgrade_changes_nothing(old_engine: Engine, monkeypatch: pytes
 def test_a_new_database_needs_no_upgrade(tmp_path: Path) -> None:
     engine = make_engine(tmp_path)
     init_db(engine)
-    repo = ReviewRepository(engine, clock=lambda: T0)
+    repo = ReviewRepository(engine, clock=lambda: T0, owner_id=ALICE.id)
     review_id = repo.add_review(load_sample_review())
     init_db(engine)
     assert repo.list_reviews()[0]["id"] == review_id

@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
             item.add_marker(skip)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -44,11 +44,24 @@ def _free_port() -> int:
 
 class AppServer:
     """`streamlit run streamlit_app.py` with its own data dir: the demo model unless `env` says otherwise,
-    on a free port unless `port` is given (a restart on the same port lets an open tab reconnect)."""
+    on a free port unless `port` is given (a restart on the same port lets an open tab reconnect).
 
-    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, port: int | None = None):
+    Its secrets are `secrets` (TOML text) written to the data dir and passed with `--secrets.files`, never
+    the repository's own `.streamlit/secrets.toml` (so a developer's `[auth]` or keys never reach a test).
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        secrets: str = "",
+    ):
         self.data_dir = data_dir
-        self.port = port or _free_port()
+        self.port = port or free_port()
+        secrets_file = data_dir / "secrets.toml"
+        secrets_file.write_text(secrets, encoding="utf-8")
         self.url = f"http://127.0.0.1:{self.port}"
         clean = {
             k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")
@@ -70,6 +83,7 @@ class AppServer:
                 f"--server.port={self.port}",
                 "--server.address=127.0.0.1",
                 "--server.fileWatcherType=none",
+                f"--secrets.files={secrets_file}",
             ],
             cwd=ROOT,
             env=env,

@@ -7,6 +7,7 @@ sidebar do not run again), so shell behaviour is tested on the first run.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -29,6 +30,49 @@ def make_app(
         at.session_state["llm_client_pinned"] = True
     at.run()
     if page is not None:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+# An [auth] section as secrets.toml would hold it (never used to reach a provider in AppTest: st.user is given).
+AUTH_SECRETS = {
+    "redirect_uri": "http://localhost:8501/oauth2callback",
+    "cookie_secret": "test-cookie-secret-0123456789abcdef",
+    "client_id": "katachi",
+    "client_secret": "test-client-secret",
+    "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+}
+ISSUER = "https://idp.example"
+
+
+def claims(sub: str, name: str, email: str) -> dict[str, Any]:
+    """What st.user holds for a person signed in through OpenID Connect."""
+    return {"is_logged_in": True, "iss": ISSUER, "sub": sub, "name": name, "email": email}
+
+
+def make_signed_in_app(
+    tmp_path: Path,
+    user: dict[str, Any],
+    page: str | None = None,
+    client: LLMClient | None = None,
+    admins: list[str] | None = None,
+    query: dict[str, str] | None = None,
+) -> AppTest:
+    """The whole app with `[auth]` configured and `user` as st.user (a signed-in person, or
+    {"is_logged_in": False}); run once, then switched to `page` (with `query` in the URL) when given."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.secrets["auth"] = dict(AUTH_SECRETS)
+    at.secrets["katachi"] = {"admins": admins or []}
+    at.user = dict(user)
+    at.session_state["app_settings"] = Settings(data_dir=tmp_path)
+    if client is not None:
+        at.session_state["llm_client"] = client
+        at.session_state["llm_client_pinned"] = True
+    at.run()
+    if page is not None:
+        for key, value in (query or {}).items():
+            at.query_params[key] = value
         at.switch_page(page)
         at.run()
     return at

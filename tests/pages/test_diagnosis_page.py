@@ -10,6 +10,7 @@ from core.chat import user_item
 from core.flows.diagnosis.constants import FALLBACK_MESSAGE
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from pages.ui.diagnosis_session import chat_service
 from tests.pages.conftest import make_app
 
@@ -32,7 +33,7 @@ def test_one_click_demo_shows_the_first_question(tmp_path) -> None:  # type: ign
     chat = at.session_state["chat"]["diagnosis"]
     assert chat[1] == user_item("エンジン警告灯が点灯した", turn=1, status="done")
     # the page draws the session's own history: the very same list, not a copy
-    session = chat_service().store.get(at.session_state["diagnosis_session_id"])
+    session = chat_service().store.get(at.session_state["diagnosis_session_id"], LOCAL_PERSON.id)
     assert session is not None and session.conversation_history is chat
     assert all(item["status"] == "done" for item in chat)
     assert chat[2]["role"] == "assistant" and "エンジン警告灯" in chat[2]["meta"]["choices"]

@@ -15,10 +15,12 @@ from core.clock import utc_now
 from core.flows import knowledge as kf
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON, Person
 from core.samples.knowledge.build_samples import build_docx, build_pdf
 from core.store import open_store
 from tests.pages.conftest import make_app
 
+YAMADA, SATO = Person("yamada", "山田"), Person("sato", "佐藤")
 PAGE = "pages/knowledge.py"
 
 
@@ -46,9 +48,9 @@ def texts(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def repos(tmp_path, clock=utc_now):
-    """The two knowledge repositories on the app's data dir: (interviews, knowledge base)."""
-    stores = knowledge_stores(open_store(tmp_path), clock)
+def repos(tmp_path, clock=utc_now, person=LOCAL_PERSON):
+    """The two knowledge repositories on the app's data dir: (the person's interviews, knowledge base)."""
+    stores = knowledge_stores(open_store(tmp_path), person, clock)
     return stores.interviews, stores.base
 
 
@@ -147,8 +149,8 @@ def test_chat_input_attachment_goes_into_the_payload(tmp_path):
 def test_knowledge_base_exports_and_interview_resume(tmp_path):
     store, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    kbase.save_entry(entry, by="山田")
-    kbase.save_entry({**entry, "contract_type": "売買契約"}, by="佐藤")
+    kbase.save_entry(entry, by=YAMADA)
+    kbase.save_entry({**entry, "contract_type": "売買契約"}, by=SATO)
     interview = store.create_interview(title="過去の相談")
     store.record_turn(
         interview, turn_no=1, user_text="過去の相談", turn=json.loads(valid_turn("前回の質問です。"))
@@ -225,7 +227,7 @@ def _stored_draft_interview(store, title="第8条の相談"):
 def test_resumed_interview_updates_its_saved_entry_instead_of_saving_a_duplicate(tmp_path):
     store, kbase = repos(tmp_path)
     interview, entry = _stored_draft_interview(store)
-    entry_id = kbase.save_entry(entry, by="山田", source_interview_id=interview)
+    entry_id = kbase.save_entry(entry, by=YAMADA, source_interview_id=interview)
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     at.query_params["interview"] = interview  # a browser reload: a fresh session, the id in the URL
     run(at)
@@ -299,20 +301,27 @@ def test_a_user_message_left_without_reply_can_be_retried(tmp_path):
 def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
     _, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    first = kbase.save_entry(entry, by="山田")
-    kbase.save_entry({**entry, "knowledge_title": "別のナレッジ"}, by="佐藤")
+    first = kbase.save_entry(entry, by=YAMADA)
+    kbase.save_entry({**entry, "knowledge_title": "別のナレッジ"}, by=SATO)
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     at.selectbox(key="knowledge_base_pick").select(first)
     run(at)
     key = f"knowledge_base_action_plan_{first}_1"
     assert at.text_area(key=key).value == "action_planの値"
     at.text_area(key=key).set_value("上限を2倍にする")
-    at.text_input(key=f"knowledge_base_editor_{first}").set_value("鈴木")
+    assert not [
+        w for w in at.text_input if w.label in ("編集者", "保存者")
+    ]  # who edits is the signed-in person
     at.text_input(key=f"knowledge_base_note_{first}").set_value("交渉結果を反映")
     at.button[[b.label for b in at.button].index("変更を保存（新しい版）")].click()
     run(at)
     saved = kbase.get_entry(first)
-    assert (saved["version"], saved["action_plan"], saved["updated_by"]) == (2, "上限を2倍にする", "鈴木")
+    assert (saved["version"], saved["action_plan"], saved["updated_by"], saved["updated_by_id"]) == (
+        2,
+        "上限を2倍にする",
+        LOCAL_PERSON.name,
+        LOCAL_PERSON.id,
+    )
     assert [v["note"] for v in kbase.entry_versions(first)] == ["作成", "交渉結果を反映"]
     assert at.selectbox(key="knowledge_base_pick").value == first  # still open, now at version 2
     assert at.text_area(key=f"knowledge_base_action_plan_{first}_2").value == "上限を2倍にする"
@@ -330,7 +339,7 @@ def test_exports_download_files_that_open(tmp_path, monkeypatch):
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
     _, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
-    kbase.save_entry(entry, by="山田")
+    kbase.save_entry(entry, by=YAMADA)
     make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     assert set(files) == {"json", "csv", "md", "docx"}
     document = docx.Document(io.BytesIO(files["docx"]))
@@ -347,7 +356,7 @@ def test_exports_download_files_that_open(tmp_path, monkeypatch):
 def test_stored_times_are_shown_in_japan_time(tmp_path):
     store, kbase = repos(tmp_path, clock=lambda: 1_700_000_000)  # 2023-11-14 22:13:20 UTC
     store.create_interview(title="過去の相談")
-    entry_id = kbase.save_entry({k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}, by="山田")
+    entry_id = kbase.save_entry({k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}, by=YAMADA)
     at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
     assert any("2023-11-15 07:13" in o for o in at.selectbox(key="knowledge_interview_pick").options)
     assert any("2023-11-15 07:13" in str(v) for v in at.dataframe[0].value["更新日時"])

@@ -18,6 +18,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.versions import edit_unit, versions_of
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.vectors import open_chroma
 from pages.ui.state import worker
@@ -70,12 +71,12 @@ def j(value: object) -> str:
 def no_job_left_behind() -> Iterator[None]:
     """Each test ends with the shared worker idle (its jobs write to this test's data dir)."""
     yield
-    assert worker().wait(memory_job_key(), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
 
 
 def settle(at: AppTest) -> AppTest:
     """Let the background jobs finish, then rerun the page (what the status fragment does by itself)."""
-    assert worker().wait(memory_job_key(), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -186,10 +187,10 @@ def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
     at = app(tmp_path, replay())
     settle(at.chat_input(key="memory_input").set_value(USER).run())
     # An analyst's edit (what 変更を保存 does through apply_edits), then revert from the page.
-    repo = memory_repository(open_store(tmp_path))
+    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON)
     edit_unit(
         repo,
-        memory_collection(open_chroma(tmp_path)),
+        memory_collection(open_chroma(tmp_path), LOCAL_PERSON),
         1,
         {"input_text": "鎌倉で海鮮丼を食べた"},
         1_900_000_000,

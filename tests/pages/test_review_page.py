@@ -10,6 +10,7 @@ from core.clock import format_local
 from core.flows.review_chat import NOT_FOUND_SENTENCE, load_sample_review, summary_job_key
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_threads
 from pages.ui.state import worker
@@ -33,7 +34,7 @@ def send(at: AppTest, text: str) -> AppTest:
 
 def settle(at: AppTest) -> AppTest:
     """Let the thread's summary job finish, then rerun the page (what the status fragment does by itself)."""
-    assert worker().wait(summary_job_key(at.session_state["review_thread_id"]), timeout=30)
+    assert worker().wait(summary_job_key(at.session_state["review_thread_id"], LOCAL_PERSON.id), timeout=30)
     return run(at)
 
 
@@ -87,7 +88,7 @@ def test_demo_chat_of_seven_turns_shows_the_summary(tmp_path) -> None:  # type: 
     assert "まだありません（これまでの会話履歴をそのまま送信）" in turn1
     assert "【指定段落付き答案（Specified）】 — 入力に §11 が含まれる" in turn1
 
-    store = ReviewRepository(open_store(tmp_path))
+    store = ReviewRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
     thread_id = at.session_state["review_thread_id"]
     assert at.query_params["review_thread"] == str(thread_id)
     state = store.thread_state(thread_id)
@@ -159,7 +160,7 @@ def test_thread_resumes_after_a_reload(tmp_path) -> None:  # type: ignore[no-unt
     assert chat[0]["content"] == "§11 はどう評価されていますか？" and len(chat) == 2
     assert [m["status"] for m in chat] == ["done", "done"] and chat[1]["meta"]["info"]["turn"] == 1
     # the thread list shows the last activity in Japan time
-    (listed,) = ReviewRepository(open_store(tmp_path)).list_threads(
+    (listed,) = ReviewRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id).list_threads(
         reloaded.session_state["review_review_id"]
     )
     picker = reloaded.selectbox(key="review_thread_picker")

@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 from core.clock import Clock, to_local, utc_now
 from core.flows.diagnosis.models import SessionState
+from core.people import Person
 from core.store.diagnosis import DiagnosisRepository
 
 BOOKING_TYPE_LABELS = {"dispatch": "出張・ロードサービス手配", "visit": "来店予約"}
@@ -168,6 +169,15 @@ def booking_record(session: SessionState) -> dict[str, Any]:
     }
 
 
-def list_bookings(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
-    """Stored bookings, newest first (created_at in UTC epoch seconds; show with core.clock.format_local)."""
-    return DiagnosisRepository(engine).list_bookings(limit)
+def list_bookings(engine: Engine, person: Person, limit: int = 100) -> list[dict[str, Any]]:
+    """The bookings `person` took, newest first (created_at in UTC epoch seconds; show with
+    core.clock.format_local). Bookings hold customers' names and phone numbers: never another person's."""
+    return DiagnosisRepository(engine, owner_id=person.id).list_bookings(limit)
+
+
+def team_bookings(engine: Engine, person: Person, limit: int = 200) -> list[dict[str, Any]] | None:
+    """Every person's bookings with `owner_id`, newest first, for an admin (`[katachi] admins`: team
+    analytics, issue #14); None for anyone else."""
+    if not person.is_admin:
+        return None
+    return DiagnosisRepository(engine, owner_id=person.id).team_bookings(limit)

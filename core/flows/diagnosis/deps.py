@@ -11,6 +11,7 @@ from core.clock import Clock, utc_now
 from core.debuglog import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
 from core.llm.base import LLMClient
+from core.people import LOCAL_PERSON_ID, Person
 from core.store.diagnosis import DiagnosisRepository
 from core.worker import BackgroundWorker
 
@@ -46,7 +47,8 @@ class ManualSearch(Protocol):
 @dataclass
 class DiagnosisDeps:
     """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now;
-    worker (and the person it works for): where the 3-turn summary runs beside the RAG answer call."""
+    worker: where the 3-turn summary runs beside the RAG answer call; owner: the id of the person whose
+    session and bookings these are (issue #14)."""
 
     client: LLMClient
     rag: ManualSearch | None = None
@@ -54,26 +56,27 @@ class DiagnosisDeps:
     clock: Clock = utc_now
     sink: DebugSink | None = None
     worker: BackgroundWorker | None = None
-    owner: str = "local"
+    owner: str = LOCAL_PERSON_ID
 
 
 def open_deps(
     client: LLMClient,
     engine: Engine,
+    person: Person,
     *,
     rag: Any = None,
     sink: DebugSink | None = None,
     clock: Clock = utc_now,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
 ) -> DiagnosisDeps:
-    """Deps over the shared engine: bookings go to DiagnosisRepository(engine, clock), on the same clock."""
+    """Deps over the shared engine for `person`: their session, and bookings saved to their
+    DiagnosisRepository(engine, clock), on the same clock."""
     return DiagnosisDeps(
         client=client,
         rag=rag,
-        store=DiagnosisRepository(engine, clock),
+        store=DiagnosisRepository(engine, clock, owner_id=person.id),
         clock=clock,
         sink=sink,
         worker=worker,
-        owner=owner,
+        owner=person.id,
     )

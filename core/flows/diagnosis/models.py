@@ -9,6 +9,7 @@ from typing import Any, TypeAlias
 
 from core.chat import ChatItem
 from core.flows.diagnosis.constants import MAX_DIAGNOSTIC_TURNS
+from core.people import LOCAL_PERSON_ID
 
 
 class ChatStep(StrEnum):
@@ -68,6 +69,8 @@ class SessionState:
     booking_id: int | None = None
     # Every step the session has been in, in order (the page's step indicator marks the others skipped).
     visited_steps: list[str] = field(default_factory=list)
+    # Whose session this is (issue #14): the session store hands it only to this person.
+    owner_id: str = LOCAL_PERSON_ID
 
     def __post_init__(self) -> None:
         if not self.visited_steps:

@@ -19,24 +19,26 @@ class ChatService:
     def __init__(self, store: SessionStore | None = None):
         self.store = store if store is not None else SessionStore()
 
-    def session(self, session_id: str | None) -> SessionState:
-        """The live session of `session_id`; an unknown or expired id gets a new session at VEHICLE_ID."""
-        return self.store.get(session_id) or self.store.create()
+    def session(self, session_id: str | None, owner_id: str) -> SessionState:
+        """The live session of `session_id` if it is `owner_id`'s; an unknown, expired or other person's id
+        gets a new session of `owner_id` at VEHICLE_ID (issue #14)."""
+        return self.store.get(session_id, owner_id) or self.store.create(owner_id)
 
-    def restart(self, session_id: str | None) -> SessionState:
-        """Forget `session_id` (「最初からやり直す」) and start a new session."""
+    def restart(self, session_id: str | None, owner_id: str) -> SessionState:
+        """Forget `session_id` (「最初からやり直す」) and start a new session of `owner_id`."""
         if session_id:
-            self.store.delete(session_id)
-        return self.store.create()
+            self.store.delete(session_id, owner_id)
+        return self.store.create(owner_id)
 
     def process(self, request: ChatRequest, deps: DiagnosisDeps) -> tuple[SessionState, ChatResponse]:
         """spec 04 §1 ChatService.process(): the same as `run_turn(self, request, deps)`."""
         return run_turn(self, request, deps)
 
 
-def prepare_turn(service: ChatService, request: ChatRequest) -> SessionState:
-    """spec 04 §1: SessionStore.get() or .create(); the request is bound to the session it runs in."""
-    session = service.session(request.session_id)
+def prepare_turn(service: ChatService, request: ChatRequest, owner_id: str) -> SessionState:
+    """spec 04 §1: SessionStore.get() or .create() for the person; the request is bound to the session it
+    runs in."""
+    session = service.session(request.session_id, owner_id)
     request.session_id = session.session_id
     return session
 
@@ -54,8 +56,9 @@ def finish_turn(service: ChatService, session: SessionState) -> None:
 def run_turn(
     service: ChatService, request: ChatRequest, deps: DiagnosisDeps
 ) -> tuple[SessionState, ChatResponse]:
-    """One request of the diagnosis page: prepare, call, finish; returns the live session and the reply."""
-    session = prepare_turn(service, request)
+    """One request of the diagnosis page: prepare, call, finish; returns the live session and the reply.
+    The session is the person's of `deps` (deps.owner)."""
+    session = prepare_turn(service, request, deps.owner)
     response = call_turn(session, request, deps)
     finish_turn(service, session)
     return session, response

@@ -1,4 +1,8 @@
-"""In-memory session store with a TTL (spec 04 §1 services/session_store.py)."""
+"""In-memory session store with a TTL (spec 04 §1 services/session_store.py).
+
+Sessions carry their owner (issue #14): `get` hands a session only to the person who created it; for anyone
+else its id is unknown.
+"""
 
 from __future__ import annotations
 
@@ -25,24 +29,25 @@ class SessionStore:
         for sid in expired:
             del self._items[sid]
 
-    def create(self) -> SessionState:
-        """A new session at VEHICLE_ID with a fresh id."""
-        session = SessionState(session_id=uuid.uuid4().hex)
+    def create(self, owner_id: str) -> SessionState:
+        """A new session of `owner_id` at VEHICLE_ID with a fresh id."""
+        session = SessionState(session_id=uuid.uuid4().hex, owner_id=owner_id)
         with self._lock:
             now = self._clock()
             self._purge(now)
             self._items[session.session_id] = (now, session)
         return session
 
-    def get(self, session_id: str | None) -> SessionState | None:
-        """The live session, or None when unknown or expired; a hit refreshes its TTL."""
+    def get(self, session_id: str | None, owner_id: str) -> SessionState | None:
+        """The live session of `owner_id`, or None when unknown, expired or another person's; a hit refreshes
+        its TTL."""
         if not session_id:
             return None
         with self._lock:
             now = self._clock()
             self._purge(now)
             hit = self._items.get(session_id)
-            if hit is None:
+            if hit is None or hit[1].owner_id != owner_id:
                 return None
             self._items[session_id] = (now, hit[1])
             return hit[1]
@@ -52,10 +57,14 @@ class SessionStore:
         with self._lock:
             self._items[session.session_id] = (self._clock(), session)
 
-    def delete(self, session_id: str) -> bool:
-        """Forget a session; True when it existed."""
+    def delete(self, session_id: str, owner_id: str) -> bool:
+        """Forget a session of `owner_id`; True when it existed (another person's session is left alone)."""
         with self._lock:
-            return self._items.pop(session_id, None) is not None
+            hit = self._items.get(session_id)
+            if hit is None or hit[1].owner_id != owner_id:
+                return False
+            del self._items[session_id]
+            return True
 
     def __len__(self) -> int:
         with self._lock:

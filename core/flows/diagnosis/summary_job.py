@@ -31,7 +31,7 @@ def summary_due(session: SessionState) -> bool:
     return session.diagnostic_turn > 0 and session.diagnostic_turn % SUMMARY_EVERY_TURNS == 0
 
 
-def summary_job_key(session: SessionState, owner: str = "local") -> tuple[str, str]:
+def summary_job_key(session: SessionState, owner: str) -> tuple[str, str]:
     return (owner, f"diagnosis:{session.session_id}")
 
 

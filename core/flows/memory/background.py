@@ -37,7 +37,7 @@ RETRY_JOB_LABEL = "抽出の再試行"
 RETRY_LIMIT = 10  # episodes one 再試行 job catches up on
 
 
-def memory_job_key(owner: str = "local") -> tuple[str, str]:
+def memory_job_key(owner: str) -> tuple[str, str]:
     """The worker key of a person's memory jobs (one person's jobs run one at a time, in order)."""
     return (owner, "memory")
 
@@ -162,7 +162,7 @@ def retry_job(
 
 
 def submit_memory_job(
-    worker: BackgroundWorker, run: Callable[[], str], owner: str = "local", *, retry: bool = False
+    worker: BackgroundWorker, run: Callable[[], str], owner: str, *, retry: bool = False
 ) -> Job | None:
     """Queue a memory job of `owner`; None when the queue is full (the episode stays pending)."""
     kind, label = (RETRY_JOB_KIND, RETRY_JOB_LABEL) if retry else (MEMORY_JOB_KIND, MEMORY_JOB_LABEL)

@@ -1,5 +1,6 @@
 """Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables of units,
-entities and edges. Pages call these instead of SQL; times are shown in local (Japan) time."""
+entities and edges. Pages call these instead of SQL; times are shown in local (Japan) time. Every read is of
+the repository's person only (issue #14)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from core.store.memory import (
     edges,
     entities,
     entity_aliases,
+    mine,
     payload_episode,
     payload_fact,
     payload_loop,
@@ -89,7 +91,11 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
         query = query.add_columns(entities.c.name.label("subject")).outerjoin(
             entities, entities.c.id == payload_fact.c.subject_entity_id
         )
-    conds: list[Any] = [units.c.kind == kind, units.c.sensitivity <= filters.max_sensitivity]
+    conds: list[Any] = [
+        units.c.kind == kind,
+        units.c.sensitivity <= filters.max_sensitivity,
+        mine(repo.owner_id),
+    ]
     if filters.state != "all":
         conds.append(units.c.state == filters.state)
     if filters.date_from:
@@ -147,14 +153,17 @@ def _scope_target(repo: MemoryRepository, scope_key: str) -> str:
     if scope_key.startswith("entity:"):
         with repo.connect() as conn:
             name = conn.execute(
-                select(entities.c.name).where(entities.c.id == int(scope_key.split(":", 1)[1]))
+                select(entities.c.name).where(
+                    entities.c.id == int(scope_key.split(":", 1)[1]), entities.c.owner_id == repo.owner_id
+                )
             ).scalar()
         return display_name(name) if name else scope_key
     return scope_key
 
 
 def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
-    """Entities with aliases and how many units mention them."""
+    """The person's entities with aliases and how many units mention them."""
+    own = entities.c.owner_id == repo.owner_id
     with repo.connect() as conn:
         rows = (
             conn.execute(
@@ -164,18 +173,25 @@ def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
                     entities.c.name,
                     entities.c.roles_json,
                     entities.c.confidence,
-                )
+                ).where(own)
             )
             .mappings()
             .all()
         )
         aliases: dict[int, list[str]] = {}
-        for eid, alias in conn.execute(select(entity_aliases.c.entity_id, entity_aliases.c.alias)):
+        for eid, alias in conn.execute(
+            select(entity_aliases.c.entity_id, entity_aliases.c.alias)
+            .join(entities, entities.c.id == entity_aliases.c.entity_id)
+            .where(own)
+        ):
             aliases.setdefault(eid, []).append(alias)
         mentions: dict[int, int] = {
             int(k): int(v)
             for k, v in conn.execute(
-                select(unit_entities.c.entity_id, func.count()).group_by(unit_entities.c.entity_id)
+                select(unit_entities.c.entity_id, func.count())
+                .join(entities, entities.c.id == unit_entities.c.entity_id)
+                .where(own)
+                .group_by(unit_entities.c.entity_id)
             )
         }
     data = [
@@ -197,7 +213,7 @@ def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
 
 
 def edges_frame(repo: MemoryRepository) -> pd.DataFrame:
-    """Edges between entities, with names."""
+    """Edges between the person's entities, with names."""
     src, dst = entities.alias("src"), entities.alias("dst")
     with repo.connect() as conn:
         rows = (
@@ -214,6 +230,7 @@ def edges_frame(repo: MemoryRepository) -> pd.DataFrame:
                 )
                 .join(src, src.c.id == edges.c.src_entity_id)
                 .join(dst, dst.c.id == edges.c.dst_entity_id)
+                .where(src.c.owner_id == repo.owner_id, dst.c.owner_id == repo.owner_id)
                 .order_by(edges.c.last_seen_at.desc())
             )
             .mappings()
@@ -242,12 +259,19 @@ def entity_options(repo: MemoryRepository) -> dict[int, str]:
     """Entity id -> "TYPE: name" for the entity filter."""
     with repo.connect() as conn:
         rows = conn.execute(
-            select(entities.c.id, entities.c.type_label, entities.c.name).order_by(entities.c.name)
+            select(entities.c.id, entities.c.type_label, entities.c.name)
+            .where(entities.c.owner_id == repo.owner_id)
+            .order_by(entities.c.name)
         ).all()
     return {int(i): f"{t}: {'ユーザー' if n == 'SPEAKER' else n}" for i, t, n in rows}
 
 
 def counts(repo: MemoryRepository) -> dict[str, int]:
-    """Units per kind (active and deleted)."""
+    """The person's units per kind (active and deleted)."""
     with repo.connect() as conn:
-        return {k: int(n) for k, n in conn.execute(select(units.c.kind, func.count()).group_by(units.c.kind))}
+        return {
+            k: int(n)
+            for k, n in conn.execute(
+                select(units.c.kind, func.count()).where(mine(repo.owner_id)).group_by(units.c.kind)
+            )
+        }

@@ -92,7 +92,7 @@ def prepare_turn(
     purged = purge_expired_loops(repo, collection, now)
     result = retrieve(repo, collection, history, user_input, now)
     with repo.connect() as conn:
-        mood = load_mood(conn, now)
+        mood = load_mood(conn, repo.owner_id, now)
     messages = build_chat_messages(history, user_input, format_pack(result), mood.describe(), now)
     return PreparedTurn(user_input, messages, result, mood, now, purged)
 
@@ -159,13 +159,13 @@ def finish_turn(
     sink: DebugSink | None = None,
     *,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
     job_sink: DebugSink | None = None,
     extraction: str = DEFAULT_EXTRACTION,
 ) -> TurnOutcome:
     """Validate the trailer locally and save the episode (spec 03: chat SSE) with the trailer's reflection, or
     a default one marked pending when the trailer is missing or invalid; then hand what follows to ONE job
-    (core/flows/memory/background.py) on `worker` under `owner`'s key and return at once: one model call (the
+    (core/flows/memory/background.py) on `worker` under the person's key (the repository's owner) and
+    return at once: one model call (the
     reply) on the send path. Without a worker the job runs inline and its results are on the outcome. A
     full queue leaves the episode pending: the retry of pending extractions catches up later. The job's
     calls go to `job_sink` (default `sink`)."""
@@ -185,14 +185,14 @@ def finish_turn(
             prepared.user_input, text, reflection, source=source, occurred_at=now, now=now, conn=conn
         )
         index_units(conn, collection, [episode_id])
-        trace_id = save_trace(conn, prepared.retrieval, now, "chat", episode_id)
+        trace_id = save_trace(conn, repo.owner_id, prepared.retrieval, now, "chat", episode_id)
     truncated = bool(result.attempts) and result.attempts[-1].finish_reason == "length"
     outcome = TurnOutcome(True, text, episode_id, trace_id, trailer, errors, reflection, source)
     outcome.raw, outcome.truncated = result.raw, truncated
     job_sink = sink if job_sink is None else job_sink
     if worker is not None:
         run = memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
-        job = submit_memory_job(worker, run, owner)
+        job = submit_memory_job(worker, run, repo.owner_id)
         outcome.background, outcome.job_id = (QUEUED, job.id) if job else (DEFERRED, None)
         return outcome
     done = run_memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
@@ -213,7 +213,6 @@ def run_turn(
     sink: DebugSink | None = None,
     *,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
     extraction: str = DEFAULT_EXTRACTION,
 ) -> tuple[PreparedTurn, TurnOutcome]:
     """prepare_turn + consume the stream + finish_turn (scripts, tests, sample data)."""
@@ -222,6 +221,6 @@ def run_turn(
     for _ in reply:
         pass
     outcome = finish_turn(
-        repo, collection, client, prepared, reply, sink, worker=worker, owner=owner, extraction=extraction
+        repo, collection, client, prepared, reply, sink, worker=worker, extraction=extraction
     )
     return prepared, outcome

@@ -4,7 +4,8 @@ edges, evidence).
 Deleting an EPISODE also removes what exists only because of it: loops extracted from it, facts and
 summaries whose evidence becomes empty (spec 03: a fact's evidence must always hold its source
 episode), its id in other units' evidence lists and summaries' key events, the retrieval traces that
-quote it, its extraction log, and entities nothing refers to any more.
+quote it, its extraction log, and entities nothing refers to any more. Only the repository's person's
+units are deleted, and only their traces are searched (issue #14).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from core.store.memory import (
     entities,
     entity_aliases,
     extraction_log,
+    mine,
     payload_episode,
     payload_fact,
     payload_loop,
@@ -52,19 +54,21 @@ def hard_delete(repo: MemoryRepository, collection: Collection | None, unit_id: 
     """Delete a unit for good, with everything derived from it alone (see the module docstring)."""
     report = HardDeleteReport()
     with repo.begin() as conn:
-        row = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).first()
+        row = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).first()
         if row is None:
             return report
         doomed = [unit_id]
         if row.kind == KIND_EPISODE:
-            report.traces = _delete_traces_quoting(conn, unit_id)
+            report.traces = _delete_traces_quoting(conn, repo.owner_id, unit_id)
             doomed += [
                 int(i)
                 for i in conn.execute(
-                    select(payload_loop.c.unit_id).where(payload_loop.c.source_unit_id == unit_id)
+                    select(payload_loop.c.unit_id).where(
+                        payload_loop.c.source_unit_id == unit_id, payload_loop.c.owner_id == repo.owner_id
+                    )
                 ).scalars()
             ]
-        doomed += _drop_from_evidence(conn, unit_id)
+        doomed += _drop_from_evidence(conn, repo.owner_id, unit_id)
         touched = _entities_of(conn, doomed)
         for uid in doomed:
             unindex_unit(conn, collection, uid)
@@ -89,8 +93,9 @@ def delete_rows_of_unit(conn: Connection, unit_id: int) -> None:
     conn.execute(delete(units).where(units.c.id == unit_id))
 
 
-def _delete_traces_quoting(conn: Connection, unit_id: int) -> int:
-    """Traces of the episode's own turn, and traces whose Q1/Q2 quote its input or reply as a line."""
+def _delete_traces_quoting(conn: Connection, owner_id: str, unit_id: int) -> int:
+    """The person's traces of the episode's own turn, and their traces whose Q1/Q2 quote its input or reply
+    as a line (another person's traces are never touched, whatever they quote)."""
     texts = conn.execute(
         select(payload_episode.c.input_text, payload_episode.c.reply_text).where(
             payload_episode.c.unit_id == unit_id
@@ -109,7 +114,9 @@ def _delete_traces_quoting(conn: Connection, unit_id: int) -> int:
             for c in (retrieval_traces.c.q1, retrieval_traces.c.q2)
         ]
         for trace_id, q1, q2 in conn.execute(
-            select(retrieval_traces.c.id, retrieval_traces.c.q1, retrieval_traces.c.q2).where(or_(*likes))
+            select(retrieval_traces.c.id, retrieval_traces.c.q1, retrieval_traces.c.q2).where(
+                or_(*likes), retrieval_traces.c.owner_id == owner_id
+            )
         ):
             lines = f"\n{q1}\n\n{q2}\n"
             if any(f"\n{t}\n" in lines for t in quoted):
@@ -119,29 +126,29 @@ def _delete_traces_quoting(conn: Connection, unit_id: int) -> int:
     return len(doomed)
 
 
-def _drop_from_evidence(conn: Connection, unit_id: int) -> list[int]:
+def _drop_from_evidence(conn: Connection, owner_id: str, unit_id: int) -> list[int]:
     """Remove the id from facts' and summaries' evidence (and summaries' key events); returns the
     facts and summaries left with no evidence at all, which go too."""
     emptied: list[int] = []
     for table in (payload_fact, payload_summary):
         rows = conn.execute(
-            select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
-                table.c.evidence_unit_ids_json.like(f"%{int(unit_id)}%")
-            )
+            select(table.c.unit_id, table.c.evidence_unit_ids_json)
+            .join(units, units.c.id == table.c.unit_id)
+            .where(table.c.evidence_unit_ids_json.like(f"%{int(unit_id)}%"), mine(owner_id))
         ).all()
-        for owner, evidence_json in rows:
+        for holder, evidence_json in rows:
             evidence = json.loads(evidence_json)
             if unit_id not in evidence:
                 continue
             left = [i for i in evidence if i != unit_id]
             if not left:
-                emptied.append(int(owner))
+                emptied.append(int(holder))
                 continue
             values = {"evidence_unit_ids_json": dumps(left)}
             if table is payload_summary:
                 data = json.loads(
                     conn.execute(
-                        select(payload_summary.c.summary_json).where(payload_summary.c.unit_id == owner)
+                        select(payload_summary.c.summary_json).where(payload_summary.c.unit_id == holder)
                     ).scalar_one()
                     or "{}"
                 )
@@ -149,7 +156,7 @@ def _drop_from_evidence(conn: Connection, unit_id: int) -> list[int]:
                     if isinstance(data.get(key), list):
                         data[key] = [e for e in data[key] if e.get("unit_id") != unit_id]
                 values["summary_json"] = dumps(data)
-            conn.execute(update(table).where(table.c.unit_id == owner).values(**values))
+            conn.execute(update(table).where(table.c.unit_id == holder).values(**values))
     return emptied
 
 

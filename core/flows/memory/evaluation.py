@@ -64,7 +64,7 @@ def evaluate(
         else:
             misses.append(q["query"])
         with repo.connect() as conn:
-            baseline = [uid for uid, _ in unicode61_lane(conn, q["query"], k)]
+            baseline = [uid for uid, _ in unicode61_lane(conn, repo.owner_id, q["query"], k)]
         base_hits += bool(relevant & set(baseline))
     times.sort()
     n = len(data["queries"])

@@ -34,7 +34,7 @@ from core.guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.schemas import load_schema
-from core.store.memory import KIND_EPISODE, payload_episode, units
+from core.store.memory import KIND_EPISODE, mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 
 __all__ = [
@@ -154,6 +154,7 @@ def call_extractors(
 
 
 def _episode_row(repo: MemoryRepository, unit_id: int) -> Any:
+    """The person's episode (NoResultFound for another person's unit)."""
     with repo.connect() as conn:
         return conn.execute(
             select(
@@ -163,7 +164,7 @@ def _episode_row(repo: MemoryRepository, unit_id: int) -> Any:
                 units.c.occurred_at,
             )
             .join(units, units.c.id == payload_episode.c.unit_id)
-            .where(units.c.id == unit_id)
+            .where(units.c.id == unit_id, mine(repo.owner_id))
         ).one()
 
 
@@ -225,12 +226,13 @@ def process_episode(
 
 
 def pending_episode_ids(repo: MemoryRepository, limit: int = 5, before: int | None = None) -> list[int]:
-    """Episodes whose extraction is pending or failed and may be retried (older than `before` when given:
+    """The person's episodes whose extraction is pending or failed and may be retried (older than `before` when given:
     a newer pending episode has its own job queued)."""
     query = select(units.c.id).where(
         (units.c.kind == KIND_EPISODE)
         & units.c.extract_state.in_(["pending", "failed"])
         & (units.c.extract_attempts < EXTRACT_MAX_ATTEMPTS)
+        & mine(repo.owner_id)
     )
     if before is not None:
         query = query.where(units.c.id < before)

@@ -131,15 +131,19 @@ def apply_extraction(
     out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
     with repo.begin() as conn:
         if results["entities"].ok:
-            _store_entities(conn, out, unit_id, normalize_entities(results["entities"].value), now)
+            _store_entities(
+                conn, repo.owner_id, out, unit_id, normalize_entities(results["entities"].value), now
+            )
         if results["facts"].ok:
             out.facts = normalize_facts(results["facts"].value)
             for fact in out.facts:
                 subject = upsert_entity(
-                    conn, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
+                    conn, repo.owner_id, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
                 )
                 obj = (
-                    upsert_entity(conn, {"type_label": fact["object"][0], "name": fact["object"][1]}, now)
+                    upsert_entity(
+                        conn, repo.owner_id, {"type_label": fact["object"][0], "name": fact["object"][1]}, now
+                    )
                     if fact["object"]
                     else None
                 )
@@ -180,21 +184,21 @@ def apply_extraction(
 
 
 def _store_entities(
-    conn: Connection, out: ExtractionOutcome, unit_id: int, data: dict[str, Any], now: int
+    conn: Connection, owner_id: str, out: ExtractionOutcome, unit_id: int, data: dict[str, Any], now: int
 ) -> None:
     ids: dict[tuple[str, str], int] = {}
     for entity in data["entities"]:
-        entity_id = upsert_entity(conn, entity, now)
+        entity_id = upsert_entity(conn, owner_id, entity, now)
         ids[(entity["type_label"], entity["name"])] = entity_id
         if entity["name"] != SPEAKER:
             link_unit_entity(conn, unit_id, entity_id, (entity["roles"] or ["mentioned"])[0])
         out.entities.append({**entity, "entity_id": entity_id})
     for rel in data["relations"]:
         src = ids.get(rel["src"]) or upsert_entity(
-            conn, {"type_label": rel["src"][0], "name": rel["src"][1]}, now
+            conn, owner_id, {"type_label": rel["src"][0], "name": rel["src"][1]}, now
         )
         dst = ids.get(rel["dst"]) or upsert_entity(
-            conn, {"type_label": rel["dst"][0], "name": rel["dst"][1]}, now
+            conn, owner_id, {"type_label": rel["dst"][0], "name": rel["dst"][1]}, now
         )
         upsert_edge(conn, src, rel["relation"], dst, rel["confidence"], unit_id, rel["evidence"], now)
         out.relations.append(rel)

@@ -1,4 +1,8 @@
-"""Entities, their aliases, unit-entity links and edges between entities (issue 5 "Store"; spec 03: Entity抽出)."""
+"""Entities, their aliases, unit-entity links and edges between entities (issue 5 "Store"; spec 03: Entity抽出).
+
+Entities are per person (issue #14): one person's 「佐藤さん」 is not another's. Links and edges join a
+person's units and entities only.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +15,16 @@ from core.store.base import inserted_id
 from core.store.memory import dumps, edges, entities, entity_aliases, unit_entities
 
 
-def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
-    """Insert or update an entity by (TYPE, name); roles and aliases are merged."""
+def upsert_entity(conn: Connection, owner_id: str, entity: dict[str, Any], now: int) -> int:
+    """Insert or update an entity of `owner_id` by (TYPE, name); roles and aliases are merged."""
     row = (
         conn.execute(
             select(entities).where(
-                and_(entities.c.type_label == entity["type_label"], entities.c.name == entity["name"])
+                and_(
+                    entities.c.owner_id == owner_id,
+                    entities.c.type_label == entity["type_label"],
+                    entities.c.name == entity["name"],
+                )
             )
         )
         .mappings()
@@ -33,6 +41,7 @@ def upsert_entity(conn: Connection, entity: dict[str, Any], now: int) -> int:
                     confidence=entity.get("confidence", 0.5),
                     created_at=now,
                     updated_at=now,
+                    owner_id=owner_id,
                 )
             )
         )

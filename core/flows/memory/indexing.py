@@ -74,12 +74,15 @@ def unit_texts(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
 def index_units(
     conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500
 ) -> None:
-    """(Re)index units in FTS5 and, when a collection is given, in Chroma."""
+    """(Re)index units in FTS5 and, when a collection is given, in Chroma (the collection of the units'
+    person; each vector also carries its `owner_id`)."""
     texts = unit_texts(conn, unit_ids)
     meta = {
-        r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at)}
+        r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at), "owner_id": r.owner_id}
         for r in conn.execute(
-            select(units.c.id, units.c.kind, units.c.occurred_at).where(units.c.id.in_(list(texts)))
+            select(units.c.id, units.c.kind, units.c.occurred_at, units.c.owner_id).where(
+                units.c.id.in_(list(texts))
+            )
         )
     }
     for unit_id, body in texts.items():

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS
 from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors
-from core.store.memory import KIND_EPISODE, extraction_log, payload_episode, units
+from core.store.memory import KIND_EPISODE, extraction_log, mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 
 EXCERPT_CHARS = 40
@@ -36,8 +36,9 @@ def background_states(repo: MemoryRepository, episode_ids: Sequence[int]) -> dic
                 payload_episode.c.extraction_json,
             )
             .join(payload_episode, payload_episode.c.unit_id == units.c.id)
-            .where(units.c.id.in_(ids))
+            .where(units.c.id.in_(ids), mine(repo.owner_id))
         ).all()
+        ids = [int(r.id) for r in rows]  # the person's own episodes only (issue #14)
         logs = conn.execute(
             select(extraction_log.c.unit_id, extraction_log.c.step, extraction_log.c.detail)
             .where(extraction_log.c.unit_id.in_(ids))
@@ -103,7 +104,11 @@ def unfinished_episodes(repo: MemoryRepository, limit: int = 20) -> list[Unfinis
                 payload_episode.c.extraction_json,
             )
             .join(payload_episode, payload_episode.c.unit_id == units.c.id)
-            .where((units.c.kind == KIND_EPISODE) & units.c.extract_state.in_(["failed", "pending"]))
+            .where(
+                (units.c.kind == KIND_EPISODE)
+                & units.c.extract_state.in_(["failed", "pending"])
+                & mine(repo.owner_id)
+            )
             .order_by(units.c.id)
             .limit(limit)
         ).all()

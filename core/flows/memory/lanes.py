@@ -1,5 +1,7 @@
 """The candidate lanes of retrieval, no LLM (issue 5): vector (Chroma), keyword (FTS5 trigram + 2-character
-index), entity (longest match of the input against entity names and aliases), and the unicode61 baseline."""
+index), entity (longest match of the input against entity names and aliases), and the unicode61 baseline.
+Every lane finds only one person's units (issue #14): the vector lane searches the person's own collection,
+the others take `owner_id`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from sqlalchemy import Connection, func, select, text
 from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
-from core.store.memory import entities, entity_aliases, unit_entities, units
+from core.store.memory import entities, entity_aliases, mine, unit_entities, units
 from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, FTS_UNICODE61, fts_search
 from core.vectors import cosine_score
 
@@ -32,19 +34,30 @@ def vector_lane(
     return out
 
 
-def keyword_lanes(conn: Connection, query: str, k: int) -> dict[str, Hits]:
-    """FTS5 hits for one query: `trigram` (terms of 3+ characters) and `bigram` (2-character terms)."""
+def keyword_lanes(conn: Connection, owner_id: str, query: str, k: int) -> dict[str, Hits]:
+    """FTS5 hits among `owner_id`'s units for one query: `trigram` (terms of 3+ characters) and `bigram`
+    (2-character terms)."""
     long_terms, short_terms = query_terms(query)
     return {
-        "trigram": fts_search(conn, FTS_TRIGRAM, long_terms, k),
-        "bigram": fts_search(conn, FTS_BIGRAM, short_terms, k),
+        "trigram": fts_search(conn, FTS_TRIGRAM, long_terms, k, owner_id),
+        "bigram": fts_search(conn, FTS_BIGRAM, short_terms, k, owner_id),
     }
 
 
-def entity_names(conn: Connection) -> list[tuple[str, int]]:
-    """(normalized name or alias, entity id), longest first; the speaker and 1-character names left out."""
-    rows = list(conn.execute(select(entities.c.name, entities.c.id).where(entities.c.name != SPEAKER)).all())
-    rows += list(conn.execute(select(entity_aliases.c.alias, entity_aliases.c.entity_id)).all())
+def entity_names(conn: Connection, owner_id: str) -> list[tuple[str, int]]:
+    """(normalized name or alias, entity id) of `owner_id`'s entities, longest first; the speaker and
+    1-character names left out."""
+    own = entities.c.owner_id == owner_id
+    rows = list(
+        conn.execute(select(entities.c.name, entities.c.id).where(entities.c.name != SPEAKER, own)).all()
+    )
+    rows += list(
+        conn.execute(
+            select(entity_aliases.c.alias, entity_aliases.c.entity_id)
+            .join(entities, entities.c.id == entity_aliases.c.entity_id)
+            .where(own)
+        ).all()
+    )
     names = [(normalize(n), int(i)) for n, i in rows if len(n.strip()) >= 2]
     return sorted(set(names), key=lambda x: (-len(x[0]), x[0]))
 
@@ -69,9 +82,10 @@ def match_entities(query: str, names: list[tuple[str, int]]) -> list[tuple[str, 
 
 
 def entity_lane(
-    conn: Connection, query: str, k: int, names: list[tuple[str, int]]
+    conn: Connection, owner_id: str, query: str, k: int, names: list[tuple[str, int]]
 ) -> tuple[list[tuple[str, int]], Hits]:
-    """Units linked to the entities the query names, newest first (raw score = entities matched)."""
+    """`owner_id`'s units linked to the entities the query names, newest first (raw score = entities
+    matched)."""
     matched = match_entities(query, names)
     if not matched:
         return [], []
@@ -79,7 +93,7 @@ def entity_lane(
     rows = conn.execute(
         select(unit_entities.c.unit_id, func.count().label("n"))
         .join(units, units.c.id == unit_entities.c.unit_id)
-        .where(unit_entities.c.entity_id.in_(ids))
+        .where(unit_entities.c.entity_id.in_(ids), mine(owner_id))
         .group_by(unit_entities.c.unit_id)
         .order_by(text("n DESC"), units.c.occurred_at.desc())
         .limit(k)
@@ -92,6 +106,6 @@ def unicode61_terms(query: str) -> list[str]:
     return list(dict.fromkeys(re.findall(r"\w+", normalize(query))))
 
 
-def unicode61_lane(conn: Connection, query: str, k: int) -> Hits:
+def unicode61_lane(conn: Connection, owner_id: str, query: str, k: int) -> Hits:
     """The baseline keyword lane (FTS5 unicode61 over the raw text), for comparison only."""
-    return fts_search(conn, FTS_UNICODE61, unicode61_terms(query), k)
+    return fts_search(conn, FTS_UNICODE61, unicode61_terms(query), k, owner_id)

@@ -18,7 +18,7 @@ from core.flows.memory.constants import (
     MOOD_TAU_MIN,
     REFUSAL_ANGER,
 )
-from core.store.memory import KIND_EPISODE, STATE_ACTIVE, payload_episode, units
+from core.store.memory import KIND_EPISODE, STATE_ACTIVE, mine, payload_episode, units
 
 
 def mood_tau(salience: float) -> float:
@@ -73,8 +73,8 @@ def compute_mood(episodes: list[dict[str, Any]], now: int, last_policy: dict[str
     return Mood(levels, label, policy)
 
 
-def load_mood(conn: Connection, now: int, limit: int = MOOD_EPISODES) -> Mood:
-    """compute_mood over the last 500 active episodes, with the newest trailer policy."""
+def load_mood(conn: Connection, owner_id: str, now: int, limit: int = MOOD_EPISODES) -> Mood:
+    """compute_mood over `owner_id`'s last 500 active episodes, with the newest trailer policy."""
     rows = conn.execute(
         select(
             units.c.persona_affect_label,
@@ -86,7 +86,10 @@ def load_mood(conn: Connection, now: int, limit: int = MOOD_EPISODES) -> Mood:
         )
         .join(payload_episode, payload_episode.c.unit_id == units.c.id)
         .where(
-            (units.c.kind == KIND_EPISODE) & (units.c.state == STATE_ACTIVE) & (units.c.occurred_at <= now)
+            (units.c.kind == KIND_EPISODE)
+            & (units.c.state == STATE_ACTIVE)
+            & (units.c.occurred_at <= now)
+            & mine(owner_id)
         )
         .order_by(units.c.occurred_at.desc(), units.c.id.desc())
         .limit(limit)

@@ -1,5 +1,6 @@
 """What retrieval injects besides the reranked memories (issue 5): facts, open loops, the bond summary,
-and the plain-text pack that goes into the system prompt. Units above INJECT_MAX_SENSITIVITY never go in."""
+and the plain-text pack that goes into the system prompt. Units above INJECT_MAX_SENSITIVITY never go in,
+and neither does anything of another person (issue #14: every read takes `owner_id`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.store.memory import (
     KIND_FACT,
     STATE_ACTIVE,
     entities,
+    mine,
     payload_fact,
     payload_loop,
     payload_summary,
@@ -21,8 +23,8 @@ from core.store.memory import (
 INJECTABLE = (units.c.state == STATE_ACTIVE) & (units.c.sensitivity <= INJECT_MAX_SENSITIVITY)
 
 
-def load_fact_pool(conn: Connection, pool: int = FACT_POOL) -> list[dict[str, Any]]:
-    """The latest 200 active facts with what select_facts needs (and names for display)."""
+def load_fact_pool(conn: Connection, owner_id: str, pool: int = FACT_POOL) -> list[dict[str, Any]]:
+    """`owner_id`'s latest 200 active facts with what select_facts needs (and names for display)."""
     rows = (
         conn.execute(
             select(
@@ -39,7 +41,7 @@ def load_fact_pool(conn: Connection, pool: int = FACT_POOL) -> list[dict[str, An
             )
             .join(payload_fact, payload_fact.c.unit_id == units.c.id)
             .outerjoin(entities, entities.c.id == payload_fact.c.subject_entity_id)
-            .where((units.c.kind == KIND_FACT) & INJECTABLE)
+            .where((units.c.kind == KIND_FACT) & INJECTABLE & mine(owner_id))
             .order_by(units.c.occurred_at.desc(), units.c.id.desc())
             .limit(pool)
         )
@@ -49,8 +51,10 @@ def load_fact_pool(conn: Connection, pool: int = FACT_POOL) -> list[dict[str, An
     return [{**dict(r), "unit_id": r["id"]} for r in rows]
 
 
-def load_open_loops(conn: Connection, now: int, limit: int = LOOPS_INJECTED) -> list[dict[str, Any]]:
-    """Active, unexpired loops; those with a due date first (soonest first), then the newest."""
+def load_open_loops(
+    conn: Connection, owner_id: str, now: int, limit: int = LOOPS_INJECTED
+) -> list[dict[str, Any]]:
+    """`owner_id`'s active, unexpired loops; those with a due date first (soonest first), then the newest."""
     rows = (
         conn.execute(
             select(
@@ -61,7 +65,7 @@ def load_open_loops(conn: Connection, now: int, limit: int = LOOPS_INJECTED) -> 
                 payload_loop.c.expires_at,
             )
             .join(payload_loop, payload_loop.c.unit_id == units.c.id)
-            .where(INJECTABLE & (payload_loop.c.expires_at > now))
+            .where(INJECTABLE & mine(owner_id) & (payload_loop.c.expires_at > now))
         )
         .mappings()
         .all()
@@ -70,8 +74,8 @@ def load_open_loops(conn: Connection, now: int, limit: int = LOOPS_INJECTED) -> 
     return [{**dict(r), "unit_id": r["id"]} for r in ordered[:limit]]
 
 
-def load_bond_summary(conn: Connection) -> dict[str, Any] | None:
-    """The rolling 7-day bond summary, if one exists and is active."""
+def load_bond_summary(conn: Connection, owner_id: str) -> dict[str, Any] | None:
+    """`owner_id`'s rolling 7-day bond summary, if one exists and is active."""
     row = (
         conn.execute(
             select(
@@ -81,7 +85,7 @@ def load_bond_summary(conn: Connection) -> dict[str, Any] | None:
                 payload_summary.c.summary_json,
             )
             .join(payload_summary, payload_summary.c.unit_id == units.c.id)
-            .where((payload_summary.c.scope_label == "bond") & INJECTABLE)
+            .where((payload_summary.c.scope_label == "bond") & INJECTABLE & mine(owner_id))
         )
         .mappings()
         .first()

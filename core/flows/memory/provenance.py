@@ -1,5 +1,6 @@
 """Read models for one memory in the browser (issue 5 "記憶ブラウザ"): provenance both ways, a one-line
-summary, its retrieval trace and extraction, and the affect chart."""
+summary, its retrieval trace and extraction, and the affect chart. Only the repository's person's units are
+found (issue #14): another person's unit id reads as missing."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from core.store.memory import (
     KIND_LOOP,
     KIND_SUMMARY,
     STATE_ACTIVE,
+    mine,
     payload_episode,
     payload_fact,
     payload_loop,
@@ -30,13 +32,13 @@ from core.store.memory_repository import MemoryRepository
 
 def unit_kind(repo: MemoryRepository, unit_id: int) -> str | None:
     with repo.connect() as conn:
-        return conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+        return conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).scalar()
 
 
 def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
     """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
     with repo.connect() as conn:
-        kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+        kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).scalar()
         sources: list[int] = []
         if kind == KIND_FACT:
             sources = json.loads(
@@ -62,17 +64,19 @@ def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
         derived: list[int] = []
         if kind == KIND_EPISODE:
             for table in (payload_fact, payload_summary):
-                for owner, ev in conn.execute(
-                    select(table.c.unit_id, table.c.evidence_unit_ids_json).where(
-                        table.c.evidence_unit_ids_json.like(f"%{unit_id}%")
-                    )
+                for holder, ev in conn.execute(
+                    select(table.c.unit_id, table.c.evidence_unit_ids_json)
+                    .join(units, units.c.id == table.c.unit_id)
+                    .where(table.c.evidence_unit_ids_json.like(f"%{unit_id}%"), mine(repo.owner_id))
                 ):
                     if unit_id in json.loads(ev):
-                        derived.append(int(owner))
+                        derived.append(int(holder))
             derived += [
                 int(i)
                 for i in conn.execute(
-                    select(payload_loop.c.unit_id).where(payload_loop.c.source_unit_id == unit_id)
+                    select(payload_loop.c.unit_id).where(
+                        payload_loop.c.source_unit_id == unit_id, payload_loop.c.owner_id == repo.owner_id
+                    )
                 ).scalars()
             ]
     return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
@@ -82,7 +86,9 @@ def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
     """Kind, state, local time and the text of a unit (for provenance links and details)."""
     with repo.connect() as conn:
         row = conn.execute(
-            select(units.c.kind, units.c.state, units.c.occurred_at).where(units.c.id == unit_id)
+            select(units.c.kind, units.c.state, units.c.occurred_at).where(
+                units.c.id == unit_id, mine(repo.owner_id)
+            )
         ).first()
         if row is None:
             return None
@@ -96,7 +102,7 @@ def affect_series(repo: MemoryRepository) -> pd.DataFrame:
     with repo.connect() as conn:
         rows = conn.execute(
             select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(
-                (units.c.kind == KIND_EPISODE) & (units.c.state == STATE_ACTIVE)
+                (units.c.kind == KIND_EPISODE) & (units.c.state == STATE_ACTIVE) & mine(repo.owner_id)
             )
         ).all()
     if not rows:
@@ -110,8 +116,13 @@ def affect_series(repo: MemoryRepository) -> pd.DataFrame:
 
 
 def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> dict[str, Any] | None:
-    """The newest retrieval trace (of one episode when given)."""
-    query = select(retrieval_traces).order_by(retrieval_traces.c.id.desc()).limit(1)
+    """The person's newest retrieval trace (of one episode when given)."""
+    query = (
+        select(retrieval_traces)
+        .where(retrieval_traces.c.owner_id == repo.owner_id)
+        .order_by(retrieval_traces.c.id.desc())
+        .limit(1)
+    )
     if episode_unit_id is not None:
         query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
     with repo.connect() as conn:
@@ -123,7 +134,9 @@ def extraction_of_episode(repo: MemoryRepository, unit_id: int) -> dict[str, Any
     """The stored extraction result of an episode (entities, relations, facts, loops, errors)."""
     with repo.connect() as conn:
         raw = conn.execute(
-            select(payload_episode.c.extraction_json).where(payload_episode.c.unit_id == unit_id)
+            select(payload_episode.c.extraction_json)
+            .join(units, units.c.id == payload_episode.c.unit_id)
+            .where(payload_episode.c.unit_id == unit_id, mine(repo.owner_id))
         ).scalar()
     extraction: dict[str, Any] = json.loads(raw or "{}")
     return extraction

@@ -1,4 +1,8 @@
-"""Retrieval without an LLM (spec 03: 記憶検索; issue 5): two fixed queries, four lanes, RRF, rerank, pack, trace."""
+"""Retrieval without an LLM (spec 03: 記憶検索; issue 5): two fixed queries, four lanes, RRF, rerank, pack, trace.
+
+Only the person's own memories are ever candidates (issue #14): the repository's `owner_id` goes into every
+lane and read, the collection is the person's own, and traces are written as theirs.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from core.flows.memory.indexing import unit_texts
 from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes, vector_lane
 from core.flows.memory.pack import load_bond_summary, load_fact_pool, load_open_loops
 from core.store.base import inserted_id
-from core.store.memory import STATE_ACTIVE, dumps, retrieval_traces, units
+from core.store.memory import STATE_ACTIVE, dumps, mine, retrieval_traces, units
 from core.store.memory_fts import fts_bodies
 from core.store.memory_repository import MemoryRepository
 
@@ -106,8 +110,9 @@ def retrieve(
     k: int = LANE_K,
 ) -> RetrievalResult:
     """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond
-    summary (spec 03: 記憶検索, no LLM)."""
+    summary (spec 03: 記憶検索, no LLM). `collection` must be the person's own (memory_collection)."""
     now = repo.now() if now is None else now
+    owner = repo.owner_id
     start = time.perf_counter()
     q1, q2 = build_queries(history, user_input)
     queries = {"Q1": q1} if q1 == q2 else {"Q1": q1, "Q2": q2}
@@ -118,19 +123,19 @@ def retrieve(
         ):
             lanes[f"vector/{label}"] = _rows(hits)
         for label, query in queries.items():
-            for lane, hits in keyword_lanes(conn, query, k).items():
+            for lane, hits in keyword_lanes(conn, owner, query, k).items():
                 lanes[f"{lane}/{label}"] = _rows(hits)
-        matched, hits = entity_lane(conn, q1, k, entity_names(conn))
+        matched, hits = entity_lane(conn, owner, q1, k, entity_names(conn, owner))
         lanes["entity/Q1"] = _rows(hits)
         ranked_lists = [[h["unit_id"] for h in hits] for hits in lanes.values() if hits]
         fused = scoring.rrf_merge(ranked_lists)
-        candidates = _candidates(conn, fused, lanes)
+        candidates = _candidates(conn, owner, fused, lanes)
         live = [c for c in candidates if c.decision not in EXCLUDED]
         ranked = scoring.rerank(live, list(queries.values()), now, len(ranked_lists))
         selected = scoring.select_pack(ranked)
-        facts = scoring.select_facts(load_fact_pool(conn), now)
-        loops = load_open_loops(conn, now)
-        bond = load_bond_summary(conn)
+        facts = scoring.select_facts(load_fact_pool(conn, owner), now)
+        loops = load_open_loops(conn, owner, now)
+        bond = load_bond_summary(conn, owner)
         ids = [c.unit_id for c in selected] + [f["unit_id"] for f in facts] + [lp["unit_id"] for lp in loops]
         texts = unit_texts(conn, ids)
     excluded = [c for c in candidates if c.decision in EXCLUDED]
@@ -158,14 +163,14 @@ def _rows(hits: list[tuple[int, float]]) -> list[dict[str, Any]]:
 
 
 def _candidates(
-    conn: Connection, fused: list[tuple[int, float]], lanes: dict[str, list[dict[str, Any]]]
+    conn: Connection, owner_id: str, fused: list[tuple[int, float]], lanes: dict[str, list[dict[str, Any]]]
 ) -> list[scoring.Candidate]:
     ids = [uid for uid, _ in fused]
     rows = {
         r.id: r
         for r in conn.execute(
             select(units.c.id, units.c.kind, units.c.state, units.c.sensitivity, units.c.occurred_at).where(
-                units.c.id.in_(ids)
+                units.c.id.in_(ids), mine(owner_id)
             )
         )
     }
@@ -213,12 +218,13 @@ _KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": 
 
 def save_trace(
     conn: Connection,
+    owner_id: str,
     result: RetrievalResult,
     now: int,
     source: str = "chat",
     episode_unit_id: int | None = None,
 ) -> int:
-    """Write the retrieval trace (issue 5: every query writes one)."""
+    """Write the retrieval trace of `owner_id` (issue 5: every query writes one)."""
     return inserted_id(
         conn.execute(
             insert(retrieval_traces).values(
@@ -230,6 +236,7 @@ def save_trace(
                 trace_json=dumps(result.trace()),
                 injected_unit_ids_json=json.dumps(result.injected_unit_ids),
                 episode_unit_id=episode_unit_id,
+                owner_id=owner_id,
             )
         )
     )
@@ -240,4 +247,4 @@ def save_trace_for(
 ) -> int:
     """save_trace in its own transaction (the search test tab)."""
     with repo.begin() as conn:
-        return save_trace(conn, result, repo.now() if now is None else now, source)
+        return save_trace(conn, repo.owner_id, result, repo.now() if now is None else now, source)

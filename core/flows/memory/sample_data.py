@@ -18,7 +18,7 @@ from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode
 from core.flows.memory.indexing import index_units
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient
-from core.store.memory import KIND_EPISODE, payload_episode, units
+from core.store.memory import KIND_EPISODE, mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
@@ -99,7 +99,12 @@ def load_exchanges(
         before = conn.execute(select(units.c.id).order_by(units.c.id.desc()).limit(1)).scalar() or 0
     ids = [ingest_exchange(repo, client, ex, sink) for ex in exchanges]
     with repo.begin() as conn:
-        new_ids = [int(i) for i in conn.execute(select(units.c.id).where(units.c.id > before)).scalars()]
+        new_ids = [
+            int(i)
+            for i in conn.execute(
+                select(units.c.id).where(units.c.id > before, mine(repo.owner_id))
+            ).scalars()
+        ]
         index_units(conn, collection, new_ids)
     return ids
 
@@ -128,19 +133,23 @@ def load_demo_samples(
 
 
 def samples_loaded(repo: MemoryRepository, probe: int = 3) -> bool:
-    """Whether the sample conversation is already in the store (its texts do not depend on `now`), so the
-    one-click load does not add the same 200 episodes twice."""
+    """Whether the sample conversation is already in the person's store (its texts do not depend on `now`),
+    so the one-click load does not add the same 200 episodes twice."""
     texts = [ex.input_text for ex in generate_conversation(0)[:probe]]
     with repo.connect() as conn:
         found = conn.execute(
-            select(payload_episode.c.input_text).where(payload_episode.c.input_text.in_(texts))
+            select(payload_episode.c.input_text)
+            .join(units, units.c.id == payload_episode.c.unit_id)
+            .where(payload_episode.c.input_text.in_(texts), mine(repo.owner_id))
         ).scalars()
         return set(found) == set(texts)
 
 
 def episode_count(repo: MemoryRepository) -> int:
     with repo.connect() as conn:
-        return len(conn.execute(select(units.c.id).where(units.c.kind == KIND_EPISODE)).all())
+        return len(
+            conn.execute(select(units.c.id).where(units.c.kind == KIND_EPISODE, mine(repo.owner_id))).all()
+        )
 
 
 def as_dicts(exchanges: list[Exchange]) -> list[dict[str, Any]]:

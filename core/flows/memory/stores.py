@@ -1,7 +1,17 @@
 """What the memory flow works on, opened from the shell's shared engine and Chroma client: the repository
-(SQLite tables, FTS5) and the Chroma collection of the units. Pages get both here, never from core.store."""
+(SQLite tables, FTS5) and the Chroma collection of the units. Pages get both here, never from core.store.
+
+One companion per person (issue #14): both are the person's own. The repository filters every read and write
+by the person's id. Vectors live in one Chroma collection per person rather than one shared collection with
+an `owner_id` filter: a query of one person's collection cannot reach another person's memories even if a
+filter were forgotten, Chroma's HNSW search needs no metadata pre-filter (which degrades recall when one
+person's share of a large index is small), and forgetting a person is dropping a collection. The local
+person keeps the collection that existed before there were people, so nothing has to be re-indexed.
+"""
 
 from __future__ import annotations
+
+import hashlib
 
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
@@ -9,15 +19,25 @@ from sqlalchemy import Engine
 
 from core.clock import Clock, utc_now
 from core.flows.memory.constants import VECTOR_COLLECTION
+from core.people import LOCAL_PERSON_ID, Person
 from core.store.memory_repository import MemoryRepository
 from core.vectors import get_collection
 
 
-def memory_repository(engine: Engine, clock: Clock = utc_now) -> MemoryRepository:
-    """The memory repository on the shared engine (times from `clock`, UTC epoch seconds)."""
-    return MemoryRepository(engine, clock)
+def memory_repository(engine: Engine, person: Person, clock: Clock = utc_now) -> MemoryRepository:
+    """The person's memory repository on the shared engine (times from `clock`, UTC epoch seconds)."""
+    return MemoryRepository(engine, clock, owner_id=person.id)
 
 
-def memory_collection(client: ClientAPI) -> Collection:
-    """The Chroma collection of memory units (offline n-gram embedding, cosine space)."""
-    return get_collection(client, VECTOR_COLLECTION)
+def collection_name(owner_id: str) -> str:
+    """The Chroma collection of one person's memory units: `memory_units` for the local person (the one
+    that existed before there were people), else `memory_units-<hash of the id>` (Chroma names allow only
+    [a-zA-Z0-9._-]; ids are URLs and emails)."""
+    if owner_id == LOCAL_PERSON_ID:
+        return VECTOR_COLLECTION
+    return f"{VECTOR_COLLECTION}-{hashlib.sha256(owner_id.encode()).hexdigest()[:32]}"
+
+
+def memory_collection(client: ClientAPI, person: Person) -> Collection:
+    """The person's Chroma collection of memory units (offline n-gram embedding, cosine space)."""
+    return get_collection(client, collection_name(person.id), metadata={"owner_id": person.id})

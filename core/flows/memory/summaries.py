@@ -1,4 +1,7 @@
-"""Bond, person and topic summaries on their schedule, or on demand (spec 03; issue 5 "Summaries")."""
+"""Bond, person and topic summaries on their schedule, or on demand (spec 03; issue 5 "Summaries").
+
+Summaries are of one person's memories (issue #14): every read takes the repository's `owner_id`.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from core.store.memory import (
     KIND_EPISODE,
     STATE_ACTIVE,
     entities,
+    mine,
     payload_episode,
     payload_summary,
     unit_entities,
@@ -70,20 +74,29 @@ class SummaryOutcome:
         return f"{kind}サマリー「{self.name}」"
 
 
-def _last_run(conn: Connection, scope_label: str, scope_key: str) -> int | None:
+def _last_run(conn: Connection, owner_id: str, scope_label: str, scope_key: str) -> int | None:
     return conn.execute(
         select(units.c.occurred_at)
         .join(payload_summary, payload_summary.c.unit_id == units.c.id)
-        .where((payload_summary.c.scope_label == scope_label) & (payload_summary.c.scope_key == scope_key))
+        .where(
+            (payload_summary.c.scope_label == scope_label)
+            & (payload_summary.c.scope_key == scope_key)
+            & mine(owner_id)
+        )
     ).scalar()
 
 
-def _episodes(conn: Connection, since: int, limit: int, entity_id: int | None = None) -> list[Any]:
+def _episodes(
+    conn: Connection, owner_id: str, since: int, limit: int, entity_id: int | None = None
+) -> list[Any]:
     query = (
         select(units.c.id, units.c.occurred_at, payload_episode.c.input_text, payload_episode.c.reply_text)
         .join(payload_episode, payload_episode.c.unit_id == units.c.id)
         .where(
-            (units.c.kind == KIND_EPISODE) & (units.c.state == STATE_ACTIVE) & (units.c.occurred_at >= since)
+            (units.c.kind == KIND_EPISODE)
+            & (units.c.state == STATE_ACTIVE)
+            & (units.c.occurred_at >= since)
+            & mine(owner_id)
         )
     )
     if entity_id is not None:
@@ -95,9 +108,9 @@ def _episodes(conn: Connection, since: int, limit: int, entity_id: int | None = 
 
 
 def top_entities(
-    conn: Connection, type_label: str, now: int, limit: int = ENTITY_SUMMARY_MAX
+    conn: Connection, owner_id: str, type_label: str, now: int, limit: int = ENTITY_SUMMARY_MAX
 ) -> list[tuple[int, str, int]]:
-    """The most-mentioned entities of a type in the last 14 days' episodes: (id, name, mentions)."""
+    """`owner_id`'s most-mentioned entities of a type in the last 14 days' episodes: (id, name, mentions)."""
     n = func.count(unit_entities.c.unit_id).label("n")
     rows = conn.execute(
         select(entities.c.id, entities.c.name, n)
@@ -108,6 +121,7 @@ def top_entities(
             & (units.c.kind == KIND_EPISODE)
             & (units.c.state == STATE_ACTIVE)
             & (units.c.occurred_at >= now - ENTITY_SUMMARY_WINDOW)
+            & mine(owner_id)
         )
         .group_by(entities.c.id, entities.c.name)
         .order_by(n.desc(), entities.c.id)
@@ -185,21 +199,24 @@ def run_summaries(
     """Run every summary that is due (all of them with force=True): the bond summary from up to 200 episodes
     of the last 7 days, then person and topic summaries for the 3 most-mentioned of each in 14 days."""
     now = repo.now() if now is None else now
+    owner = repo.owner_id
     outcomes: list[SummaryOutcome] = []
     with repo.connect() as conn:
         last_episode = conn.execute(
-            select(func.max(units.c.created_at)).where(units.c.kind == KIND_EPISODE)
+            select(func.max(units.c.created_at)).where((units.c.kind == KIND_EPISODE) & mine(owner))
         ).scalar()
-        if force or bond_summary_due(_last_run(conn, "bond", BOND_SCOPE_KEY), last_episode, now):
-            bond_episodes = _episodes(conn, now - BOND_WINDOW, BOND_MAX_EPISODES)
+        if force or bond_summary_due(_last_run(conn, owner, "bond", BOND_SCOPE_KEY), last_episode, now):
+            bond_episodes = _episodes(conn, owner, now - BOND_WINDOW, BOND_MAX_EPISODES)
         else:
             bond_episodes = None
         jobs = []
         for scope_label, type_label in (("person", "PERSON"), ("topic", "TOPIC")):
-            for entity_id, name, _ in top_entities(conn, type_label, now):
+            for entity_id, name, _ in top_entities(conn, owner, type_label, now):
                 key = f"entity:{entity_id}"
-                if force or entity_summary_due(_last_run(conn, scope_label, key), now):
-                    eps = _episodes(conn, now - ENTITY_SUMMARY_WINDOW, ENTITY_SUMMARY_EPISODES, entity_id)
+                if force or entity_summary_due(_last_run(conn, owner, scope_label, key), now):
+                    eps = _episodes(
+                        conn, owner, now - ENTITY_SUMMARY_WINDOW, ENTITY_SUMMARY_EPISODES, entity_id
+                    )
                     jobs.append((scope_label, key, eps, name))
     if bond_episodes is not None:
         outcomes.append(_run_one(repo, collection, client, "bond", BOND_SCOPE_KEY, bond_episodes, now, sink))

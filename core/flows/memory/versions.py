@@ -1,5 +1,6 @@
 """Analyst edits: every change versioned and revertible; soft delete and restore (issue 5).
-Hard delete lives in core/flows/memory/deletion.py."""
+Hard delete lives in core/flows/memory/deletion.py. Only the repository's person's units can be edited
+(issue #14): another person's unit id reads as not found."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from core.store.memory import (
     STATE_DELETED,
     UNIT_FIELDS,
     dumps,
+    mine,
     unit_versions,
     units,
 )
@@ -29,8 +31,8 @@ class EditError(ValueError):
     """An edit that cannot be applied (unknown unit, unknown field or version); the message is Japanese."""
 
 
-def _apply(conn: Connection, unit_id: int, changes: dict[str, Any], now: int) -> str:
-    kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id)).scalar()
+def _apply(conn: Connection, owner_id: str, unit_id: int, changes: dict[str, Any], now: int) -> str:
+    kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(owner_id))).scalar()
     if kind is None:
         raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
     unit_values = {k: v for k, v in changes.items() if k in EDITABLE_UNIT_FIELDS}
@@ -58,13 +60,13 @@ def edit_unit(
     """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        if conn.execute(select(units.c.id).where(units.c.id == unit_id)).first() is None:
+        if not repo.owns(unit_id, conn=conn):
             raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
         before = repo.snapshot(unit_id, conn=conn)
         real = {k: v for k, v in changes.items() if before.get(k) != v}
         if not real:
             return _latest_version(conn, unit_id)
-        _apply(conn, unit_id, real, now)
+        _apply(conn, repo.owner_id, unit_id, real, now)
         version = repo.record_version(unit_id, "edit", now, note, conn=conn)
         _reindex(conn, collection, unit_id)
     return version
@@ -80,6 +82,8 @@ def revert_unit(
     """Restore the unit to the state of `version`, recorded as a new version (history is never rewritten)."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
+        if not repo.owns(unit_id, conn=conn):
+            raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
         row = conn.execute(
             select(unit_versions.c.snapshot_json).where(
                 (unit_versions.c.unit_id == unit_id) & (unit_versions.c.version == version)
@@ -89,7 +93,7 @@ def revert_unit(
             raise EditError(f"記憶 #{unit_id} に版 v{version} はありません。")
         target = json.loads(row.snapshot_json)
         target.pop("kind", None)
-        _apply(conn, unit_id, target, now)
+        _apply(conn, repo.owner_id, unit_id, target, now)
         new_version = repo.record_version(unit_id, "revert", now, f"v{version} に戻す", conn=conn)
         _reindex(conn, collection, unit_id)
     return new_version
@@ -101,7 +105,7 @@ def soft_delete(
     """Mark a unit deleted (kept, revertible): retrieval skips it."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        _apply(conn, unit_id, {"state": STATE_DELETED}, now)
+        _apply(conn, repo.owner_id, unit_id, {"state": STATE_DELETED}, now)
         return repo.record_version(unit_id, "soft_delete", now, conn=conn)
 
 
@@ -111,17 +115,18 @@ def restore(
     """Undo a soft delete."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        _apply(conn, unit_id, {"state": STATE_ACTIVE}, now)
+        _apply(conn, repo.owner_id, unit_id, {"state": STATE_ACTIVE}, now)
         return repo.record_version(unit_id, "restore", now, conn=conn)
 
 
 def versions_of(repo: MemoryRepository, unit_id: int) -> list[dict[str, Any]]:
-    """Every version of a unit, oldest first, with its snapshot."""
+    """Every version of the person's unit, oldest first, with its snapshot (empty for another's)."""
     with repo.connect() as conn:
         rows = (
             conn.execute(
                 select(unit_versions)
-                .where(unit_versions.c.unit_id == unit_id)
+                .join(units, units.c.id == unit_versions.c.unit_id)
+                .where(unit_versions.c.unit_id == unit_id, mine(repo.owner_id))
                 .order_by(unit_versions.c.version)
             )
             .mappings()

@@ -78,11 +78,11 @@ def prepare_turn(
     user_input: str,
     *,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
     wait: float = SUMMARY_WAIT_SECONDS,
 ) -> TurnPlan:
     """spec 02 create_message, before the call: read the thread columns (a missing thread starts a new one)
-    and plan the turn with `prepare_review_turn`. `chat_history` holds the completed rallies.
+    and plan the turn with `prepare_review_turn`. `chat_history` holds the completed rallies. The repository
+    is the person's (issue #14): another person's thread id is treated as a missing thread.
 
     A summary of this thread still running on `worker` is waited for, at most `wait` seconds; after that the
     turn goes on with the un-summarised history (as when a summary fails) and the summary lands later.
@@ -90,7 +90,7 @@ def prepare_turn(
     if review.id is None:
         raise ValueError("the review must be stored before a thread can be kept for it")
     if worker is not None and thread_id is not None:
-        wait_for_summary(worker, thread_id, owner, wait)
+        wait_for_summary(worker, thread_id, repo.owner_id, wait)
     thread = repo.get_thread(thread_id) if thread_id is not None else None
     plan = prepare_review_turn(review, thread["state"] if thread else ThreadState(), chat_history, user_input)
     plan.review_id, plan.thread_id = review.id, thread["id"] if thread else None
@@ -124,14 +124,14 @@ def finish_turn(
     *,
     sink: DebugSink | None = None,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
     job_sink: DebugSink | None = None,
 ) -> TurnResult:
     """spec 02 create_message, after the call: on success create the thread if needed, store the rally with
     the paragraph columns (§N の持続), then `summarize_if_due` (要約 / 5の倍数). On failure nothing is stored.
     A reply that arrived is always returned, also when storing or summarizing failed (a notice says so).
 
-    With `worker` the due summary is queued as a job of `owner` (its calls go to `job_sink`, default `sink`)
+    With `worker` the due summary is queued as a job of the repository's person (its calls go to `job_sink`,
+    default `sink`)
     and the turn returns after one model call; a full queue leaves the segment due for the next turn.
     """
     if reply is None:
@@ -150,14 +150,14 @@ def finish_turn(
         repo.save_turn(
             result.thread_id, plan.turn, plan.user_input, reply.value, plan.state_after, plan.info()
         )
-    except SQLAlchemyError:
+    except (SQLAlchemyError, KeyError):  # KeyError: the thread or review is not this person's
         result.notices.append(("error", STORE_FAILED))
         return result
     result.stored = True
     if worker is not None:
         if plan.summary_due is not None:
             job_sink = sink if job_sink is None else job_sink
-            job = submit_summary_job(worker, repo, client, result.thread_id, owner, sink=job_sink)
+            job = submit_summary_job(worker, repo, client, result.thread_id, sink=job_sink)
             result.summary_job = job.id if job is not None else None
         return result
     try:
@@ -179,12 +179,11 @@ def run_turn(
     *,
     sink: DebugSink | None = None,
     worker: BackgroundWorker | None = None,
-    owner: str = "local",
 ) -> TurnResult:
     """prepare_turn -> request_reply -> finish_turn (no streaming: tests, scripts), failing like the page."""
     try:
-        plan = prepare_turn(repo, review, thread_id, chat_history, user_input, worker=worker, owner=owner)
+        plan = prepare_turn(repo, review, thread_id, chat_history, user_input, worker=worker)
         reply = request_reply(client, plan, sink=sink)
     except Exception:  # noqa: BLE001 - as on the page: an untranslated error becomes a message, not a traceback
         return unexpected_failure(user_input, thread_id=thread_id)
-    return finish_turn(repo, client, plan, reply, sink=sink, worker=worker, owner=owner)
+    return finish_turn(repo, client, plan, reply, sink=sink, worker=worker)

@@ -23,8 +23,9 @@ SUMMARY_JOB_LABEL = "会話の要約"
 SUMMARY_WAIT_SECONDS = 20.0
 
 
-def summary_job_key(thread_id: int, owner: str = "local") -> tuple[str, str]:
-    """The worker key of a thread's summary jobs."""
+def summary_job_key(thread_id: int, owner: str) -> tuple[str, str]:
+    """The worker key of a thread's summary jobs (keyed by person and conversation; `owner` is the person's
+    id)."""
     return (owner, f"review:{thread_id}")
 
 
@@ -47,13 +48,13 @@ def submit_summary_job(
     repo: ReviewRepository,
     client: LLMClient,
     thread_id: int,
-    owner: str = "local",
     *,
     sink: DebugSink | None = None,
 ) -> Job | None:
-    """Queue the thread's summary; None when the queue is full (the segment stays due)."""
+    """Queue the thread's summary under its person's key (the repository's owner); None when the queue is
+    full (the segment stays due)."""
     return worker.submit(
-        summary_job_key(thread_id, owner),
+        summary_job_key(thread_id, repo.owner_id),
         SUMMARY_JOB_KIND,
         SUMMARY_JOB_LABEL,
         summary_job(repo, client, thread_id, sink),
@@ -61,7 +62,7 @@ def submit_summary_job(
 
 
 def wait_for_summary(
-    worker: BackgroundWorker, thread_id: int, owner: str = "local", timeout: float = SUMMARY_WAIT_SECONDS
+    worker: BackgroundWorker, thread_id: int, owner: str, timeout: float = SUMMARY_WAIT_SECONDS
 ) -> bool:
     """Block until the thread's summary job (if any) has finished; False when `timeout` ran out first."""
     return worker.wait(summary_job_key(thread_id, owner), SUMMARY_JOB_KIND, timeout)

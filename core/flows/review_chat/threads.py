@@ -1,5 +1,7 @@
 """Reviews and threads in the store, as the page needs them: the sample, the lists, a thread reopened as chat
-items, an imported review file. The page reaches the review store only through these functions."""
+items, an imported review file. The page reaches the review store only through these functions, on a
+repository bound to the signed-in person (issue #14): another person's review or thread is never listed and
+opens as not found."""
 
 from __future__ import annotations
 
@@ -13,13 +15,14 @@ from core.chat import ChatItem, assistant_item, user_item
 from core.clock import Clock, utc_now
 from core.flows.review_chat.notices import Notice, imported
 from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
+from core.people import Person
 from core.store.review import ReviewRepository
 from core.store.review_models import ChatMessage, ReviewRecord
 
 
-def repository(engine: Engine, clock: Clock = utc_now) -> ReviewRepository:
-    """The review repository on the app's engine."""
-    return ReviewRepository(engine, clock)
+def repository(engine: Engine, person: Person, clock: Clock = utc_now) -> ReviewRepository:
+    """The review repository of `person` on the app's engine."""
+    return ReviewRepository(engine, clock, owner_id=person.id)
 
 
 def sample_review_id(repo: ReviewRepository) -> int:
@@ -28,7 +31,7 @@ def sample_review_id(repo: ReviewRepository) -> int:
 
 
 def list_reviews(repo: ReviewRepository) -> list[dict[str, Any]]:
-    """Every stored review: {id, title, sample_key}, oldest first."""
+    """The shared sample and the person's imported reviews: {id, title, sample_key}, oldest first."""
     return repo.list_reviews()
 
 
@@ -66,7 +69,8 @@ class OpenedThread:
 
 
 def open_thread(repo: ReviewRepository, thread_id: int) -> OpenedThread | None:
-    """A stored thread with its messages as chat items, or None when it does not exist."""
+    """A stored thread of the person with its messages as chat items, or None when it does not exist or is
+    another person's (a deep link `?review_thread=ID` to it reads as not found)."""
     thread = repo.get_thread(thread_id)
     if thread is None:
         return None
