@@ -39,15 +39,16 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as diagnosis_turn
+from core.flows.knowledge_stores import knowledge_stores
 from core.flows.knowledge_turn import TurnInput
 from core.flows.knowledge_turn import run_turn as knowledge_turn
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.llm.registry import build_client
+from core.people import LOCAL_PERSON
 from core.settings import Settings
 from core.store import open_store
-from core.store.knowledge import KnowledgeRepository
 from core.vectors import open_chroma
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,7 +125,7 @@ def _run(run: FlowRun, turn: Callable[[], str]) -> None:
 
 def knowledge(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
     run, sink = FlowRun("knowledge"), CaptureSink()
-    repo = KnowledgeRepository(open_store(tmp / "k"))
+    repo = knowledge_stores(open_store(tmp / "k"), LOCAL_PERSON).interviews
     items: list[ChatItem] = []
     state: dict[str, Any] = {"id": None}
     for text in [kd.DEMO_OPENING, *kd.DEMO_SCRIPT][:turns]:
@@ -147,7 +148,7 @@ def knowledge(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
 
 def review(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
     run, sink = FlowRun("review"), CaptureSink()
-    repo = review_chat.repository(open_store(tmp / "r"))
+    repo = review_chat.repository(open_store(tmp / "r"), LOCAL_PERSON)
     record = review_chat.get_review(repo, review_chat.sample_review_id(repo))
     assert record is not None
     chat: list[ChatItem] = []
@@ -173,8 +174,8 @@ def review(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
 
 def memory(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
     run, sink = FlowRun("memory"), CaptureSink()
-    repo = memory_repository(open_store(tmp / "m"))
-    collection = memory_collection(open_chroma(tmp / "m"))
+    repo = memory_repository(open_store(tmp / "m"), LOCAL_PERSON)
+    collection = memory_collection(open_chroma(tmp / "m"), LOCAL_PERSON)
     chat: list[ChatItem] = []
     texts = [
         "同僚の田中さんと新宿でラーメンを食べた。来週また行く約束をした。",
@@ -202,7 +203,7 @@ def diagnosis(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
     run, sink = FlowRun("diagnosis"), CaptureSink()
     rag = RAGService(open_chroma(tmp / "d"))
     rag.index_manuals()
-    deps = open_deps(client, open_store(tmp / "d"), rag=rag, sink=sink)
+    deps = open_deps(client, open_store(tmp / "d"), LOCAL_PERSON, rag=rag, sink=sink)
     service = ChatService()
     requests = [
         ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"),
