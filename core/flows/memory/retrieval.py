@@ -104,9 +104,11 @@ def retrieve(
     user_input: str,
     now: int | None = None,
     k: int = LANE_K,
+    *,
+    lexical: bool = True,
 ) -> RetrievalResult:
     """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond
-    summary (spec 03: 記憶検索, no LLM)."""
+    summary (spec 03: 記憶検索, no LLM). `lexical=False` leaves out the Sudachi lane (benchmark baseline)."""
     now = repo.now() if now is None else now
     start = time.perf_counter()
     q1, q2 = build_queries(history, user_input)
@@ -118,7 +120,7 @@ def retrieve(
         ):
             lanes[f"vector/{label}"] = _rows(hits)
         for label, query in queries.items():
-            for lane, hits in keyword_lanes(conn, query, k).items():
+            for lane, hits in keyword_lanes(conn, query, k, lexical=lexical).items():
                 lanes[f"{lane}/{label}"] = _rows(hits)
         matched, hits = entity_lane(conn, q1, k, entity_names(conn))
         lanes["entity/Q1"] = _rows(hits)
