@@ -114,36 +114,51 @@ def _usable(key: str) -> bool:
     return len(key) > 1 or not (_KANA_ONLY.match(key) or (key.isascii() and key.isalpha()))
 
 
-def _morpheme_keys(m: Any) -> list[str]:
+def _is_content(m: Any) -> bool:
     pos = m.part_of_speech()
-    if pos[0] not in CONTENT_POS or (pos[0] in ("動詞", "形容詞") and pos[1] == "非自立可能"):
-        return []
+    return pos[0] in CONTENT_POS and not (pos[0] in ("動詞", "形容詞") and pos[1] == "非自立可能")
+
+
+def _word_keys(m: Any) -> list[str]:
+    """The keys that stand for one word: normalized form, surface, reading (proper nouns), synonym groups."""
+    pos = m.part_of_speech()
     keys = [_key(m.normalized_form())]
     if pos[0] in SURFACE_POS:
         keys.append(_key(m.surface()))
     if pos[:2] == READING_POS and len(m.reading_form()) >= 2:
         keys.append(_key(m.reading_form()))
     keys += [f"{SYNONYM_PREFIX}{gid}" for gid in m.synonym_group_ids()]
+    return [k for k in dict.fromkeys(keys) if _usable(k)]
+
+
+def _part_keys(m: Any) -> list[str]:
+    """The normalized forms of a compound's short-unit parts (締切日 -> 締め切り, 日)."""
     parts = m.split(SplitMode.A)
-    if len(parts) > 1:  # 締切日 -> 締め切り日 and its parts 締め切り, 日
-        for part in parts:
-            if part.part_of_speech()[0] in CONTENT_POS:
-                keys.append(_key(part.normalized_form()))
-    return keys
+    if len(parts) < 2:
+        return []
+    return [k for k in (_key(p.normalized_form()) for p in parts if _is_content(p)) if _usable(k)]
+
+
+def _content_morphemes(text: str) -> Iterable[Any]:
+    tok = _tokenizer()
+    for chunk in _chunks(text or ""):
+        if chunk.strip():
+            yield from (m for m in tok.tokenize(chunk) if _is_content(m))
 
 
 def lexical_keys(text: str) -> list[str]:
-    """The lexical keys of a text, in order of first appearance, each once."""
+    """The lexical keys of a text (words and the parts of compounds), in order of first appearance, each once."""
     keys: dict[str, None] = {}
-    tok = _tokenizer()
-    for chunk in _chunks(text or ""):
-        if not chunk.strip():
-            continue
-        for m in tok.tokenize(chunk):
-            for key in _morpheme_keys(m):
-                if _usable(key):
-                    keys.setdefault(key, None)
+    for m in _content_morphemes(text):
+        for key in (*_word_keys(m), *_part_keys(m)):
+            keys.setdefault(key, None)
     return list(keys)
+
+
+def key_groups(text: str) -> list[list[str]]:
+    """One group of keys per content word of `text` (any key of a group stands for that word): what an AND
+    search requires of a document, word by word (秘密保持 -> [[秘密, syn17676], [保持, syn16005]])."""
+    return [keys for keys in (_word_keys(m) for m in _content_morphemes(text)) if keys]
 
 
 def lexical_document(text: str) -> str:
@@ -156,9 +171,9 @@ def split_terms(query: str) -> list[str]:
     return [t for t in _TERM_SPLIT.split(fold(query)) if t]
 
 
-def term_keys(query: str) -> list[tuple[str, list[str]]]:
-    """(folded term, its lexical keys) for each term of a query: several terms are ANDed by the caller."""
-    return [(term, lexical_keys(term)) for term in split_terms(query)]
+def term_keys(query: str) -> list[tuple[str, list[list[str]]]]:
+    """(folded term, its key groups) for each term of a query: several terms are ANDed by the caller."""
+    return [(term, key_groups(term)) for term in split_terms(query)]
 
 
 def strip_honorific(name: str) -> str:
