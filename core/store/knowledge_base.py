@@ -256,4 +256,4 @@ def upgrade(conn: Connection) -> None:
         .where(knowledge_entry_keys.c.entry_id.is_(None))
     ).mappings()
     for row in list(missing):
-        _write_keys(conn, int(row["id"]), entry_fields(row))
+        _write_keys(conn, int(row["id"]), entry_fields(dict(row)))
