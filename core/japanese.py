@@ -132,11 +132,12 @@ def _word_keys(m: Any) -> list[str]:
 
 
 def _part_keys(m: Any) -> list[str]:
-    """The normalized forms of a compound's short-unit parts (締切日 -> 締め切り, 日)."""
-    parts = m.split(SplitMode.A)
+    """The keys of a compound's short- and middle-unit parts (締切日 -> 締め切り, 締切, syn16643, 日;
+    振込手数料 -> 振り込み, 手数料, ...)."""
+    parts = [p for mode in (SplitMode.A, SplitMode.B) for p in m.split(mode)]
     if len(parts) < 2:
         return []
-    return [k for k in (_key(p.normalized_form()) for p in parts if _is_content(p)) if _usable(k)]
+    return [k for p in parts if _is_content(p) for k in _word_keys(p)]
 
 
 def _content_morphemes(text: str) -> Iterable[Any]:

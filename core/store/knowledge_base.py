@@ -6,7 +6,8 @@ UTC epoch seconds from the repository's clock.
 Search (issue 12 item 2): knowledge_entry_keys keeps, per entry, its folded text (core.textnorm.fold: ＮＤＡ
 = NDA, 第８条 = 第8条) and its Sudachi lexical keys (core.japanese). A query's terms (split at spaces and 、)
 are ANDed; a term matches an entry whose folded text contains it, or whose keys contain a key of each of
-its words (締め切り finds 締切). Entries whose folded text contains more of the terms come first.
+its words (締め切り finds 締切). Entries with the terms as written in their title or clause come first
+(`relevance`), then the newest.
 """
 
 from __future__ import annotations
@@ -100,6 +101,24 @@ def _write_keys(conn: Connection, entry_id: int, fields: Mapping[str, str]) -> N
             entry_id=entry_id, folded=fold(text), lexical=f" {lexical_document(text)} "
         )
     )
+
+
+# How much a term found in a field counts when ordering search results (the title and clause name say what an
+# entry is about; the contract type is shared by many entries).
+FIELD_WEIGHTS = {
+    "knowledge_title": 3,
+    "target_clause": 3,
+    "review_points": 2,
+    "action_plan": 1,
+    "clause_sample": 1,
+    "contract_type": 1,
+}
+
+
+def relevance(terms: Sequence[str], entry: Mapping[str, Any]) -> int:
+    """Sum over the terms of the weight of the best field containing the term as written (after folding)."""
+    fields = {name: fold(str(entry.get(name) or "")) for name in FIELD_WEIGHTS}
+    return sum(max((w for name, w in FIELD_WEIGHTS.items() if t in fields[name]), default=0) for t in terms)
 
 
 def search_condition(search: str) -> ColumnElement[bool] | None:
@@ -217,7 +236,7 @@ class KnowledgeBaseRepository(Repository):
         (see the module docstring; entries containing more terms as written come first), `contract_types`
         filters exactly."""
         query = (
-            select(knowledge_entries, knowledge_entry_keys.c.folded)
+            select(knowledge_entries)
             .outerjoin(knowledge_entry_keys, knowledge_entry_keys.c.entry_id == knowledge_entries.c.id)
             .order_by(knowledge_entries.c.updated_at.desc(), knowledge_entries.c.id.desc())
         )
@@ -230,11 +249,7 @@ class KnowledgeBaseRepository(Repository):
             rows = [dict(r) for r in conn.execute(query).mappings()]
         if condition is not None:
             terms = split_terms(search)
-            rows.sort(
-                key=lambda r: -sum(t in (r["folded"] or "") for t in terms)
-            )  # stable: newest first within
-        for row in rows:
-            row.pop("folded", None)
+            rows.sort(key=lambda r: -relevance(terms, r))  # stable: newest first among equals
         return rows
 
     def contract_types(self) -> list[str]:
