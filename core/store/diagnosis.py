@@ -1,7 +1,10 @@
-"""Bookings made by the diagnosis flow (spec 04 §7): table + a small repository (SQLAlchemy Core).
+"""Bookings and sessions of the diagnosis flow (spec 04 §7; issue 12 item 6): tables + a small repository.
 
 `created_at` is when the booking was taken, UTC epoch seconds (core.clock). `preferred_time` is the
-visit the person picked ("2026-11-25 10:00", a local appointment), stored as they picked it.
+visit the person picked ("2026-11-25 10:00", a local appointment), stored as they picked it. What the
+interview learned travels with a booking in diagnosis_booking_details (every symptom, the answers to the
+questions, the summary, the manual coverage). diagnosis_sessions keeps each session's state as JSON after
+every turn, so a session survives a browser reload (its id is in the page's URL) and a server restart.
 """
 
 from __future__ import annotations
@@ -10,7 +13,20 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, String, Table, Text, desc, func, select, type_coerce
+from sqlalchemy import (
+    Column,
+    Connection,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    delete,
+    desc,
+    func,
+    select,
+    type_coerce,
+)
 
 from core.clock import from_local
 from core.store.base import Repository, inserted_id
@@ -37,6 +53,25 @@ diagnosis_bookings = Table(
     Column("created_at", Integer, nullable=False),  # UTC epoch seconds
 )
 
+diagnosis_booking_details = Table(
+    "diagnosis_booking_details",
+    metadata,
+    Column("booking_id", Integer, ForeignKey("diagnosis_bookings.id", ondelete="CASCADE"), primary_key=True),
+    Column("symptoms", Text, nullable=False, default="[]"),  # JSON list: the first symptom and every answer
+    Column("answers", Text, nullable=False, default="[]"),  # JSON list of {"question", "answer"}
+    Column("summary", Text, nullable=False, default=""),
+    Column("manual_coverage", String, nullable=False, default=""),
+)
+
+diagnosis_sessions = Table(
+    "diagnosis_sessions",
+    metadata,
+    Column("session_id", String(64), primary_key=True),
+    Column("state", Text, nullable=False),  # JSON of the SessionState (snapshots included)
+    Column("updated_at", Integer, nullable=False),  # UTC epoch seconds
+)
+DETAIL_FIELDS = ("symptoms", "answers", "summary", "manual_coverage")
+
 FIELDS = (
     "session_id",
     "booking_type",
@@ -57,7 +92,18 @@ def _row(mapping: Any) -> dict[str, Any]:
     data = dict(mapping)
     data["can_drive"] = bool(data["can_drive"])
     data["reasons"] = json.loads(data["reasons"] or "[]")
+    data["symptoms"] = json.loads(data.get("symptoms") or "[]")
+    data["answers"] = json.loads(data.get("answers") or "[]")
+    data["summary"] = data.get("summary") or ""
+    data["manual_coverage"] = data.get("manual_coverage") or ""
+    data.pop("booking_id", None)
     return data
+
+
+def _bookings_query() -> Any:
+    return select(diagnosis_bookings, diagnosis_booking_details).outerjoin(
+        diagnosis_booking_details, diagnosis_booking_details.c.booking_id == diagnosis_bookings.c.id
+    )
 
 
 class DiagnosisRepository(Repository):
@@ -69,20 +115,56 @@ class DiagnosisRepository(Repository):
         row["can_drive"] = 1 if booking.get("can_drive", True) else 0
         row["reasons"] = json.dumps(list(booking.get("reasons") or []), ensure_ascii=False)
         row["created_at"] = self.now()
+        details = {
+            "symptoms": json.dumps(list(booking.get("symptoms") or []), ensure_ascii=False),
+            "answers": json.dumps(list(booking.get("answers") or []), ensure_ascii=False),
+            "summary": str(booking.get("summary") or ""),
+            "manual_coverage": str(booking.get("manual_coverage") or ""),
+        }
         with self.engine.begin() as conn:
-            return inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
+            booking_id = inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
+            conn.execute(diagnosis_booking_details.insert().values(booking_id=booking_id, **details))
+            return booking_id
 
     def list_bookings(self, limit: int = 100) -> list[dict[str, Any]]:
-        """Newest first."""
-        query = select(diagnosis_bookings).order_by(desc(diagnosis_bookings.c.id)).limit(limit)
+        """Newest first, each with its details (symptoms, answers, summary, manual_coverage)."""
+        query = _bookings_query().order_by(desc(diagnosis_bookings.c.id)).limit(limit)
         with self.engine.connect() as conn:
             return [_row(r._mapping) for r in conn.execute(query)]
 
     def get_booking(self, booking_id: int) -> dict[str, Any] | None:
-        query = select(diagnosis_bookings).where(diagnosis_bookings.c.id == booking_id)
+        query = _bookings_query().where(diagnosis_bookings.c.id == booking_id)
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else _row(row._mapping)
+
+    def save_session(self, session_id: str, state: dict[str, Any]) -> None:
+        """Store (or replace) a session's state as JSON, stamped with the clock."""
+        body = json.dumps(
+            state, ensure_ascii=False, default=str
+        )  # a stray non-JSON value must not end the turn
+        with self.engine.begin() as conn:
+            conn.execute(delete(diagnosis_sessions).where(diagnosis_sessions.c.session_id == session_id))
+            conn.execute(
+                diagnosis_sessions.insert().values(session_id=session_id, state=body, updated_at=self.now())
+            )
+
+    def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None:
+        """A stored session's state, or None when unknown (or older than `max_age` seconds)."""
+        query = select(diagnosis_sessions.c.state, diagnosis_sessions.c.updated_at).where(
+            diagnosis_sessions.c.session_id == session_id
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None or (max_age is not None and self.now() - int(row[1]) > max_age):
+            return None
+        state: dict[str, Any] = json.loads(row[0])
+        return state
+
+    def delete_session(self, session_id: str) -> None:
+        """Forget a stored session (「最初からやり直す」)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(diagnosis_sessions).where(diagnosis_sessions.c.session_id == session_id))
 
 
 def upgrade(conn: Connection) -> None:

@@ -1,7 +1,8 @@
 """Diagnosis page glue: the server's sessions and manual index, sending one request through core.
 
 `st.session_state.chat["diagnosis"]` IS the current session's `conversation_history` (the same list
-object, never a copy): core appends to it during a turn and the page draws it.
+object, never a copy): core appends to it during a turn and the page draws it. The session id is also in
+the URL (`?diagnosis=<id>`), and core keeps the session's state in the store, so a reload resumes it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import streamlit as st
 
 from core.debuglog import DebugEvent
 from core.flows.diagnosis.booking import list_bookings
-from core.flows.diagnosis.deps import open_deps
+from core.flows.diagnosis.deps import open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
@@ -31,6 +32,7 @@ FAILURE_CONSEQUENCES = {
 }
 DEMO_VEHICLE = "minato-soleil-2022"
 DEMO_SYMPTOM = "エンジン警告灯が点灯した"
+URL_KEY = "diagnosis"  # st.query_params key of the session id
 
 
 @st.cache_resource(show_spinner=False)
@@ -62,20 +64,27 @@ def ensure_index() -> RAGService | None:
 
 
 def _bind(session: SessionState) -> SessionState:
-    """Make the page's chat list the session's own history (same object)."""
+    """Make the page's chat list the session's own history (same object); put its id in the URL."""
     st.session_state["diagnosis_session_id"] = session.session_id
     st.session_state.chat[FLOW] = session.conversation_history
+    if st.query_params.get(URL_KEY) != session.session_id:
+        st.query_params[URL_KEY] = session.session_id
     return session
 
 
+def _session_id() -> str | None:
+    """This tab's session id: from session state, else from the URL (after a browser reload)."""
+    return st.session_state.get("diagnosis_session_id") or st.query_params.get(URL_KEY)
+
+
 def current_session() -> SessionState:
-    """The page's session; a missing or expired one is replaced by a new session."""
-    return _bind(chat_service().session(st.session_state.get("diagnosis_session_id")))
+    """The page's session (from memory or the store); a missing or expired one is replaced by a new session."""
+    return _bind(chat_service().session(_session_id(), session_archive(state.engine())))
 
 
 def restart() -> None:
     """「最初からやり直す」: forget the session and what the last turn showed."""
-    _bind(chat_service().restart(st.session_state.get("diagnosis_session_id")))
+    _bind(chat_service().restart(_session_id(), session_archive(state.engine())))
     last_call.clear(FLOW)
     st.session_state.pop("diagnosis_last_failures", None)
     st.session_state.pop("diagnosis_last_rewound", None)
@@ -89,7 +98,7 @@ def bookings() -> list[dict[str, Any]]:
 def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     """Run one request through core's run_turn; the turn's model calls go to the shared last-call view."""
     ss = st.session_state
-    request.session_id = ss.get("diagnosis_session_id")
+    request.session_id = _session_id()
     with last_call.capture(FLOW) as sink:
         deps = open_deps(state.client(), state.engine(), rag=rag, sink=sink, worker=state.worker())
         try:

@@ -21,6 +21,16 @@ class BookingStore(Protocol):
     def save_booking(self, booking: dict[str, Any]) -> int: ...
 
 
+class SessionArchive(Protocol):
+    """Where session state is kept between turns (core.store.diagnosis.DiagnosisRepository; issue 12)."""
+
+    def save_session(self, session_id: str, state: dict[str, Any]) -> None: ...
+
+    def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+
 class ManualSearch(Protocol):
     """Search over the owner's manuals, as the handlers use it (spec 04 §10; core.flows.diagnosis.rag.RAGService)."""
 
@@ -45,8 +55,9 @@ class ManualSearch(Protocol):
 
 @dataclass
 class DiagnosisDeps:
-    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now;
-    worker (and the person it works for): where the 3-turn summary runs beside the RAG answer call."""
+    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; sessions: where session
+    state is kept so it survives a reload (None: memory only); clock: UTC epoch now; worker (and the person
+    it works for): where the 3-turn summary runs beside the RAG answer call."""
 
     client: LLMClient
     rag: ManualSearch | None = None
@@ -55,6 +66,7 @@ class DiagnosisDeps:
     sink: DebugSink | None = None
     worker: BackgroundWorker | None = None
     owner: str = "local"
+    sessions: SessionArchive | None = None
 
 
 def open_deps(
@@ -67,13 +79,20 @@ def open_deps(
     worker: BackgroundWorker | None = None,
     owner: str = "local",
 ) -> DiagnosisDeps:
-    """Deps over the shared engine: bookings go to DiagnosisRepository(engine, clock), on the same clock."""
+    """Deps over the shared engine: bookings and session state go to DiagnosisRepository(engine, clock)."""
+    repository = DiagnosisRepository(engine, clock)
     return DiagnosisDeps(
         client=client,
         rag=rag,
-        store=DiagnosisRepository(engine, clock),
+        store=repository,
+        sessions=repository,
         clock=clock,
         sink=sink,
         worker=worker,
         owner=owner,
     )
+
+
+def session_archive(engine: Engine, clock: Clock = utc_now) -> SessionArchive:
+    """Where the page loads a session from after a reload (the same store run_turn writes to)."""
+    return DiagnosisRepository(engine, clock)

@@ -2,13 +2,18 @@
 
 The page hands a ChatRequest to `run_turn` and draws what comes back: the live SessionState (its
 `conversation_history` is the page's chat list) and the ChatResponse. Confirmed bookings are saved by
-the BOOKING_CONFIRM step inside the call, through `deps.store`.
+the BOOKING_CONFIRM step inside the call, through `deps.store`. Issue 12: after every turn the session's
+state is also written to `deps.sessions` (the store), and a session the memory store no longer has is
+loaded from there, so a browser reload or a server restart resumes the interview.
 """
 
 from __future__ import annotations
 
-from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
+from typing import Any
+
+from core.flows.diagnosis.constants import SESSION_TTL_SECONDS
+from core.flows.diagnosis.deps import DiagnosisDeps, SessionArchive
+from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
 from core.flows.diagnosis.state_machine import process_step
 
@@ -19,14 +24,25 @@ class ChatService:
     def __init__(self, store: SessionStore | None = None):
         self.store = store if store is not None else SessionStore()
 
-    def session(self, session_id: str | None) -> SessionState:
-        """The live session of `session_id`; an unknown or expired id gets a new session at VEHICLE_ID."""
-        return self.store.get(session_id) or self.store.create()
+    def session(self, session_id: str | None, archive: SessionArchive | None = None) -> SessionState:
+        """The live session of `session_id`, else the one `archive` kept (within the TTL); an unknown or
+        expired id gets a new session at VEHICLE_ID."""
+        live = self.store.get(session_id)
+        if live is not None:
+            return live
+        state = archive.load_session(session_id, SESSION_TTL_SECONDS) if archive and session_id else None
+        if state is None:
+            return self.store.create()
+        session = session_from_state(state)
+        self.store.update(session)
+        return session
 
-    def restart(self, session_id: str | None) -> SessionState:
-        """Forget `session_id` (「最初からやり直す」) and start a new session."""
+    def restart(self, session_id: str | None, archive: SessionArchive | None = None) -> SessionState:
+        """Forget `session_id` (「最初からやり直す」), in memory and in `archive`, and start a new session."""
         if session_id:
             self.store.delete(session_id)
+            if archive is not None:
+                archive.delete_session(session_id)
         return self.store.create()
 
     def process(self, request: ChatRequest, deps: DiagnosisDeps) -> tuple[SessionState, ChatResponse]:
@@ -34,9 +50,25 @@ class ChatService:
         return run_turn(self, request, deps)
 
 
-def prepare_turn(service: ChatService, request: ChatRequest) -> SessionState:
-    """spec 04 §1: SessionStore.get() or .create(); the request is bound to the session it runs in."""
-    session = service.session(request.session_id)
+def session_state(session: SessionState) -> dict[str, Any]:
+    """Everything of a session as JSON-ready data (its dump plus the rewind snapshots)."""
+    return {**session.dump(), "state_snapshots": session.state_snapshots}
+
+
+def session_from_state(state: dict[str, Any]) -> SessionState:
+    """The SessionState `session_state` wrote."""
+    session = SessionState(session_id=str(state["session_id"]), current_step=ChatStep(state["current_step"]))
+    session.restore(state)
+    session.state_snapshots = list(state.get("state_snapshots") or [])
+    return session
+
+
+def prepare_turn(
+    service: ChatService, request: ChatRequest, deps: DiagnosisDeps | None = None
+) -> SessionState:
+    """spec 04 §1: SessionStore.get() (or the stored session) or .create(); the request is bound to the
+    session it runs in."""
+    session = service.session(request.session_id, deps.sessions if deps else None)
     request.session_id = session.session_id
     return session
 
@@ -46,16 +78,18 @@ def call_turn(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) 
     return process_step(session, request, deps)
 
 
-def finish_turn(service: ChatService, session: SessionState) -> None:
-    """spec 04 §1: store the session again (refreshes its TTL)."""
+def finish_turn(service: ChatService, session: SessionState, deps: DiagnosisDeps | None = None) -> None:
+    """spec 04 §1: store the session again (refreshes its TTL), and its state in `deps.sessions`."""
     service.store.update(session)
+    if deps is not None and deps.sessions is not None:
+        deps.sessions.save_session(session.session_id, session_state(session))
 
 
 def run_turn(
     service: ChatService, request: ChatRequest, deps: DiagnosisDeps
 ) -> tuple[SessionState, ChatResponse]:
     """One request of the diagnosis page: prepare, call, finish; returns the live session and the reply."""
-    session = prepare_turn(service, request)
+    session = prepare_turn(service, request, deps)
     response = call_turn(session, request, deps)
-    finish_turn(service, session)
+    finish_turn(service, session, deps)
     return session, response
