@@ -9,7 +9,16 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import last_call, state
-from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
+from pages.ui.diagnosis_session import (
+    bookings,
+    current_session,
+    ensure_index,
+    failed_request_card,
+    load_demo,
+    restart,
+    send,
+)
+from pages.ui.error_card import fallback_notice
 from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
@@ -81,7 +90,13 @@ w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
-    st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
+    fallback_notice(
+        f"AIの応答を取得できませんでした（{failure['text']}）",
+        error_type=failure["error_type"],
+        errors=failure["errors"],
+        raw=failure["raw"],
+    )
+failed_request_card(rag)
 
 if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_CONFIRM, ChatStep.DONE):
     if prompt.type in ("single_choice", "reservation_choice") and prompt.choices:

@@ -20,6 +20,7 @@ from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.guard_result import user_message
 from pages.ui import last_call, state
+from pages.ui.error_card import error_card
 
 FLOW = "diagnosis"
 # What the interview does instead when a call of this step fails (shown under the failure).
@@ -104,29 +105,33 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
         try:
             session, response = run_turn(chat_service(), request, deps)
         except Exception:  # noqa: BLE001 - any bug in a step: staff get a Japanese message, never a traceback
-            st.error(
-                "処理中にエラーが発生しました。もう一度お試しいただくか、「最初からやり直す」を押してください。"
-            )
+            ss["diagnosis_failed_request"] = request
             return None
+    ss.pop("diagnosis_failed_request", None)
     _bind(session)
     ss["diagnosis_last_failures"] = failed_calls(sink.events)
     ss["diagnosis_last_rewound"] = response.rewound_to_turn
     return response
 
 
-def failed_calls(events: Sequence[DebugEvent]) -> list[str]:
-    """One Japanese line per LLM call of this turn that ended without a usable answer (its last event not ok)."""
+def failed_calls(events: Sequence[DebugEvent]) -> list[dict[str, Any]]:
+    """Each LLM call of this turn that ended without a usable answer (its last event not ok): a Japanese line
+    (what failed, why, what the interview did instead) with its error type, messages and raw output."""
     last: dict[str, DebugEvent] = {}
     for event in events:
         last[event.call_id or str(id(event))] = event
-    lines = []
+    failures = []
     for event in last.values():
         if event.ok is not False:
             continue
         label = last_call.STEP_LABELS.get(event.step, event.step)
         reason = user_message(event.error_type or "", event.errors)
-        lines.append(f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip())
-    return lines
+        line = f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip()
+        raw = next((e.raw for e in reversed(events) if e.call_id == event.call_id and e.raw), "")
+        failures.append(
+            {"text": line, "error_type": event.error_type, "errors": list(event.errors), "raw": raw}
+        )
+    return failures
 
 
 def load_demo(rag: RAGService | None) -> None:
@@ -135,3 +140,19 @@ def load_demo(rag: RAGService | None) -> None:
     send(ChatRequest(action="select_vehicle", action_value=DEMO_VEHICLE), rag)
     send(ChatRequest(action="photo_confirm", action_value="yes"), rag)
     send(ChatRequest(message=DEMO_SYMPTOM), rag)
+
+
+def failed_request_card(rag: RAGService | None) -> None:
+    """The shared error card for a request that raised, with 再試行 (the same request sent again)."""
+    request = st.session_state.get("diagnosis_failed_request")
+    if request is None:
+        return
+    if (
+        error_card(
+            error_type="unexpected_error",
+            key="diagnosis_retry",
+            sentence="処理中にエラーが発生しました。再試行するか、「最初からやり直す」を押してください。",
+        )
+        and send(request, rag) is not None
+    ):
+        st.rerun()
