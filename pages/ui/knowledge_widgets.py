@@ -144,22 +144,23 @@ def render_card() -> None:
             return
         entry = outputs[0]
         version = st.session_state[ks.DRAFT_VERSION_KEY]
-        with st.form(f"knowledge_card_form_{version}", border=False):
-            edited = {}
-            for key in kf.KNOWLEDGE_FIELDS:
-                label = kf.KNOWLEDGE_FIELD_LABELS[key]
-                widget_key = f"knowledge_card_{key}_{version}"
-                if key in LONG_FIELDS:
-                    edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
-                else:
-                    edited[key] = st.text_input(label, value=entry[key], key=widget_key)
-            editor = st.text_input("保存者", value="担当者", key=f"knowledge_card_editor_{version}")
-            saved = st.session_state[ks.SAVED_ENTRY_KEY]
-            label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
-            submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
+        edited = {}
+        for key in kf.KNOWLEDGE_FIELDS:
+            label = kf.KNOWLEDGE_FIELD_LABELS[key]
+            widget_key = ks.card_key(key, version)
+            if key in LONG_FIELDS:
+                edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
+            else:
+                edited[key] = st.text_input(label, value=entry[key], key=widget_key)
+        editor = st.text_input("保存者", value="担当者", key=f"knowledge_card_editor_{version}")
+        saved = st.session_state[ks.SAVED_ENTRY_KEY]
+        label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
+        submitted = st.button(
+            label, key=f"knowledge_card_save_{version}", icon=":material/save:", type="primary"
+        )
         st.caption(
-            "カードで直した内容は、保存ボタンを押すまで記録されません。"
-            "AIが草案を更新すると、保存していない編集は新しい草案に置き換わります。"
+            "カードで直した内容は、次の送信でAIに「現在の草案」として伝わります（保存は保存ボタンで）。"
+            "AIが草案を返さなかったターンでは、草案と編集はそのまま残ります。"
         )
         if submitted:
             if not edited["knowledge_title"].strip():
