@@ -18,6 +18,8 @@ from docx.table import Table
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
+from core.textnorm import repair_ideographs
+
 # Limits (named here, in one place).
 MAX_FILE_BYTES = 20 * 1024 * 1024  # 20 MB per file
 MAX_PDF_PAGES = 300
@@ -99,7 +101,8 @@ def _human_size(size: int) -> str:
 
 
 def _lines_to_paragraphs(text: str) -> list[str]:
-    """Spec 00: split on line breaks, strip, drop empty lines."""
+    """Spec 00: split on line breaks, strip, drop empty lines (PDF radicals repaired: 「⽉額」 -> 「月額」)."""
+    text = repair_ideographs(text)
     return [
         line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()
     ]

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core.clamp import clamp_numbers
 from core.debuglog import DebugEvent, DebugSink
 from core.guard_result import (
     ERROR_MESSAGES,
@@ -70,7 +71,9 @@ def build_repair_instruction(
     )
 
 
-def _check(reply: LLMReply, schema: dict[str, Any], validators: Sequence[Validator]) -> tuple[Any, Attempt]:
+def _check(
+    reply: LLMReply, schema: dict[str, Any], validators: Sequence[Validator], clamp: bool = False
+) -> tuple[Any, Attempt]:
     attempt = Attempt(
         0,
         "",
@@ -92,14 +95,18 @@ def _check(reply: LLMReply, schema: dict[str, Any], validators: Sequence[Validat
         attempt.error_type = "truncated" if truncated else "parse_error"
         attempt.errors = [parsed.error]
         return None, attempt
-    errors = validation_errors(schema, parsed.value)
+    value = parsed.value
+    if clamp:  # issue 12: out-of-range numbers are brought into range with a note, not sent back
+        value, notes = clamp_numbers(value, schema)
+        attempt.notes.extend(notes)
+    errors = validation_errors(schema, value)
     if not errors:
         for validator in validators:
-            errors.extend(validator(parsed.value))
+            errors.extend(validator(value))
     if errors:
         attempt.error_type, attempt.errors = "schema_error", errors
-        return parsed.value, attempt
-    return parsed.value, attempt
+        return value, attempt
+    return value, attempt
 
 
 def guarded_json(
@@ -115,8 +122,12 @@ def guarded_json(
     max_tokens: int = 2048,
     temperature: float | None = None,
     wire_schema: dict[str, Any] | None = None,
+    clamp: bool = False,
 ) -> GuardResult[Any]:
     """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
+
+    `clamp=True` brings numbers outside their schema's minimum / maximum into range before validation,
+    each change noted on the attempt (core.clamp), instead of spending a repair call on them.
 
     `wire_schema` (default: `schema`) is what the provider is asked to follow, e.g. the knowledge turn
     with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
@@ -167,7 +178,7 @@ def guarded_json(
             error_type, errors = "provider_error", [exc.user_message]
             break
         assert reply is not None
-        value, attempt = _check(reply, schema, validators)
+        value, attempt = _check(reply, schema, validators, clamp)
         attempt.number, attempt.kind, attempt.latency_ms = (
             number,
             "initial" if number == 1 else "repair",

@@ -13,11 +13,13 @@ from pages.ui.diagnosis_session import (
     bookings,
     current_session,
     ensure_index,
+    failed_request_card,
     load_demo,
     restart,
     send,
     team_bookings_view,
 )
+from pages.ui.error_card import fallback_notice
 from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
@@ -89,7 +91,13 @@ w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
-    st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
+    fallback_notice(
+        f"AIの応答を取得できませんでした（{failure['text']}）",
+        error_type=failure["error_type"],
+        errors=failure["errors"],
+        raw=failure["raw"],
+    )
+failed_request_card(rag)
 
 if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_CONFIRM, ChatStep.DONE):
     if prompt.type in ("single_choice", "reservation_choice") and prompt.choices:

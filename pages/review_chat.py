@@ -10,6 +10,7 @@ from core.flows.review_chat import load_sample_review, parse_marked_answer_parag
 from pages.ui import last_call, state
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
+from pages.ui.error_card import item_error_card, truncated_banner
 from pages.ui.render import llm_markdown
 
 state.ensure_shell("pages/review_chat.py")
@@ -125,26 +126,37 @@ with right:
                 "まだ質問はありません。下の欄に質問を入力してください。例: 「§11 の論述はどう評価されていますか？」"
                 "「採点実感では何が求められていますか？」"
             )
-        for item in rs.chat():
+        items = rs.chat()
+        busy = bool(ss.get("review_pending") or ss.get("review_continuing"))
+        for index, item in enumerate(items):
+            is_last = index == len(items) - 1
             with st.chat_message(item["role"]):
                 if item["role"] == "assistant" and item["status"] == "error":
-                    st.error(f"{item['content']}（エラー種別: {item.get('error_type')}）")
-                    if item.get("raw"):
-                        st.caption("途中までの出力")
-                        st.text(item["raw"])
+                    item_error_card(
+                        item, key="review_retry", is_last=is_last and not busy, on_retry=rs.on_retry
+                    )
                 elif item["role"] == "user":
                     st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
                     llm_markdown(item["content"])
+                if item["status"] == "truncated" and item["role"] == "assistant":
+                    truncated_banner(
+                        key="review_cut",
+                        on_continue=rs.on_continue,
+                        on_retry=rs.on_retry,
+                        actions=is_last and not busy,
+                    )
                 if item["role"] == "user" and item["status"] == "error":
                     st.caption("この質問への回答を取得できませんでした。")
                 if item["role"] == "assistant" and meta(item).get("info"):
                     rw.turn_info(meta(item)["info"])
         if ss.get("review_pending"):
             rs.run_pending(review)
+        elif ss.get("review_continuing"):
+            rs.run_continuation(review)
     rs.summary_working(ss["review_thread_id"])
-    if last_failed(rs.chat()) and not ss.get("review_pending"):
-        st.button("もう一度送信する", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
+    if last_failed(items) and items[-1]["role"] == "user" and not busy:  # interrupted before its reply
+        st.button("再試行", key="review_retry", icon=":material/refresh:", on_click=rs.on_retry)
     st.text_area(
         "質問",
         key="review_draft",

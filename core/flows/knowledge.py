@@ -54,6 +54,8 @@ MODES = ("interview", "clarify", "finalize")
 MODE_LABELS = {"interview": "聞き取り中", "clarify": "確認中", "finalize": "まとめ"}
 USER_TEXT_HEADER = "ユーザー指示:\n"
 ATTACHMENT_HEADER = "添付テキスト:\n"
+# Issue 12: the draft card as the person edited it, sent back so the next turn builds on their edits.
+DRAFT_HEADER = "現在の草案（担当者が編集した内容。これを最新の草案として扱ってください）:\n"
 # spec 01 §7.1: an assistant_message this short is logged as a warning.
 SHORT_ASSISTANT_MESSAGE_CHARS = 5
 
@@ -109,14 +111,19 @@ def wire_turn_schema(turn_schema_: dict[str, Any], entry_schema_: dict[str, Any]
     return wire
 
 
-def build_user_payload(user_text: str, file_texts: Sequence[str] | None) -> str:
-    """Spec 00: `ユーザー指示:` and `添付テキスト:` parts joined by a blank line, each only when present."""
+def build_user_payload(
+    user_text: str, file_texts: Sequence[str] | None, current_draft: Mapping[str, Any] | None = None
+) -> str:
+    """Spec 00: `ユーザー指示:` and `添付テキスト:` parts joined by a blank line, each only when present;
+    issue 12: the person's edited draft as a third part when given."""
     parts = []
     if user_text:
         parts.append(f"{USER_TEXT_HEADER}{user_text}")
     texts = [t for t in file_texts or [] if t]
     if texts:
         parts.append(ATTACHMENT_HEADER + "\n\n".join(texts))
+    if current_draft:
+        parts.append(DRAFT_HEADER + json.dumps(dict(current_draft), ensure_ascii=False))
     return "\n\n".join(parts)
 
 
@@ -125,6 +132,7 @@ def build_messages(
     file_texts: Sequence[str] | None,
     system_prompt: str,
     history: Iterable[Mapping[str, Any]] | None,
+    current_draft: Mapping[str, Any] | None = None,
 ) -> list[Message]:
     """Spec 00 メッセージ積み上げ: system, assistant FEW_SHOT_TURN, history (user/assistant only), user payload.
 
@@ -137,7 +145,7 @@ def build_messages(
     for item in history or []:
         if item.get("role") in ("user", "assistant") and ("status" not in item or is_history(item)):
             messages.append({"role": item["role"], "content": item["content"]})
-    messages.append({"role": "user", "content": build_user_payload(user_text, file_texts)})
+    messages.append({"role": "user", "content": build_user_payload(user_text, file_texts, current_draft)})
     return messages
 
 
@@ -217,14 +225,16 @@ def call_llm(
     *,
     sink: DebugSink | None = None,
     max_repairs: int = MAX_REPAIRS,
+    current_draft: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Spec 00 LLM呼び出しフロー: build the stack, call through the guard (structured output, repairs).
+    `current_draft`: the draft card as the person edited it (issue 12), sent with the input.
 
     Returns `{"ok": True, "assistant_message", "knowledge", "raw", "state", "control"}` or
     `{"ok": False, "raw", "error", "error_type"}`; both also carry `messages` (the stack sent)
     and `attempts` (raw output and errors of every call) for the page's "what the LLM saw" view.
     """
-    messages = build_messages(user_text, file_texts, system_prompt, history)
+    messages = build_messages(user_text, file_texts, system_prompt, history, current_draft)
     result = guard.guarded_json(
         client,
         messages,

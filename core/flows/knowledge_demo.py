@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.flows.knowledge import ATTACHMENT_HEADER, USER_TEXT_HEADER
+from core.flows.knowledge import ATTACHMENT_HEADER, DRAFT_HEADER, USER_TEXT_HEADER
 from core.llm.base import LLMRequest
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "knowledge"
@@ -107,17 +107,40 @@ class Interview:
     corrections: list[str] = field(default_factory=list)
     clarify: bool = False
     unsure: dict[str, int] = field(default_factory=dict)  # slot -> "分からない" answers so far
+    edits: dict[str, str] = field(default_factory=dict)  # the draft card as the person edited it (issue 12)
 
 
 def split_payload(payload: str) -> tuple[str, str]:
-    """(user text, attachment text) of a spec 00 user payload."""
+    """(user text, attachment text) of a spec 00 user payload (an edited draft part left out)."""
+    text, attached, _ = split_payload_parts(payload)
+    return text, attached
+
+
+def split_payload_parts(payload: str) -> tuple[str, str, dict[str, str] | None]:
+    """(user text, attachment text, the edited draft or None) of a user payload (spec 00; issue 12)."""
+    draft: dict[str, str] | None = None
+    marker = "\n\n" + DRAFT_HEADER
+    if payload.startswith(DRAFT_HEADER):
+        payload, draft_text = "", payload[len(DRAFT_HEADER) :]
+        draft = _draft(draft_text)
+    elif marker in payload:
+        payload, draft_text = payload.split(marker, 1)
+        draft = _draft(draft_text)
     text, attached = payload, ""
     if text.startswith(ATTACHMENT_HEADER):
-        return "", text[len(ATTACHMENT_HEADER) :]
+        return "", text[len(ATTACHMENT_HEADER) :], draft
     marker = "\n\n" + ATTACHMENT_HEADER
     if marker in text:
         text, attached = text.split(marker, 1)
-    return text.removeprefix(USER_TEXT_HEADER), attached
+    return text.removeprefix(USER_TEXT_HEADER), attached, draft
+
+
+def _draft(text: str) -> dict[str, str] | None:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
 
 
 def _read_attachment(iv: Interview, attached: str) -> None:
@@ -160,9 +183,11 @@ def _absorb(iv: Interview, text: str) -> None:
             iv.corrections.append(text.strip())
         return
     found: list[str] = []
+    rest = text  # what is left for the clause once the contract type is taken out (秘密保持契約 is no clause)
     if "contract_type" not in iv.slots and (m := _TYPE_RE.search(text)):
         iv.slots["contract_type"], found = m.group(0), [*found, "contract_type"]
-    if "target_clause" not in iv.slots and (clause := _find_clause(iv, text)):
+        rest = text.replace(m.group(0), "")
+    if "target_clause" not in iv.slots and (clause := _find_clause(iv, _TYPE_RE.sub("", rest))):
         iv.slots["target_clause"], found = clause, [*found, "target_clause"]
     if "sample" not in iv.slots and (q := _QUOTE_RE.search(text)) and q.group(1).endswith("。"):
         iv.slots["sample"], found = q.group(1), [*found, "sample"]
@@ -231,7 +256,7 @@ def build_entry(iv: Interview) -> dict[str, str]:
     review = f"【事例】{s.get('issue', '')}\n【リスク】{s.get('risk', '')}"
     if iv.corrections:
         review += "\n【補足】" + "\n".join(iv.corrections)
-    return {
+    entry = {
         "contract_type": s.get("contract_type", ""),
         "knowledge_title": f"{_topic(s.get('target_clause', ''))}：{issue_line}",
         "target_clause": s.get("target_clause", ""),
@@ -239,6 +264,11 @@ def build_entry(iv: Interview) -> dict[str, str]:
         "action_plan": s.get("action", ""),
         "clause_sample": s.get("sample") or _suggest_sample(iv),
     }
+    # the person's edits of the card win (issue 12), except where a later correction was added
+    edited = {k: v for k, v in iv.edits.items() if k in entry and v.strip()}
+    if iv.corrections and "review_points" in edited:
+        edited["review_points"] += "\n【補足】" + "\n".join(iv.corrections[-1:])
+    return entry | edited
 
 
 def _question_text(iv: Interview, ask: tuple[str, ...], first: bool) -> str:
@@ -261,9 +291,11 @@ def reply_for(user_texts: list[str]) -> dict[str, object]:
     ask: tuple[str, ...] = ()
     just_drafted = False
     for number, payload in enumerate(user_texts):
-        text, attached = split_payload(payload)
+        text, attached, edits = split_payload_parts(payload)
         if attached:
             _read_attachment(iv, attached)
+        if edits:
+            iv.edits = edits
         was_drafted = iv.drafted
         _absorb(iv, text)
         ask = _next_ask(iv)

@@ -31,11 +31,15 @@ def interview_user_item(
     attachments: Sequence[Mapping[str, Any]] = (),
     attachment_errors: Sequence[str] = (),
     resumed: bool = False,
+    draft: Mapping[str, str] | None = None,
 ) -> ChatItem:
-    """A user input of the interview, "pending" until its reply arrives (spec 00: added before the call)."""
+    """A user input of the interview, "pending" until its reply arrives (spec 00: added before the call);
+    `draft` is the draft card as the person edited it (issue 12), sent with the input."""
     extras: dict[str, Any] = {"resumed": True} if resumed else {}
+    if draft:
+        extras["draft"] = dict(draft)
     return user_item(
-        kf.build_user_payload(text, file_texts),
+        kf.build_user_payload(text, file_texts, draft),
         turn=turn_no,
         text=text,
         attachments=[dict(a) for a in attachments],

@@ -42,12 +42,14 @@ ERROR_DETAIL_CHARS = 500  # an unexpected exception's text kept on the error ite
 
 @dataclass(frozen=True)
 class TurnInput:
-    """What the person sent: typed text, extracted attachment text (never stored) and attachment summaries."""
+    """What the person sent: typed text, extracted attachment text (never stored), attachment summaries, and
+    the draft card when they edited it (issue 12: sent back as the current draft)."""
 
     text: str
     file_texts: list[str] = field(default_factory=list)
     attachments: list[dict[str, Any]] = field(default_factory=list)
     attachment_errors: list[str] = field(default_factory=list)
+    draft: dict[str, str] | None = None
 
     @classmethod
     def from_documents(
@@ -84,8 +86,9 @@ class PreparedTurn:
 
 @dataclass
 class TurnOutcome:
-    """What a turn left: the reply item (assistant or error), the new knowledge outputs (None when the
-    turn failed: keep the current ones), the interview id, notices for the page, and call_llm's result."""
+    """What a turn left: the reply item (assistant or error), the turn's knowledge outputs (None when the
+    turn failed), the interview id, notices for the page, and call_llm's result. `new_draft` is what the
+    draft card takes: None also when the turn returned no draft (issue 12: the last draft and its edits stay)."""
 
     ok: bool
     user: ChatItem
@@ -94,6 +97,11 @@ class TurnOutcome:
     interview_id: str | None
     notices: list[str]
     result: dict[str, Any]
+
+    @property
+    def new_draft(self) -> list[dict[str, str]] | None:
+        """The knowledge outputs to show in place of the current ones, or None to keep the current ones."""
+        return self.knowledge or None
 
 
 def _ensure_interview(
@@ -144,6 +152,7 @@ def prepare_turn(
         turn_no=next_turn_no(items),
         attachments=turn_input.attachments,
         attachment_errors=turn_input.attachment_errors,
+        draft=turn_input.draft,
     )
     return _prepare(items, user, turn_input.title, interview_id=interview_id, repo=repo, client=client)
 
@@ -169,6 +178,7 @@ def call_turn(
             kf.turn_schema(),
             kf.entry_schema(),
             sink=sink,
+            current_draft=extras.get("draft"),
         )
     except Exception as exc:  # noqa: BLE001 - the guard returns results: a raise is a bug, shown as an error item
         return {

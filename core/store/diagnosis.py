@@ -1,9 +1,14 @@
-"""Bookings made by the diagnosis flow (spec 04 §7): table + a small repository (SQLAlchemy Core).
+"""Bookings and sessions of the diagnosis flow (spec 04 §7; issue 12 item 6): tables + a small repository.
 
 `created_at` is when the booking was taken, UTC epoch seconds (core.clock). `preferred_time` is the
 visit the person picked ("2026-11-25 10:00", a local appointment), stored as they picked it. Bookings hold
 customers' names and phone numbers: each belongs to the person who took it (`owner_id`, issue #14), and the
-repository lists only theirs; `team_bookings` (admins) reads across.
+repository lists only theirs; `team_bookings` (admins) reads across. What the interview learned travels with
+a booking in diagnosis_booking_details (every symptom, the answers to the questions, the summary, the manual
+coverage); a detail row belongs to its booking's owner and is read only through that booking.
+diagnosis_sessions keeps each session's state as JSON after every turn, so a session survives a browser
+reload (its id is in the page's URL) and a server restart; each row carries its person's `owner_id`, and
+another person's session id reads as unknown.
 """
 
 from __future__ import annotations
@@ -12,7 +17,21 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, String, Table, Text, desc, func, select, type_coerce
+from sqlalchemy import (
+    Column,
+    Connection,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    desc,
+    func,
+    select,
+    type_coerce,
+)
 
 from core.clock import from_local
 from core.store.base import OwnedRepository, inserted_id
@@ -41,6 +60,26 @@ diagnosis_bookings = Table(
     owner_column(),
 )
 
+diagnosis_booking_details = Table(
+    "diagnosis_booking_details",
+    metadata,
+    Column("booking_id", Integer, ForeignKey("diagnosis_bookings.id", ondelete="CASCADE"), primary_key=True),
+    Column("symptoms", Text, nullable=False, default="[]"),  # JSON list: the first symptom and every answer
+    Column("answers", Text, nullable=False, default="[]"),  # JSON list of {"question", "answer"}
+    Column("summary", Text, nullable=False, default=""),
+    Column("manual_coverage", String, nullable=False, default=""),
+)
+
+diagnosis_sessions = Table(
+    "diagnosis_sessions",
+    metadata,
+    Column("session_id", String(64), primary_key=True),
+    Column("state", Text, nullable=False),  # JSON of the SessionState (snapshots included)
+    Column("updated_at", Integer, nullable=False),  # UTC epoch seconds
+    owner_column(),
+)
+DETAIL_FIELDS = ("symptoms", "answers", "summary", "manual_coverage")
+
 FIELDS = (
     "session_id",
     "booking_type",
@@ -61,12 +100,23 @@ def _row(mapping: Any) -> dict[str, Any]:
     data = dict(mapping)
     data["can_drive"] = bool(data["can_drive"])
     data["reasons"] = json.loads(data["reasons"] or "[]")
+    data["symptoms"] = json.loads(data.get("symptoms") or "[]")
+    data["answers"] = json.loads(data.get("answers") or "[]")
+    data["summary"] = data.get("summary") or ""
+    data["manual_coverage"] = data.get("manual_coverage") or ""
+    data.pop("booking_id", None)
     return data
 
 
+def _bookings_query() -> Any:
+    return select(diagnosis_bookings, diagnosis_booking_details).outerjoin(
+        diagnosis_booking_details, diagnosis_booking_details.c.booking_id == diagnosis_bookings.c.id
+    )
+
+
 class DiagnosisRepository(OwnedRepository):
-    """Save and list one person's diagnosis bookings on the shared engine; `created_at` comes from the clock.
-    `DiagnosisRepository(engine, clock, owner_id=...)`."""
+    """Save and list one person's diagnosis bookings and sessions on the shared engine; `created_at` and
+    `updated_at` come from the clock. `DiagnosisRepository(engine, clock, owner_id=...)`."""
 
     def save_booking(self, booking: dict[str, Any]) -> int:
         """Insert one booking of this person (spec 04 §7 BOOKING_CONFIRM); returns its id, the 受付番号."""
@@ -75,13 +125,22 @@ class DiagnosisRepository(OwnedRepository):
         row["reasons"] = json.dumps(list(booking.get("reasons") or []), ensure_ascii=False)
         row["created_at"] = self.now()
         row["owner_id"] = self.owner_id
+        details = {
+            "symptoms": json.dumps(list(booking.get("symptoms") or []), ensure_ascii=False),
+            "answers": json.dumps(list(booking.get("answers") or []), ensure_ascii=False),
+            "summary": str(booking.get("summary") or ""),
+            "manual_coverage": str(booking.get("manual_coverage") or ""),
+        }
         with self.engine.begin() as conn:
-            return inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
+            booking_id = inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
+            conn.execute(diagnosis_booking_details.insert().values(booking_id=booking_id, **details))
+            return booking_id
 
     def list_bookings(self, limit: int = 100) -> list[dict[str, Any]]:
-        """This person's bookings, newest first."""
+        """This person's bookings, newest first, each with its details (symptoms, answers, summary,
+        manual_coverage)."""
         query = (
-            select(diagnosis_bookings)
+            _bookings_query()
             .where(owned_by(diagnosis_bookings, self.owner_id))
             .order_by(desc(diagnosis_bookings.c.id))
             .limit(limit)
@@ -90,29 +149,70 @@ class DiagnosisRepository(OwnedRepository):
             return [_row(r._mapping) for r in conn.execute(query)]
 
     def team_bookings(self, limit: int = 200) -> list[dict[str, Any]]:
-        """Every person's bookings (with `owner_id`), newest first: admin analytics only, callers check."""
-        query = select(diagnosis_bookings).order_by(desc(diagnosis_bookings.c.id)).limit(limit)
+        """Every person's bookings (with `owner_id` and details), newest first: admin analytics only, callers
+        check."""
+        query = _bookings_query().order_by(desc(diagnosis_bookings.c.id)).limit(limit)
         with self.engine.connect() as conn:
             return [_row(r._mapping) for r in conn.execute(query)]
 
     def get_booking(self, booking_id: int) -> dict[str, Any] | None:
-        """One of this person's bookings, or None (also for another person's)."""
-        query = select(diagnosis_bookings).where(
+        """One of this person's bookings with its details, or None (also for another person's)."""
+        query = _bookings_query().where(
             diagnosis_bookings.c.id == booking_id, owned_by(diagnosis_bookings, self.owner_id)
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else _row(row._mapping)
 
+    def _own_session(self, session_id: str) -> Any:
+        return and_(
+            diagnosis_sessions.c.session_id == session_id, owned_by(diagnosis_sessions, self.owner_id)
+        )
+
+    def save_session(self, session_id: str, state: dict[str, Any]) -> None:
+        """Store (or replace) one of this person's sessions as JSON, stamped with the clock. Another person's
+        row of the same id is never replaced (the insert fails instead; ids are fresh uuids)."""
+        body = json.dumps(
+            state, ensure_ascii=False, default=str
+        )  # a stray non-JSON value must not end the turn
+        with self.engine.begin() as conn:
+            conn.execute(delete(diagnosis_sessions).where(self._own_session(session_id)))
+            conn.execute(
+                diagnosis_sessions.insert().values(
+                    session_id=session_id, state=body, updated_at=self.now(), owner_id=self.owner_id
+                )
+            )
+
+    def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None:
+        """One of this person's stored sessions, or None when unknown, another person's, or older than
+        `max_age` seconds."""
+        query = select(diagnosis_sessions.c.state, diagnosis_sessions.c.updated_at).where(
+            self._own_session(session_id)
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None or (max_age is not None and self.now() - int(row[1]) > max_age):
+            return None
+        state: dict[str, Any] = json.loads(row[0])
+        return state
+
+    def delete_session(self, session_id: str) -> None:
+        """Forget one of this person's stored sessions (「最初からやり直す」); another person's is left alone."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(diagnosis_sessions).where(self._own_session(session_id)))
+
 
 def upgrade(conn: Connection) -> None:
     """Bookings taken before there were people belong to the local person. Older code stored `created_at` as
     a naive local DateTime text ("2026-11-21 10:00:00"); make it epoch.
 
+    Sessions stored before there were people (diagnosis_sessions without `owner_id`) are the local person's.
+
     Idempotent: the owner column is added once; only rows whose value is still text are converted (SQLite
     keeps each value's own type).
     """
     add_owner_column(conn, diagnosis_bookings)
+    add_owner_column(conn, diagnosis_sessions)
     if conn.dialect.name != "sqlite":
         return
     created = type_coerce(diagnosis_bookings.c.created_at, String)

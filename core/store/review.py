@@ -278,6 +278,32 @@ class ReviewRepository(OwnedRepository):
             conn.execute(review_messages.insert(), [{**r, "created_at": now} for r in rows])
             conn.execute(review_threads.update().where(self._own_thread(thread_id)).values(**values))
 
+    def update_reply(self, thread_id: int, turn: int, assistant_text: str, meta: dict[str, Any]) -> bool:
+        """Replace the stored reply of `turn` (a continued or regenerated reply); True when it existed."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                review_messages.update()
+                .where(
+                    review_messages.c.thread_id == thread_id,
+                    review_messages.c.turn == turn,
+                    review_messages.c.role == "assistant",
+                )
+                .values(content=assistant_text, meta=json.dumps(meta, ensure_ascii=False))
+            )
+            conn.execute(
+                review_threads.update().where(review_threads.c.id == thread_id).values(updated_at=self.now())
+            )
+            return bool(result.rowcount)
+
+    def delete_turn(self, thread_id: int, turn: int) -> None:
+        """Remove the stored rally of `turn` (a cut reply asked again from the start)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                review_messages.delete().where(
+                    review_messages.c.thread_id == thread_id, review_messages.c.turn == turn
+                )
+            )
+
     def save_summary(self, thread_id: int, state: ThreadState) -> bool:
         """The summary columns of `state`, only when they reach further than the stored ones (a late or
         repeated summary never moves `summary_up_to_turn` back). True when written."""

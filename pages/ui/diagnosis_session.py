@@ -1,7 +1,8 @@
 """Diagnosis page glue: the server's sessions and manual index, sending one request through core.
 
 `st.session_state.chat["diagnosis"]` IS the current session's `conversation_history` (the same list
-object, never a copy): core appends to it during a turn and the page draws it.
+object, never a copy): core appends to it during a turn and the page draws it. The session id is also in
+the URL (`?diagnosis=<id>`), and core keeps the session's state in the store, so a reload resumes it.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import streamlit as st
 
 from core.debuglog import DebugEvent
 from core.flows.diagnosis.booking import list_bookings, team_bookings
-from core.flows.diagnosis.deps import open_deps
+from core.flows.diagnosis.deps import open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.people import people_names
 from core.guard_result import user_message
 from pages.ui import last_call, state
+from pages.ui.error_card import error_card
 
 FLOW = "diagnosis"
 # What the interview does instead when a call of this step fails (shown under the failure).
@@ -32,6 +34,7 @@ FAILURE_CONSEQUENCES = {
 }
 DEMO_VEHICLE = "minato-soleil-2022"
 DEMO_SYMPTOM = "エンジン警告灯が点灯した"
+URL_KEY = "diagnosis"  # st.query_params key of the session id
 
 
 @st.cache_resource(show_spinner=False)
@@ -64,20 +67,30 @@ def ensure_index() -> RAGService | None:
 
 
 def _bind(session: SessionState) -> SessionState:
-    """Make the page's chat list the session's own history (same object)."""
+    """Make the page's chat list the session's own history (same object); put its id in the URL."""
     st.session_state["diagnosis_session_id"] = session.session_id
     st.session_state.chat[FLOW] = session.conversation_history
+    if st.query_params.get(URL_KEY) != session.session_id:
+        st.query_params[URL_KEY] = session.session_id
     return session
 
 
+def _session_id() -> str | None:
+    """This tab's session id: from session state, else from the URL (after a browser reload)."""
+    return st.session_state.get("diagnosis_session_id") or st.query_params.get(URL_KEY)
+
+
 def current_session() -> SessionState:
-    """The page's session; a missing or expired one is replaced by a new session."""
-    return _bind(chat_service().session(st.session_state.get("diagnosis_session_id"), state.person().id))
+    """The page's session (from memory or the person's store); a missing, expired or another person's one is
+    replaced by a new session."""
+    person = state.person()
+    return _bind(chat_service().session(_session_id(), person.id, session_archive(state.engine(), person)))
 
 
 def restart() -> None:
     """「最初からやり直す」: forget the session and what the last turn showed."""
-    _bind(chat_service().restart(st.session_state.get("diagnosis_session_id"), state.person().id))
+    person = state.person()
+    _bind(chat_service().restart(_session_id(), person.id, session_archive(state.engine(), person)))
     last_call.clear(FLOW)
     st.session_state.pop("diagnosis_last_failures", None)
     st.session_state.pop("diagnosis_last_rewound", None)
@@ -99,7 +112,7 @@ def team_bookings_view() -> tuple[list[dict[str, Any]], dict[str, str]] | None:
 def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     """Run one request through core's run_turn; the turn's model calls go to the shared last-call view."""
     ss = st.session_state
-    request.session_id = ss.get("diagnosis_session_id")
+    request.session_id = _session_id()
     with last_call.capture(FLOW) as sink:
         deps = open_deps(
             state.client(), state.engine(), state.person(), rag=rag, sink=sink, worker=state.worker()
@@ -107,29 +120,33 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
         try:
             session, response = run_turn(chat_service(), request, deps)
         except Exception:  # noqa: BLE001 - any bug in a step: staff get a Japanese message, never a traceback
-            st.error(
-                "処理中にエラーが発生しました。もう一度お試しいただくか、「最初からやり直す」を押してください。"
-            )
+            ss["diagnosis_failed_request"] = request
             return None
+    ss.pop("diagnosis_failed_request", None)
     _bind(session)
     ss["diagnosis_last_failures"] = failed_calls(sink.events)
     ss["diagnosis_last_rewound"] = response.rewound_to_turn
     return response
 
 
-def failed_calls(events: Sequence[DebugEvent]) -> list[str]:
-    """One Japanese line per LLM call of this turn that ended without a usable answer (its last event not ok)."""
+def failed_calls(events: Sequence[DebugEvent]) -> list[dict[str, Any]]:
+    """Each LLM call of this turn that ended without a usable answer (its last event not ok): a Japanese line
+    (what failed, why, what the interview did instead) with its error type, messages and raw output."""
     last: dict[str, DebugEvent] = {}
     for event in events:
         last[event.call_id or str(id(event))] = event
-    lines = []
+    failures = []
     for event in last.values():
         if event.ok is not False:
             continue
         label = last_call.STEP_LABELS.get(event.step, event.step)
         reason = user_message(event.error_type or "", event.errors)
-        lines.append(f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip())
-    return lines
+        line = f"{label}: {reason} {FAILURE_CONSEQUENCES.get(event.step, '')}".strip()
+        raw = next((e.raw for e in reversed(events) if e.call_id == event.call_id and e.raw), "")
+        failures.append(
+            {"text": line, "error_type": event.error_type, "errors": list(event.errors), "raw": raw}
+        )
+    return failures
 
 
 def load_demo(rag: RAGService | None) -> None:
@@ -138,3 +155,19 @@ def load_demo(rag: RAGService | None) -> None:
     send(ChatRequest(action="select_vehicle", action_value=DEMO_VEHICLE), rag)
     send(ChatRequest(action="photo_confirm", action_value="yes"), rag)
     send(ChatRequest(message=DEMO_SYMPTOM), rag)
+
+
+def failed_request_card(rag: RAGService | None) -> None:
+    """The shared error card for a request that raised, with 再試行 (the same request sent again)."""
+    request = st.session_state.get("diagnosis_failed_request")
+    if request is None:
+        return
+    if (
+        error_card(
+            error_type="unexpected_error",
+            key="diagnosis_retry",
+            sentence="処理中にエラーが発生しました。再試行するか、「最初からやり直す」を押してください。",
+        )
+        and send(request, rag) is not None
+    ):
+        st.rerun()

@@ -177,6 +177,9 @@ def booking_summary_table(prompt: PromptInfo) -> None:
     st.table([{"項目": k, "内容": v} for k, v in prompt.booking_summary.items()])
 
 
+COVERAGE_LABELS = {"covered": "あり", "partially_covered": "一部", "not_covered": "なし"}
+
+
 def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None = None) -> None:
     """Bookings as a table; with `taken_by` (owner id -> name: the admins' team view) a 受付者 column."""
     if not rows:
@@ -193,6 +196,8 @@ def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None =
                 "電話番号": r["phone"],
                 "希望日時・場所": r["preferred_time"] or r["address"],
                 "症状": r["symptom"],
+                "問診の回答": "／".join(a["answer"] for a in r.get("answers") or []),
+                "説明書の記載": COVERAGE_LABELS.get(r.get("manual_coverage") or "", ""),
                 "車両": r["vehicle_label"],
                 "受付日時": format_local(r["created_at"]),
             }

@@ -8,6 +8,7 @@ replace `knowledge_outputs`, keep store notices for the next run, and the one-cl
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -69,13 +70,36 @@ def read_attachments(files: list[Any]) -> tuple[list[ExtractedDocument], list[st
     return docs, errors
 
 
+def card_key(field: str, version: int) -> str:
+    """The widget key of one draft-card field (a new draft version gets fresh widgets)."""
+    return f"knowledge_card_{field}_{version}"
+
+
+def current_draft() -> dict[str, str] | None:
+    """The draft card as the person edited it, or None when there is no draft or nothing was edited
+    (issue 12: the edits go back to the model as the current draft)."""
+    ss = st.session_state
+    if not ss.knowledge_outputs:
+        return None
+    draft = dict(ss.knowledge_outputs[0])
+    edited = {
+        k: str(ss[card_key(k, ss[DRAFT_VERSION_KEY])])
+        for k in draft
+        if card_key(k, ss[DRAFT_VERSION_KEY]) in ss
+    }
+    if not edited or all(edited[k] == draft[k] for k in edited):
+        return None
+    return draft | edited
+
+
 def _apply(outcome: TurnOutcome | None) -> None:
-    """Take what a turn left into session state (the conversation itself was changed by core)."""
+    """Take what a turn left into session state (the conversation itself was changed by core); a turn
+    without a draft keeps the card and its edits (issue 12)."""
     if outcome is None:
         return
     ss = st.session_state
-    if outcome.knowledge is not None:
-        ss.knowledge_outputs = outcome.knowledge
+    if outcome.new_draft is not None:
+        ss.knowledge_outputs = outcome.new_draft
         ss[DRAFT_VERSION_KEY] += 1
     if outcome.interview_id is not None and ss[INTERVIEW_KEY] != outcome.interview_id:
         ss[INTERVIEW_KEY] = outcome.interview_id
@@ -87,6 +111,8 @@ def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None
     """Send one input: core appends it first (spec 00), calls the model, records the turn."""
     if turn_input.is_empty:
         return
+    if turn_input.draft is None and (draft := current_draft()) is not None:
+        turn_input = replace(turn_input, draft=draft)
     with last_call.capture(FLOW) as sink:
         outcome = run_turn(
             chat(),

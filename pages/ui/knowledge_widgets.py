@@ -17,17 +17,9 @@ from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
 from pages.ui import state
+from pages.ui.error_card import item_error_card
 from pages.ui.render import llm_markdown
 
-ERROR_TYPE_LABELS = {
-    "parse_error": "JSONとして読めない出力",
-    "schema_error": "スキーマ違反",
-    "truncated": "出力が途中で切れた",
-    "refusal": "回答拒否",
-    "empty_output": "空の出力",
-    "provider_error": "LLM呼び出しエラー",
-    "unexpected_error": "予期しないエラー",
-}
 BadgeColor = Literal["blue", "orange", "green", "gray"]
 MODE_COLORS: dict[str, BadgeColor] = {"interview": "blue", "clarify": "orange", "finalize": "green"}
 LONG_FIELDS = ("review_points", "action_plan", "clause_sample")
@@ -80,20 +72,12 @@ def render_user(item: Mapping[str, Any]) -> None:
 
 
 def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
-    """Spec 00: a failed turn shows the raw output and the error type (internal staff), plus 再試行."""
-    error_type = item.get("error_type") or ""
+    """Spec 00 / issue 12: the shared error card (one sentence, 再試行; type, messages, raw under 詳細)."""
     with st.chat_message("assistant", avatar=":material/error:"):
-        label = ERROR_TYPE_LABELS.get(error_type, error_type)
-        st.error(
-            f"一時的なエラーのため、応答を受け取れませんでした。{item.get('message') or item['content']}\n\n"
-            f"エラー種別: `{error_type}`（{label}）。入力内容は残っています。再試行してください。"
-        )
-        st.caption("エラー内容")
-        st.code(meta(item).get("error") or "", language=None, wrap_lines=True)
-        st.caption("LLMの生出力")
-        st.code(item.get("raw") or "（空）", language=None, wrap_lines=True)
-        if is_last:
-            _retry_button()
+        if item_error_card(item, key="knowledge_retry", is_last=is_last):
+            with st.spinner("もう一度問い合わせています…"):
+                ks.retry()
+            st.rerun()
 
 
 def _retry_button() -> None:
@@ -161,22 +145,23 @@ def render_card() -> None:
             return
         entry = outputs[0]
         version = st.session_state[ks.DRAFT_VERSION_KEY]
-        with st.form(f"knowledge_card_form_{version}", border=False):
-            edited = {}
-            for key in kf.KNOWLEDGE_FIELDS:
-                label = kf.KNOWLEDGE_FIELD_LABELS[key]
-                widget_key = f"knowledge_card_{key}_{version}"
-                if key in LONG_FIELDS:
-                    edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
-                else:
-                    edited[key] = st.text_input(label, value=entry[key], key=widget_key)
-            st.caption(f"保存者: {state.person().name}（サインイン中の利用者として記録されます）")
-            saved = st.session_state[ks.SAVED_ENTRY_KEY]
-            label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
-            submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
+        edited = {}
+        for key in kf.KNOWLEDGE_FIELDS:
+            label = kf.KNOWLEDGE_FIELD_LABELS[key]
+            widget_key = ks.card_key(key, version)
+            if key in LONG_FIELDS:
+                edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
+            else:
+                edited[key] = st.text_input(label, value=entry[key], key=widget_key)
+        st.caption(f"保存者: {state.person().name}（サインイン中の利用者として記録されます）")
+        saved = st.session_state[ks.SAVED_ENTRY_KEY]
+        label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
+        submitted = st.button(
+            label, key=f"knowledge_card_save_{version}", icon=":material/save:", type="primary"
+        )
         st.caption(
-            "カードで直した内容は、保存ボタンを押すまで記録されません。"
-            "AIが草案を更新すると、保存していない編集は新しい草案に置き換わります。"
+            "カードで直した内容は、次の送信でAIに「現在の草案」として伝わります（保存は保存ボタンで）。"
+            "AIが草案を返さなかったターンでは、草案と編集はそのまま残ります。"
         )
         if submitted:
             if not edited["knowledge_title"].strip():

@@ -16,6 +16,7 @@ from core.flows.memory.provenance import affect_series
 from core.flows.memory.versions import EditError
 from pages.ui import memory_actions as actions
 from pages.ui.memory_detail import render_detail, select_unit
+from pages.ui.memory_entities import render_entity_tools
 
 if TYPE_CHECKING:
     from streamlit.elements.lib.color_util import Color
@@ -280,6 +281,7 @@ def render_browser() -> None:
             ENTITY_COLUMNS,
             "人物・場所・話題など、会話から抽出された名前です（記憶の数の多い順）。",
         )
+        render_entity_tools()
     elif kind == "EDGES":
         frame = browse.edges_frame(actions.repo())
         frame["relation"] = frame["relation"].map(

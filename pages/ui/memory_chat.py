@@ -13,11 +13,18 @@ import streamlit as st
 
 from core.chat import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
+from core.flows.memory.continuation import (
+    discard_cut_memory_turn,
+    finish_continuation,
+    prepare_continuation,
+    stream_continuation,
+)
 from core.flows.memory.extraction_store import describe_errors
 from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
 from pages.ui import background as bg
 from pages.ui import last_call, state
 from pages.ui import memory_actions as actions
+from pages.ui.error_card import item_error_card, truncated_banner
 from pages.ui.render import llm_markdown, stream_llm_markdown
 
 SOURCE_JA = {
@@ -47,6 +54,8 @@ def _render_details(details: dict[str, Any]) -> None:
         st.markdown(f"**内部JSON**（{SOURCE_JA.get(details['reflection_source'], '')}）")
         if details["trailer_errors"] and details["reflection_source"] != "trailer":
             st.caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
+        elif details["trailer_errors"]:  # issue 12: numbers out of range were clamped, not rejected
+            st.caption("値の調整: " + " / ".join(details["trailer_errors"][:3]))
         st.json(details["trailer"] or details["reflection"], expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")
         if details.get("pending") and not details["extraction"]:
@@ -68,37 +77,76 @@ def _render_details(details: dict[str, Any]) -> None:
             st.caption("サマリー: " + "、".join(details["summaries"]))
 
 
-def _retry_button(items: list[ChatItem]) -> None:
-    """再送 of the last failed (or unanswered) message: drop the failed rally, send its input again."""
-    if st.button("もう一度送る", key="memory_retry_turn", icon=":material/replay:"):
-        user = pop_failed_turn(items)
-        if user is not None:
-            st.session_state["memory_pending_input"] = user["content"]
-        st.rerun()
+def _resend(items: list[ChatItem]) -> None:
+    """再試行 of the last failed (or unanswered) message: drop the failed rally, send its input again."""
+    user = pop_failed_turn(items)
+    if user is not None:
+        st.session_state["memory_pending_input"] = user["content"]
+
+
+def _retry_cut(items: list[ChatItem]) -> None:
+    """再試行 of a reply cut short: its episode is deleted for good and the input sent again."""
+    question = discard_cut_memory_turn(actions.repo(), actions.collection(), items)
+    if question is not None:
+        st.session_state["memory_pending_input"] = question
+
+
+def _continue_cut() -> None:
+    st.session_state["memory_continuing"] = True
 
 
 def _render_history(items: list[ChatItem]) -> None:
+    busy = bool(st.session_state.get("memory_continuing"))
     for index, item in enumerate(items):
         is_last = index == len(items) - 1
         with st.chat_message(item["role"]):
             if item["role"] == "assistant" and item["status"] == "error":
-                st.error(item["content"])
-                if item.get("raw"):
-                    st.text("LLMの生の出力:\n" + item.get("raw", "")[:2000])
-                if is_last:
-                    _retry_button(items)
+                item_error_card(
+                    item, key="memory_retry_turn", is_last=is_last, on_retry=lambda: _resend(items)
+                )
                 continue
             if item["role"] == "assistant":
                 llm_markdown(item["content"])
                 if item["status"] == "truncated":
-                    st.caption("出力トークンの上限に達したため、返答は途中までです。")
+                    truncated_banner(
+                        key="memory_cut",
+                        on_continue=_continue_cut,
+                        on_retry=lambda: _retry_cut(items),
+                        actions=is_last and not busy,
+                    )
             else:
                 st.markdown(item["content"])
                 if is_last and last_failed(items):  # a turn that was interrupted before its reply
-                    _retry_button(items)
+                    st.warning("この入力への返答がまだありません。入力した文は残っています。")
+                    st.button(
+                        "再試行",
+                        key="memory_retry_turn",
+                        icon=":material/replay:",
+                        on_click=lambda: _resend(items),
+                    )
             details = meta(item).get("details")
             if details:
                 _render_details(details)
+
+
+def _run_continuation(items: list[ChatItem]) -> None:
+    """Stream the continuation of the cut reply (core appends it and stores it), then rerun."""
+    st.session_state["memory_continuing"] = False
+    repo, collection, failure = actions.repo(), actions.collection(), None
+    with last_call.capture(FLOW) as sink:
+        try:
+            cont = prepare_continuation(repo, collection, items)
+            if cont is not None:
+                with st.chat_message("assistant"):
+                    reply = stream_continuation(state.client(), cont, sink)
+                    stream_llm_markdown(reply)
+                failed = finish_continuation(repo, collection, items, cont, reply)
+                failure = failed.message if failed is not None else None
+        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+            failure = "予期しないエラーが発生しました。"
+    if failure is not None:
+        st.session_state["memory_error"] = f"続きを生成できませんでした。{failure}もう一度お試しください。"
+    st.rerun()
 
 
 def _run_turn(items: list[ChatItem], user_input: str) -> None:
@@ -139,6 +187,8 @@ def render_chat() -> None:
     bg.landed(FLOW)
     refresh_items(actions.repo(), items)  # what the background jobs stored since the last run
     _render_history(items)
+    if st.session_state.get("memory_continuing"):
+        _run_continuation(items)
     bg.status(actions.job_key(), WORKING)
     pending = st.session_state.pop("memory_pending_input", None)
     typed = st.chat_input("灯に話しかける…", key="memory_input")

@@ -10,6 +10,7 @@ from core.flows.memory.job_status import unfinished_episodes
 from pages.ui import background as bg
 from pages.ui import memory_actions as actions
 from pages.ui import state
+from pages.ui.error_card import background_failure
 
 SHOWN = 5  # lines listed; the rest are counted
 
@@ -23,15 +24,10 @@ def render_failures() -> None:
     lines = [f"- {e.describe()}" for e in unfinished[:SHOWN]]
     if len(unfinished) > SHOWN:
         lines.append(f"- ほか {len(unfinished) - SHOWN} 件")
-    st.warning(
+    if background_failure(
         f"記憶の整理（内省・抽出）が済んでいない会話が {len(unfinished)} 件あります。"
         "会話そのものは保存済みです。\n\n" + "\n".join(lines),
-        icon=":material/warning:",
-    )
-    if st.button(
-        "再試行",
         key="memory_retry_background",
-        icon=":material/refresh:",
         disabled=running or not any(e.retryable for e in unfinished),
         help="失敗したエピソードの内省・抽出を、バックグラウンドでやり直します。",
     ):

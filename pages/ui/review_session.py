@@ -1,7 +1,8 @@
 """Session glue of the review chat page: pick review/thread, submit, run a streamed turn through core, retry.
 
 Data keys (never bound to widgets): chat["review"] (core.chat ChatItems; the per-turn context info of a reply
-in meta["info"]), review_review_id, review_thread_id, review_pending, review_notices, review_last_call (the
+in meta["info"]), review_review_id, review_thread_id, review_pending, review_continuing (「続きを生成」 asked),
+review_notices, review_last_call (the
 shared last-call expander), review_jobs (summary jobs queued by this session), review_summaries_made (their
 notices until the next question). Storage is reached only through core.flows.review_chat. The 5-turn
 summary is a background job: the input is usable as soon as the reply is shown, and the summary notice
@@ -21,6 +22,7 @@ from core.flows import review_chat
 from core.flows.review_chat import Notice, ReviewRecord, TurnResult, summary_job_key
 from pages.ui import background as bg
 from pages.ui import last_call, state
+from pages.ui.error_card import background_failure
 from pages.ui.render import stream_llm_markdown
 
 FLOW = "review"
@@ -133,10 +135,43 @@ def on_send() -> None:
 
 
 def on_retry() -> None:
-    """Resend the last failed question (nothing the user typed is lost)."""
+    """Resend the last failed question, or ask a reply cut short again from the start (its rally is removed,
+    in the store too); nothing the user typed is lost."""
+    cut = review_chat.discard_cut_turn(repo(), st.session_state["review_thread_id"], chat())
+    if cut is not None:
+        submit_text(cut)
+        return
     failed = chat_items.pop_failed_turn(chat())
     if failed is not None:
         submit_text(failed["content"])
+
+
+def on_continue() -> None:
+    """「続きを生成」: the continuation of the last reply runs on this script run."""
+    if review_chat.last_cut_reply(chat()) is not None:
+        st.session_state["review_continuing"] = True
+
+
+def run_continuation(review: ReviewRecord) -> None:
+    """Stream the continuation of the cut reply under it, append it (core stores it), then rerun."""
+    ss = st.session_state
+    ss["review_continuing"] = False
+    thread_id = ss["review_thread_id"]
+    failure: str | None = None
+    with last_call.capture(FLOW) as sink:
+        try:
+            cont = review_chat.prepare_continuation(repo(), review, thread_id, chat())
+            if cont is not None:
+                with st.chat_message("assistant"):
+                    stream = review_chat.stream_continuation(state.client(), cont, sink=sink)
+                    stream_llm_markdown(stream)
+                failed = review_chat.finish_continuation(repo(), chat(), cont, stream.result)
+                failure = failed.message if failed is not None else None
+        except Exception:  # noqa: BLE001 - a bug or a broken client: a Japanese message, never a traceback
+            failure = "予期しないエラーが発生しました。"
+    if failure is not None:
+        notify(("error", f"続きを生成できませんでした。{failure}もう一度お試しください。"))
+    st.rerun()
 
 
 def on_pick_review() -> None:
@@ -214,10 +249,11 @@ def summary_failure(thread_id: int | None) -> None:
         return
     failed = [j for j in state.worker().jobs(key) if j["status"] == "failed"]
     reason = failed[-1]["message"] if failed else "要約はまだ作成されていません。"
-    st.warning(
-        f"ターン{segment[0]}～{segment[1]}の会話の要約がありません。{reason}", icon=":material/warning:"
-    )
-    if st.button("要約を再試行", key="review_retry_summary", icon=":material/refresh:"):
+    if background_failure(
+        f"ターン{segment[0]}～{segment[1]}の会話の要約がありません。{reason}",
+        key="review_retry_summary",
+        label="要約を再試行",
+    ):
         job_sink = bg.job_sink()
         job = review_chat.submit_summary_job(state.worker(), repo(), state.client(), thread_id, sink=job_sink)
         if job is None:

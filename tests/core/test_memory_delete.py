@@ -28,7 +28,7 @@ from core.store.memory import (
     unit_versions,
     units,
 )
-from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, fts_count
+from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, fts_count
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 from tests.core.test_memory_flow import (
@@ -85,6 +85,7 @@ def test_hard_delete_of_an_episode_leaves_nothing_behind(store) -> None:  # type
     with repo.connect() as conn:
         for uid in doomed:
             assert fts_count(conn, FTS_TRIGRAM, uid) == 0 and fts_count(conn, FTS_BIGRAM, uid) == 0
+            assert fts_count(conn, FTS_LEXICAL, uid) == 0
     assert collection.get(ids=[str(u) for u in doomed])["ids"] == []
     for table in (units, unit_entities, edges, retrieval_traces, extraction_log, unit_versions, entities):
         assert count(repo, table) == 0, table.name

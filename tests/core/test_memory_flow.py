@@ -177,7 +177,8 @@ def test_chat_turn_exact_stacks_and_stored_rows(store) -> None:  # type: ignore[
         fact = conn.execute(select(payload_fact)).mappings().one()
         assert json.loads(fact["evidence_unit_ids_json"]) == [ep["id"]] and fact["predicate"] == "likes"
         loop = conn.execute(select(payload_loop)).mappings().one()
-        assert loop["expires_at"] == NOW + 7 * DAY and loop["source_unit_id"] == ep["id"]
+        # due NOW + 7 days; issue 12: kept 3 days past its due time
+        assert loop["expires_at"] == NOW + 10 * DAY and loop["source_unit_id"] == ep["id"]
         assert conn.execute(select(func.count()).select_from(edges)).scalar() == 1
         trace = json.loads(conn.execute(select(retrieval_traces.c.trace_json)).scalar_one())
     assert trace["q1"] == trace["q2"] == USER and trace["queries_run"] == 1
@@ -303,7 +304,7 @@ def test_expired_loops_are_purged_on_the_next_turn(store) -> None:  # type: igno
     repo, collection = store
     run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     assert count(repo, payload_loop) == 1
-    later = NOW + 8 * DAY
+    later = NOW + 11 * DAY  # due NOW + 7 days, kept 3 days past it (issue 12)
     client = ReplayClient(
         [
             "はい" + TRAILER_MARKER + j(TRAILER),

@@ -30,7 +30,8 @@ NOW = 1_795_000_000
     ("due", "expected"),
     [
         (None, NOW + 7 * DAY),
-        (NOW + 2 * DAY, NOW + 2 * DAY),
+        (NOW + 2 * DAY, NOW + 5 * DAY),  # issue 12: due + 3 days (spec 03 alone: due)
+        (NOW + 28 * DAY, NOW + 30 * DAY),  # due + 3 days capped
         (NOW - 5, NOW + 7 * DAY),  # past due -> default TTL
         (NOW, NOW + 7 * DAY),  # not in the future
         (NOW + 45 * DAY, NOW + 30 * DAY),  # capped

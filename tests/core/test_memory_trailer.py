@@ -81,7 +81,10 @@ def test_parse_trailer_errors() -> None:
     assert parse_trailer("  ")[1] == ["trailer is empty"]
     data, errors = parse_trailer('{"reflection_text": "x"}')
     assert data is None and any("persona_affect_label" in e for e in errors)
-    bad = dict(TRAILER, salience=1.5)
+    bad = dict(TRAILER, salience="high")  # a wrong type still rejects the trailer
     assert parse_trailer(json.dumps(bad))[0] is None
+    # issue 12: a number just out of range is clamped with a note (was: the whole trailer rejected)
+    data, notes = parse_trailer(json.dumps(dict(TRAILER, salience=1.5)))
+    assert data == dict(TRAILER, salience=1.0) and notes == ["salience: 1.5 は範囲外のため 1.0 に丸めました"]
     # Local repair (code fence) is applied without another call.
     assert parse_trailer("```json\n" + json.dumps(TRAILER) + "\n```")[0] == TRAILER

@@ -110,9 +110,11 @@ def test_failed_turn_shows_raw_output_and_error_type_then_retry(tmp_path):
         "parse_error",
         "最後も壊れています",
     )
-    assert any(
-        "parse_error" in e.value and "LLMの出力をJSONとして読み取れませんでした" in e.value for e in at.error
-    )
+    # issue 12: one sentence on the card; the error type and the (translated) parser message under 詳細
+    assert [e.value for e in at.error] == ["LLMの出力をJSONとして読み取れませんでした。"]
+    assert any("parse_error" in m.value for m in at.markdown)
+    assert any("JSONの値がありません（1行1列目）" in c.value for c in at.code)
+    assert not any("Expecting value" in c.value for c in at.code)
     assert any(c.value == "最後も壊れています" for c in at.code)
     # the shared last-call expander holds the turn's three calls (initial and two repairs)
     calls = at.session_state["knowledge_last_call"]
@@ -202,7 +204,7 @@ def test_an_unexpected_client_failure_is_an_error_item_not_a_traceback(tmp_path)
     run(at)
     chat = at.session_state["chat"]["knowledge"]
     assert roles(chat) == ["user", "error"] and chat[1]["error_type"] == "unexpected_error"
-    assert any("unexpected_error" in e.value for e in at.error)
+    assert len(at.error) == 1 and any("unexpected_error" in m.value for m in at.markdown)
 
 
 def _stored_draft_interview(store, title="第8条の相談"):

@@ -234,7 +234,7 @@ def test_a_failing_turn_keeps_the_input_and_explains_in_japanese(tmp_path: Path)
     assert history[1]["status"] == "error" and "入力した文は残っています" in history[1]["content"]
     assert [e.value for e in at.error] == [history[1]["content"]]
     assert "Exhausted" not in history[1]["content"] and "Error" not in history[1]["content"]
-    assert any(b.label == "もう一度送る" for b in at.button)
+    assert any(b.label == "再試行" for b in at.button)  # issue 12: the shared card's 再試行
     # 再送 with a model that answers: the failed rally is replaced by a done one.
     at.session_state["llm_client"] = replay()
     at.button(key="memory_retry_turn").click().run()

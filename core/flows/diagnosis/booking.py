@@ -2,26 +2,35 @@
 
 The visit time a person picks is a local appointment (Japan time, as typed); it is compared with the
 local "now" and stored as picked. Only `created_at` is a timestamp (UTC epoch, set by the repository).
+Issue 12: a date without a year is the next such date (「11月25日 午前10時」); a visit later than the
+session's urgency allows is confirmed with a warning; the stored booking carries the whole interview
+(symptoms, answers, summary, urgency, manual coverage).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine
 
 from core.clock import Clock, to_local, utc_now
 from core.flows.diagnosis.models import SessionState
+from core.flows.diagnosis.responses import session_visit_urgency
 from core.people import Person
 from core.store.diagnosis import DiagnosisRepository
 
 BOOKING_TYPE_LABELS = {"dispatch": "出張・ロードサービス手配", "visit": "来店予約"}
+# [year] month day [(weekday)] [午前|午後|am|pm] hour [minute|半]; the year may be left out.
 DATETIME_PATTERN = re.compile(
-    r"^(\d{4})\s*[-/年]\s*(\d{1,2})\s*[-/月]\s*(\d{1,2})\s*日?\s*T?\s*(\d{1,2})\s*[:時]\s*(\d{1,2})?\s*分?$"
+    r"^(?:(\d{4})\s*[-/年]\s*)?(\d{1,2})\s*[-/月]\s*(\d{1,2})\s*日?\s*(?:\(.\)\s*)?T?\s*"
+    r"(午前|午後|am|pm)?\s*(\d{1,2})\s*[:時]\s*(\d{1,2}|半)?\s*分?$"
 )
+# How late a visit may be for each visit urgency (when_convenient: any time); later ones are confirmed.
+VISIT_WINDOWS = {"immediate": timedelta(0), "today": timedelta(0), "this_week": timedelta(days=7)}
+VISIT_WINDOW_LABELS = {"immediate": "今すぐ", "today": "本日中", "this_week": "今週中（7日以内）"}
 PHONE_PATTERN = re.compile(r"^0\d{1,4}-?\d{1,4}-?\d{3,4}$")
 
 _NAME = {"name": "name", "label": "お名前", "type": "text", "required": True, "placeholder": "例: 山田 太郎"}
@@ -78,14 +87,25 @@ def normalize_phone(phone: str) -> str:
     return re.sub(r"[\s]", "", text.replace("ー", "-").replace("−", "-").replace("―", "-"))
 
 
-def parse_datetime(text: str) -> datetime | None:
-    """「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」 (full-width too); None if not a date/time."""
-    match = DATETIME_PATTERN.match(unicodedata.normalize("NFKC", text or "").strip())
+def parse_datetime(text: str, now: datetime | None = None) -> datetime | None:
+    """「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」「11月25日 午前10時」「11/25(火) 午後3時半」
+    (full-width too); without a year, the next such date after `now` (local). None if not a date/time."""
+    match = DATETIME_PATTERN.match(unicodedata.normalize("NFKC", text or "").strip().lower())
     if match is None:
         return None
-    year, month, day, hour, minute = (int(g) if g else 0 for g in match.groups())
+    year_text, month, day, half, hour, minute_text = match.groups()
+    hour = int(hour)
+    if half in ("午後", "pm") and hour < 12:
+        hour += 12
+    elif half in ("午前", "am") and hour == 12:
+        hour = 0
+    minute = 30 if minute_text == "半" else int(minute_text or 0)
+    base = now or datetime.now()
     try:
-        return datetime(year, month, day, hour, minute)
+        if year_text:
+            return datetime(int(year_text), int(month), int(day), hour, minute)
+        when = datetime(base.year, int(month), int(day), hour, minute)
+        return when if when > base else datetime(base.year + 1, int(month), int(day), hour, minute)
     except ValueError:
         return None
 
@@ -109,7 +129,7 @@ def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> 
         if not PHONE_PATTERN.match(phone) or len(digits) not in (10, 11):
             errors["phone"] = "電話番号の形式が正しくありません（例: 090-1234-5678）。"
     if booking_type == "visit" and "preferred_time" not in errors:
-        when = parse_datetime(str(data.get("preferred_time", "")))
+        when = parse_datetime(str(data.get("preferred_time", "")), now)
         if when is None:
             errors["preferred_time"] = (
                 "来店希望日時は「2026-11-25 10:00」または「2026年11月25日 10時」の形式で入力してください。"
@@ -119,15 +139,15 @@ def validate_booking(booking_type: str, data: dict[str, str], now: datetime) -> 
     return errors
 
 
-def clean_booking(booking_type: str, data: dict[str, str]) -> dict[str, str]:
-    """Only the form's fields, stripped; the phone normalized."""
+def clean_booking(booking_type: str, data: dict[str, str], now: datetime | None = None) -> dict[str, str]:
+    """Only the form's fields, stripped; the phone normalized; the visit time as 「YYYY-MM-DD HH:MM」."""
     cleaned = {
         f["name"]: str(data.get(f["name"], "") or "").strip() for f in BOOKING_FIELDS.get(booking_type, [])
     }
     if "phone" in cleaned:
         cleaned["phone"] = normalize_phone(cleaned["phone"])
     if cleaned.get("preferred_time"):
-        when = parse_datetime(cleaned["preferred_time"])
+        when = parse_datetime(cleaned["preferred_time"], now)
         if when is not None:
             cleaned["preferred_time"] = when.strftime("%Y-%m-%d %H:%M")
     return cleaned
@@ -147,9 +167,46 @@ def booking_summary(session: SessionState) -> dict[str, str]:
     return summary
 
 
+def late_visit_warning(session: SessionState, now: datetime) -> str:
+    """A Japanese warning when the picked visit is later than the session's urgency allows ("" when not):
+    today / immediate -> by the end of today, this_week -> within 7 days (issue 12)."""
+    visit = session_visit_urgency(session)
+    window = VISIT_WINDOWS.get(visit)
+    when = parse_datetime(session.booking_data.get("preferred_time", ""), now)
+    if session.booking_type != "visit" or window is None or when is None:
+        return ""
+    latest = now.replace(hour=23, minute=59, second=59, microsecond=0) + window
+    if when <= latest:
+        return ""
+    return (
+        f"⚠️ 症状の緊急度から、来店は{VISIT_WINDOW_LABELS[visit]}をおすすめしています。"
+        f"ご希望の {when:%Y-%m-%d %H:%M} は遅めですが、この日時でよろしいですか？"
+        "早めの来店や出張・ロードサービスもご検討ください。"
+    )
+
+
+def interview_answers(session: SessionState) -> list[dict[str, str]]:
+    """Each answer the person gave after the first symptom, with the question it answered."""
+    pairs: list[dict[str, str]] = []
+    question = ""
+    seen_symptom = False
+    for item in session.conversation_history:
+        if item.get("role") == "assistant":
+            question = str(item.get("content") or "")
+        elif item.get("role") == "user":
+            answer = str(item.get("content") or "")
+            if not seen_symptom and answer == session.symptom_text:
+                seen_symptom = True
+                continue
+            if seen_symptom and answer in session.collected_symptoms:
+                pairs.append({"question": question, "answer": answer})
+    return pairs
+
+
 def booking_record(session: SessionState) -> dict[str, Any]:
-    """The row stored for a confirmed booking (type, vehicle, contact, preferred time, urgency); the
-    repository adds created_at from its clock."""
+    """The row stored for a confirmed booking: type, vehicle, contact, preferred time, urgency, and what the
+    interview learned (every symptom, the answers, the summary, the manual coverage); the repository adds
+    created_at from its clock."""
     data = session.booking_data
     return {
         "session_id": session.session_id,
@@ -166,6 +223,10 @@ def booking_record(session: SessionState) -> dict[str, Any]:
         "visit_urgency": session.visit_urgency,
         "can_drive": session.can_drive,
         "reasons": list(session.urgency_reasons),
+        "symptoms": [s for s in session.all_symptom_text.split("\n") if s],
+        "answers": interview_answers(session),
+        "summary": session.conversation_summary,
+        "manual_coverage": session.manual_coverage,
     }
 
 

@@ -22,6 +22,16 @@ class BookingStore(Protocol):
     def save_booking(self, booking: dict[str, Any]) -> int: ...
 
 
+class SessionArchive(Protocol):
+    """Where session state is kept between turns (core.store.diagnosis.DiagnosisRepository; issue 12)."""
+
+    def save_session(self, session_id: str, state: dict[str, Any]) -> None: ...
+
+    def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+
 class ManualSearch(Protocol):
     """Search over the owner's manuals, as the handlers use it (spec 04 §10; core.flows.diagnosis.rag.RAGService)."""
 
@@ -46,9 +56,10 @@ class ManualSearch(Protocol):
 
 @dataclass
 class DiagnosisDeps:
-    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; clock: UTC epoch now;
-    worker: where the 3-turn summary runs beside the RAG answer call; owner: the id of the person whose
-    session and bookings these are (issue #14)."""
+    """client: the LLM; rag: manual search (RAGService) or None; store: bookings; sessions: where session
+    state is kept so it survives a reload (None: memory only); clock: UTC epoch now; worker: where the 3-turn
+    summary runs beside the RAG answer call; owner: the id of the person whose session and bookings these are
+    (issue #14; `store` and `sessions` are bound to the same person)."""
 
     client: LLMClient
     rag: ManualSearch | None = None
@@ -57,6 +68,7 @@ class DiagnosisDeps:
     sink: DebugSink | None = None
     worker: BackgroundWorker | None = None
     owner: str = LOCAL_PERSON_ID
+    sessions: SessionArchive | None = None
 
 
 def open_deps(
@@ -69,14 +81,22 @@ def open_deps(
     clock: Clock = utc_now,
     worker: BackgroundWorker | None = None,
 ) -> DiagnosisDeps:
-    """Deps over the shared engine for `person`: their session, and bookings saved to their
+    """Deps over the shared engine for `person`: their session, and bookings and session state saved to their
     DiagnosisRepository(engine, clock), on the same clock."""
+    repository = DiagnosisRepository(engine, clock, owner_id=person.id)
     return DiagnosisDeps(
         client=client,
         rag=rag,
-        store=DiagnosisRepository(engine, clock, owner_id=person.id),
+        store=repository,
+        sessions=repository,
         clock=clock,
         sink=sink,
         worker=worker,
         owner=person.id,
     )
+
+
+def session_archive(engine: Engine, person: Person, clock: Clock = utc_now) -> SessionArchive:
+    """Where the page loads `person`'s sessions from after a reload (the same store run_turn writes to);
+    another person's session id is unknown there."""
+    return DiagnosisRepository(engine, clock, owner_id=person.id)

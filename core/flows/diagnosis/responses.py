@@ -25,11 +25,33 @@ NO_DRIVE_NOTE = "🚨 自走は控えてください。ロードサービス（�
 DRIVE_NOTE = "⚠️ 早急な点検をおすすめします。来店予約または出張手配をご利用ください。"
 
 
+# The visit urgency a level implies when the session has none of its own (spec 04 §6 table; low and none:
+# whenever convenient).
+LEVEL_VISIT_URGENCY = {
+    "critical": "immediate",
+    "high": "today",
+    "medium": "this_week",
+    "low": "when_convenient",
+    "none": "when_convenient",
+}
+
+
 def urgency_banner(can_drive: bool, visit_urgency: str) -> str:
-    """The §7 table: can_drive=false first, then by visit_urgency."""
+    """The §7 table: can_drive=false first, then by visit_urgency (none given: whenever convenient)."""
     if not can_drive:
         return RESERVATION_MESSAGES["no_drive"]
-    return RESERVATION_MESSAGES.get(visit_urgency or "", RESERVATION_MESSAGES["today"])
+    return RESERVATION_MESSAGES.get(visit_urgency or "", RESERVATION_MESSAGES["when_convenient"])
+
+
+def session_visit_urgency(session: SessionState) -> str:
+    """The visit urgency the session really has: its own, else what its urgency level implies (issue 12: a
+    low-urgency booking is not told to come today)."""
+    return session.visit_urgency or LEVEL_VISIT_URGENCY.get(session.urgency_level, "when_convenient")
+
+
+def session_banner(session: SessionState) -> str:
+    """urgency_banner for the session's real urgency."""
+    return urgency_banner(session.can_drive, session_visit_urgency(session))
 
 
 def urgency_info(session: SessionState) -> UrgencyInfo | None:
@@ -41,7 +63,7 @@ def urgency_info(session: SessionState) -> UrgencyInfo | None:
         can_drive=session.can_drive,
         visit_urgency=session.visit_urgency,
         reasons=list(session.urgency_reasons),
-        message=urgency_banner(session.can_drive, session.visit_urgency),
+        message=session_banner(session),
     )
 
 

@@ -2,13 +2,18 @@
 
 The page hands a ChatRequest to `run_turn` and draws what comes back: the live SessionState (its
 `conversation_history` is the page's chat list) and the ChatResponse. Confirmed bookings are saved by
-the BOOKING_CONFIRM step inside the call, through `deps.store`.
+the BOOKING_CONFIRM step inside the call, through `deps.store`. Issue 12: after every turn the session's
+state is also written to `deps.sessions` (the store), and a session the memory store no longer has is
+loaded from there, so a browser reload or a server restart resumes the interview.
 """
 
 from __future__ import annotations
 
-from core.flows.diagnosis.deps import DiagnosisDeps
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
+from typing import Any
+
+from core.flows.diagnosis.constants import SESSION_TTL_SECONDS
+from core.flows.diagnosis.deps import DiagnosisDeps, SessionArchive
+from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
 from core.flows.diagnosis.state_machine import process_step
 
@@ -19,15 +24,32 @@ class ChatService:
     def __init__(self, store: SessionStore | None = None):
         self.store = store if store is not None else SessionStore()
 
-    def session(self, session_id: str | None, owner_id: str) -> SessionState:
-        """The live session of `session_id` if it is `owner_id`'s; an unknown, expired or other person's id
-        gets a new session of `owner_id` at VEHICLE_ID (issue #14)."""
-        return self.store.get(session_id, owner_id) or self.store.create(owner_id)
+    def session(
+        self, session_id: str | None, owner_id: str, archive: SessionArchive | None = None
+    ) -> SessionState:
+        """The live session of `session_id` if it is `owner_id`'s, else the one `archive` (the person's own,
+        session_archive) kept within the TTL; an unknown, expired or other person's id gets a new session of
+        `owner_id` at VEHICLE_ID (issue #14, issue 12)."""
+        live = self.store.get(session_id, owner_id)
+        if live is not None:
+            return live
+        state = archive.load_session(session_id, SESSION_TTL_SECONDS) if archive and session_id else None
+        if state is None or state.get("owner_id", owner_id) != owner_id:
+            return self.store.create(owner_id)
+        session = session_from_state(state)
+        session.owner_id = owner_id
+        self.store.update(session)
+        return session
 
-    def restart(self, session_id: str | None, owner_id: str) -> SessionState:
-        """Forget `session_id` (「最初からやり直す」) and start a new session of `owner_id`."""
+    def restart(
+        self, session_id: str | None, owner_id: str, archive: SessionArchive | None = None
+    ) -> SessionState:
+        """Forget `session_id` (「最初からやり直す」) if it is `owner_id`'s, in memory and in `archive`, and start
+        a new session of `owner_id`."""
         if session_id:
             self.store.delete(session_id, owner_id)
+            if archive is not None:
+                archive.delete_session(session_id)
         return self.store.create(owner_id)
 
     def process(self, request: ChatRequest, deps: DiagnosisDeps) -> tuple[SessionState, ChatResponse]:
@@ -35,10 +57,25 @@ class ChatService:
         return run_turn(self, request, deps)
 
 
-def prepare_turn(service: ChatService, request: ChatRequest, owner_id: str) -> SessionState:
-    """spec 04 §1: SessionStore.get() or .create() for the person; the request is bound to the session it
-    runs in."""
-    session = service.session(request.session_id, owner_id)
+def session_state(session: SessionState) -> dict[str, Any]:
+    """Everything of a session as JSON-ready data (its dump, owner included, plus the rewind snapshots)."""
+    return {**session.dump(), "state_snapshots": session.state_snapshots}
+
+
+def session_from_state(state: dict[str, Any]) -> SessionState:
+    """The SessionState `session_state` wrote."""
+    session = SessionState(session_id=str(state["session_id"]), current_step=ChatStep(state["current_step"]))
+    session.restore(state)
+    session.state_snapshots = list(state.get("state_snapshots") or [])
+    return session
+
+
+def prepare_turn(
+    service: ChatService, request: ChatRequest, owner_id: str, archive: SessionArchive | None = None
+) -> SessionState:
+    """spec 04 §1: SessionStore.get() (or the person's stored session in `archive`) or .create() for the
+    person; the request is bound to the session it runs in."""
+    session = service.session(request.session_id, owner_id, archive)
     request.session_id = session.session_id
     return session
 
@@ -48,17 +85,19 @@ def call_turn(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) 
     return process_step(session, request, deps)
 
 
-def finish_turn(service: ChatService, session: SessionState) -> None:
-    """spec 04 §1: store the session again (refreshes its TTL)."""
+def finish_turn(service: ChatService, session: SessionState, deps: DiagnosisDeps | None = None) -> None:
+    """spec 04 §1: store the session again (refreshes its TTL), and its state in `deps.sessions`."""
     service.store.update(session)
+    if deps is not None and deps.sessions is not None:
+        deps.sessions.save_session(session.session_id, session_state(session))
 
 
 def run_turn(
     service: ChatService, request: ChatRequest, deps: DiagnosisDeps
 ) -> tuple[SessionState, ChatResponse]:
     """One request of the diagnosis page: prepare, call, finish; returns the live session and the reply.
-    The session is the person's of `deps` (deps.owner)."""
-    session = prepare_turn(service, request, deps.owner)
+    The session is the person's of `deps` (deps.owner; deps.sessions is bound to the same person)."""
+    session = prepare_turn(service, request, deps.owner, deps.sessions)
     response = call_turn(session, request, deps)
-    finish_turn(service, session)
+    finish_turn(service, session, deps)
     return session, response

@@ -12,7 +12,7 @@ from typing import Any
 from core.flows.diagnosis.catalog import load_vehicles
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatResponse, ChatStep, PromptInfo, SessionState
-from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, urgency_banner
+from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, session_banner
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank, visit_rank
 
 log = logging.getLogger(__name__)
@@ -62,8 +62,9 @@ def raise_urgency(session: SessionState, result: UrgencyResult) -> None:
 
 
 def reservation_prompt(session: SessionState, prefix: str = "") -> PromptInfo:
-    """spec 04 §7: the banner by visit_urgency; visit is offered only when the car can be driven."""
-    parts = [p for p in (prefix, urgency_banner(session.can_drive, session.visit_urgency)) if p]
+    """spec 04 §7: the banner by the session's real visit urgency; visit is offered only when the car can be
+    driven."""
+    parts = [p for p in (prefix, session_banner(session)) if p]
     if not session.can_drive:
         parts.append(NO_DRIVE_NOTE)
     keys = ("visit", "dispatch", "skip") if session.can_drive else ("dispatch", "skip")

@@ -7,7 +7,7 @@ edges), versions (edits, revert, soft delete), deletion (cascading hard delete),
 + pack (search, rerank, what is injected), mood, extraction + extraction_store (reflection fill-in,
 entities / facts / loops, one combined call or three), summaries, chat (one turn: prepare_turn ->
 stream_reply -> finish_turn, run_turn) + background (the one job per turn after the reply) + job_status
-(what the job stored, read back) + items (the turn as a ChatItem), browse + provenance + edits (the
-memory browser), sample_data + evaluation (seeded samples, recall), demo + demo_patterns (the demo model's
+(what the job stored, read back) + items (the turn as a ChatItem) + continuation (a reply cut short:
+続きを生成 / 再試行), browse + provenance + edits + entities (the memory browser; rename and merge), sample_data + evaluation (seeded samples, recall), demo + demo_patterns (the demo model's
 persona).
 """

@@ -98,6 +98,8 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
     ]
     if filters.state != "all":
         conds.append(units.c.state == filters.state)
+    if kind == KIND_LOOP:  # issue 12: an expired loop leaves the browser at once, before a turn purges it
+        conds.append(payload_loop.c.expires_at > repo.now())
     if filters.date_from:
         conds.append(units.c.occurred_at >= _day_start(filters.date_from))
     if filters.date_to:

@@ -16,6 +16,7 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
+from core.continuation import cut_text
 from core.debuglog import DebugSink
 from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, DEFAULT_EXTRACTION, FLOW, TRAILER_MARKER
@@ -147,7 +148,7 @@ class TurnOutcome:
     error: str = ""
     error_type: str | None = None
     raw: str = ""
-    truncated: bool = False  # the reply hit the token limit (shown and kept, marked)
+    truncated: bool = False  # the reply was cut short: token limit or a broken stream (shown, kept, marked)
 
 
 def finish_turn(
@@ -171,7 +172,8 @@ def finish_turn(
     calls go to `job_sink` (default `sink`)."""
     now = prepared.now
     result = reply.result
-    if result is None or not result.ok:
+    cut = cut_text(result) is not None and bool(reply.visible_text.strip())
+    if result is None or (not result.ok and not cut):
         if result is None:
             return TurnOutcome(False, reply.visible_text, error="応答が完了しませんでした。")
         return TurnOutcome(
@@ -186,9 +188,8 @@ def finish_turn(
         )
         index_units(conn, collection, [episode_id])
         trace_id = save_trace(conn, repo.owner_id, prepared.retrieval, now, "chat", episode_id)
-    truncated = bool(result.attempts) and result.attempts[-1].finish_reason == "length"
     outcome = TurnOutcome(True, text, episode_id, trace_id, trailer, errors, reflection, source)
-    outcome.raw, outcome.truncated = result.raw, truncated
+    outcome.raw, outcome.truncated = result.raw, cut
     job_sink = sink if job_sink is None else job_sink
     if worker is not None:
         run = memory_job(repo, collection, client, episode_id, now, job_sink, extraction)

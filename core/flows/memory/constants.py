@@ -45,6 +45,9 @@ DAY = 86_400
 HOUR = 3_600
 LOOP_DEFAULT_TTL = 7 * DAY
 LOOP_MAX_TTL = 30 * DAY
+# Ours (issue 12), not the spec's: a loop outlives its due time by 3 days, so 「明後日のプレゼン」 is still there
+# when the persona asks how it went (capped by LOOP_MAX_TTL all the same).
+LOOP_GRACE_AFTER_DUE = 3 * DAY
 LOOPS_INJECTED = 5
 
 # Mood (issue 5).

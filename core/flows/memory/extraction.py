@@ -106,6 +106,7 @@ def run_reflection(
         sink=sink,
         tags={"flow": FLOW, "step": "reflection"},
         max_tokens=600,
+        clamp=True,
     )
 
 
@@ -120,6 +121,7 @@ def _extract(
         sink=sink,
         tags={"flow": FLOW, "step": f"extract_{step}" if step in STEPS else "extract_all"},
         max_tokens=1500 if step in STEPS else 3000,
+        clamp=True,
     )
 
 

@@ -2,6 +2,11 @@
 
 Entities are per person (issue #14): one person's 「佐藤さん」 is not another's. Links and edges join a
 person's units and entities only.
+
+Issue 12: an extracted name resolves to the person's entity of the same type whose name or alias has the
+same name key (core.japanese.name_key: honorific stripped, folded, kana as katakana), so 田中, 田中さん and
+an alias たなっち the model reported become one entity. A new person is named without the honorific; the
+form the model wrote is kept as an alias.
 """
 
 from __future__ import annotations
@@ -11,32 +16,65 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
 
+from core.japanese import name_key, strip_honorific
 from core.store.base import inserted_id
 from core.store.memory import dumps, edges, entities, entity_aliases, unit_entities
 
+PERSON = "PERSON"
+
+
+def find_entity(conn: Connection, owner_id: str, type_label: str, names: list[str]) -> int | None:
+    """`owner_id`'s entity of `type_label` named exactly `names[0]`, else the first whose name or alias has the
+    name key of one of `names` (spec 03: entity aliases; issue 12). Other people's entities are never found."""
+    mine = and_(entities.c.owner_id == owner_id, entities.c.type_label == type_label)
+    exact = conn.execute(select(entities.c.id).where(mine, entities.c.name == names[0])).scalar()
+    if exact is not None:
+        return int(exact)
+    keys = {name_key(n) for n in names} - {""}
+    for entity_id, name in conn.execute(
+        select(entities.c.id, entities.c.name).where(mine).order_by(entities.c.id)
+    ):
+        if name_key(name) in keys:
+            return int(entity_id)
+    for entity_id, alias in conn.execute(
+        select(entity_aliases.c.entity_id, entity_aliases.c.alias)
+        .join(entities, entities.c.id == entity_aliases.c.entity_id)
+        .where(mine)
+        .order_by(entity_aliases.c.entity_id)
+    ):
+        if name_key(alias) in keys:
+            return int(entity_id)
+    return None
+
+
+def _canonical(name: str) -> str:
+    """A person's name without the honorific (田中さん -> 田中), unless what is left is a short hiragana
+    nickname (なっちゃん stays: its ちゃん is part of how the person is called)."""
+    stripped = strip_honorific(name)
+    if len(stripped) < 2 or all("\u3041" <= c <= "\u309f" for c in stripped):
+        return name.strip()
+    return stripped
+
 
 def upsert_entity(conn: Connection, owner_id: str, entity: dict[str, Any], now: int) -> int:
-    """Insert or update an entity of `owner_id` by (TYPE, name); roles and aliases are merged."""
+    """Insert or update an entity of `owner_id` resolved by type and name key (find_entity); roles and
+    aliases are merged."""
+    name = entity["name"]
+    aliases = [a for a in entity.get("aliases", []) if a]
+    entity_id_found = find_entity(conn, owner_id, entity["type_label"], [name, *aliases])
     row = (
-        conn.execute(
-            select(entities).where(
-                and_(
-                    entities.c.owner_id == owner_id,
-                    entities.c.type_label == entity["type_label"],
-                    entities.c.name == entity["name"],
-                )
-            )
-        )
-        .mappings()
-        .first()
+        conn.execute(select(entities).where(entities.c.id == entity_id_found)).mappings().first()
+        if entity_id_found is not None
+        else None
     )
     roles = list(entity.get("roles", []))
     if row is None:
+        canonical = _canonical(name) if entity["type_label"] == PERSON else name
         entity_id = inserted_id(
             conn.execute(
                 insert(entities).values(
                     type_label=entity["type_label"],
-                    name=entity["name"],
+                    name=canonical,
                     roles_json=dumps(roles),
                     confidence=entity.get("confidence", 0.5),
                     created_at=now,
@@ -57,10 +95,12 @@ def upsert_entity(conn: Connection, owner_id: str, entity: dict[str, Any], now: 
                 updated_at=now,
             )
         )
+    current = conn.execute(select(entities.c.name).where(entities.c.id == entity_id)).scalar()
     known = set(
         conn.execute(select(entity_aliases.c.alias).where(entity_aliases.c.entity_id == entity_id)).scalars()
     )
-    for alias in entity.get("aliases", []):
+    known.add(current)
+    for alias in [name, *aliases]:
         if alias not in known:
             conn.execute(insert(entity_aliases).values(entity_id=entity_id, alias=alias))
             known.add(alias)

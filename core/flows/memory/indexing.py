@@ -6,6 +6,7 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
+from core.japanese import lexical_document
 from core.store.memory import (
     KIND_EPISODE,
     KIND_FACT,
@@ -86,7 +87,7 @@ def index_units(
         )
     }
     for unit_id, body in texts.items():
-        fts_upsert(conn, unit_id, normalize(body), bigram_document(body))
+        fts_upsert(conn, unit_id, normalize(body), bigram_document(body), lexical_document(body))
     if collection is None or not texts:
         return
     ids = list(texts)

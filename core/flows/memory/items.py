@@ -19,7 +19,7 @@ from core.store.memory_repository import MemoryRepository
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
 UNEXPECTED_ERROR = (
     "返答または記憶の処理中に予期しないエラーが発生しました。"
-    "入力した文は残っています。「もう一度送る」で再送できます。"
+    "入力した文は残っています。「再試行」で再送できます。"
 )
 
 

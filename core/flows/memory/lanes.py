@@ -1,7 +1,7 @@
 """The candidate lanes of retrieval, no LLM (issue 5): vector (Chroma), keyword (FTS5 trigram + 2-character
-index), entity (longest match of the input against entity names and aliases), and the unicode61 baseline.
-Every lane finds only one person's units (issue #14): the vector lane searches the person's own collection,
-the others take `owner_id`."""
+index + Sudachi lexical keys, issue 12), entity (longest match of the input against entity names and aliases,
+honorifics stripped and kana as katakana), and the unicode61 baseline. Every lane finds only one person's
+units (issue #14): the vector lane searches the person's own collection, the others take `owner_id`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from sqlalchemy import Connection, func, select, text
 from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
+from core.japanese import lexical_keys, name_key, to_katakana
 from core.store.memory import entities, entity_aliases, mine, unit_entities, units
-from core.store.memory_fts import FTS_BIGRAM, FTS_TRIGRAM, FTS_UNICODE61, fts_search
+from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search
 from core.vectors import cosine_score
 
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
@@ -34,19 +35,31 @@ def vector_lane(
     return out
 
 
-def keyword_lanes(conn: Connection, owner_id: str, query: str, k: int) -> dict[str, Hits]:
-    """FTS5 hits among `owner_id`'s units for one query: `trigram` (terms of 3+ characters) and `bigram`
-    (2-character terms)."""
+def keyword_lanes(
+    conn: Connection, owner_id: str, query: str, k: int, *, lexical: bool = True
+) -> dict[str, Hits]:
+    """FTS5 hits among `owner_id`'s units for one query: `trigram` (terms of 3+ characters), `bigram`
+    (2-character terms) and, unless `lexical` is False (the benchmark's "before"), `lexical` (any of the
+    query's Sudachi keys)."""
     long_terms, short_terms = query_terms(query)
-    return {
+    lanes = {
         "trigram": fts_search(conn, FTS_TRIGRAM, long_terms, k, owner_id),
         "bigram": fts_search(conn, FTS_BIGRAM, short_terms, k, owner_id),
     }
+    if lexical:
+        lanes["lexical"] = fts_search(conn, FTS_LEXICAL, lexical_keys(query), k, owner_id)
+    return lanes
 
 
-def entity_names(conn: Connection, owner_id: str) -> list[tuple[str, int]]:
-    """(normalized name or alias, entity id) of `owner_id`'s entities, longest first; the speaker and
-    1-character names left out."""
+EntityName = tuple[str, int, str]  # (matching key, entity id, the name or alias as written)
+
+
+def entity_names(conn: Connection, owner_id: str) -> list[EntityName]:
+    """Matching keys of `owner_id`'s entity names and aliases, longest first; the speaker and 1-character
+    keys left out.
+
+    Each name gives its folded form with kana as katakana (田中さん -> 田中サン) and, when it ends in an
+    honorific, the form without it (田中), so 「田中くん」 and 「田中様」 find the entity written 田中さん."""
     own = entities.c.owner_id == owner_id
     rows = list(
         conn.execute(select(entities.c.name, entities.c.id).where(entities.c.name != SPEAKER, own)).all()
@@ -58,31 +71,35 @@ def entity_names(conn: Connection, owner_id: str) -> list[tuple[str, int]]:
             .where(own)
         ).all()
     )
-    names = [(normalize(n), int(i)) for n, i in rows if len(n.strip()) >= 2]
-    return sorted(set(names), key=lambda x: (-len(x[0]), x[0]))
+    names: set[EntityName] = set()
+    for name, entity_id in rows:
+        for key in (to_katakana(normalize(name)), name_key(name)):
+            if len(key) >= 2:
+                names.add((key, int(entity_id), name))
+    return sorted(names, key=lambda x: (-len(x[0]), x[0], x[2]))
 
 
-def match_entities(query: str, names: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Longest non-overlapping matches of names in the query: (matched text, entity id)."""
-    q = normalize(query)
+def match_entities(query: str, names: list[EntityName]) -> list[tuple[str, int]]:
+    """Longest non-overlapping matches of names in the query: (name as written, entity id)."""
+    q = to_katakana(normalize(query))
     covered = [False] * len(q)
     found: list[tuple[str, int]] = []
-    for name, entity_id in names:
-        start = q.find(name)
+    for key, entity_id, written in names:
+        start = q.find(key)
         while start >= 0:
-            span = range(start, start + len(name))
+            span = range(start, start + len(key))
             if not any(covered[i] for i in span):
                 for i in span:
                     covered[i] = True
                 if all(entity_id != e for _, e in found):
-                    found.append((name, entity_id))
+                    found.append((written, entity_id))
                 break
-            start = q.find(name, start + 1)
+            start = q.find(key, start + 1)
     return found
 
 
 def entity_lane(
-    conn: Connection, owner_id: str, query: str, k: int, names: list[tuple[str, int]]
+    conn: Connection, owner_id: str, query: str, k: int, names: list[EntityName]
 ) -> tuple[list[tuple[str, int]], Hits]:
     """`owner_id`'s units linked to the entities the query names, newest first (raw score = entities
     matched)."""

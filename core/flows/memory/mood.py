@@ -50,8 +50,9 @@ class Mood:
 
 def compute_mood(episodes: list[dict[str, Any]], now: int, last_policy: dict[str, Any] | None = None) -> Mood:
     """Sum impacts per label over the episodes, squash by 1 − e^(−x); the strongest label below 0.15 is
-    neutral. The policy starts from the last trailer's persona_response_policy; refusal_allowed only when
-    anger ≥ 0.75. Each episode: label, intensity, salience, confidence, occurred_at."""
+    neutral. The policy starts from the last trailer's persona_response_policy; refusal_allowed when that
+    policy allowed it (issue 12: the model's choice reaches the next turn) or anger ≥ 0.75. Each episode:
+    label, intensity, salience, confidence, occurred_at."""
     sums = dict.fromkeys(AFFECT_LABELS, 0.0)
     for e in episodes:
         label = e.get("label") or "neutral"
@@ -67,7 +68,7 @@ def compute_mood(episodes: list[dict[str, Any]], now: int, last_policy: dict[str
     label = strongest if levels[strongest] >= MOOD_NEUTRAL_BELOW else "neutral"
     policy = {"cooperation": 0.8, "refusal_bias": 0.1, **(last_policy or {})}
     anger = levels["anger"]
-    policy["refusal_allowed"] = anger >= REFUSAL_ANGER
+    policy["refusal_allowed"] = bool(policy.get("refusal_allowed")) or anger >= REFUSAL_ANGER
     policy["cooperation"] = round(min(policy["cooperation"], 1.0 - 0.5 * anger), 3)
     policy["refusal_bias"] = round(max(policy["refusal_bias"], anger), 3)
     return Mood(levels, label, policy)

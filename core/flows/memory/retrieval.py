@@ -108,9 +108,12 @@ def retrieve(
     user_input: str,
     now: int | None = None,
     k: int = LANE_K,
+    *,
+    lexical: bool = True,
 ) -> RetrievalResult:
     """Run the lanes for Q1 and Q2, fuse by RRF (top 60), rerank, and pick memories, facts, loops, bond
-    summary (spec 03: 記憶検索, no LLM). `collection` must be the person's own (memory_collection)."""
+    summary (spec 03: 記憶検索, no LLM). `collection` must be the person's own (memory_collection);
+    `lexical=False` leaves out the Sudachi lane (benchmark baseline)."""
     now = repo.now() if now is None else now
     owner = repo.owner_id
     start = time.perf_counter()
@@ -123,7 +126,7 @@ def retrieve(
         ):
             lanes[f"vector/{label}"] = _rows(hits)
         for label, query in queries.items():
-            for lane, hits in keyword_lanes(conn, owner, query, k).items():
+            for lane, hits in keyword_lanes(conn, owner, query, k, lexical=lexical).items():
                 lanes[f"{lane}/{label}"] = _rows(hits)
         matched, hits = entity_lane(conn, owner, q1, k, entity_names(conn, owner))
         lanes["entity/Q1"] = _rows(hits)

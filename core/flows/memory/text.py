@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from core.textnorm import fold
 
 # Runs of kanji, katakana (with the long-vowel mark) or latin letters/digits: the parts of a Japanese
 # sentence that carry its content words. Hiragana runs are mostly particles and endings.
@@ -36,8 +37,8 @@ STOP_TERMS = frozenset(
 
 
 def normalize(text: str) -> str:
-    """NFKC + lower case (full-width letters and digits become ASCII)."""
-    return unicodedata.normalize("NFKC", text).lower()
+    """core.textnorm.fold: radicals repaired, NFKC, lower case (full-width letters and digits become ASCII)."""
+    return fold(text)
 
 
 def char_trigrams(text: str) -> set[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.clamp import clamp_numbers
 from core.flows.memory.constants import TRAILER_MARKER
 from core.jsonrepair import parse_json_locally
 from core.schemas import load_schema, validation_errors
@@ -61,7 +62,8 @@ class TrailerSplitter:
 
 
 def parse_trailer(trailer_text: str | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """Parse and validate the trailer JSON locally (no LLM call); (data, []) or (None, errors)."""
+    """Parse and validate the trailer JSON locally (no LLM call); (data, notes) or (None, errors). Numbers
+    just out of range are clamped (issue 12), each with a note, instead of throwing the trailer away."""
     if trailer_text is None:
         return None, ["trailer marker not found"]
     if not trailer_text.strip():
@@ -69,7 +71,9 @@ def parse_trailer(trailer_text: str | None) -> tuple[dict[str, Any] | None, list
     parsed = parse_json_locally(trailer_text)
     if not parsed.ok:
         return None, [parsed.error or "trailer is not JSON"]
-    errors = validation_errors(load_schema(TRAILER_SCHEMA), parsed.value)
+    schema = load_schema(TRAILER_SCHEMA)
+    value, notes = clamp_numbers(parsed.value, schema)
+    errors = validation_errors(schema, value)
     if errors:
         return None, errors
-    return parsed.value, []
+    return value, notes

@@ -1,7 +1,8 @@
 """Review chat about an exam answer and its review (spec 02): per-turn context, §N persistence, summaries.
 
 A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply` -> `finish_turn`
-(or `run_turn`); the summary as a background job: `summary_job`; reviews and threads for the page: `threads`.
+(or `run_turn`); a reply cut short continued or asked again: `continuation`; the summary as a background
+job: `summary_job`; reviews and threads for the page: `threads`.
 """
 
 from core.flows.review_chat.chat_turn import (
@@ -20,6 +21,16 @@ from core.flows.review_chat.context import (
     ReviewContext,
     assemble_review_context,
     build_review_chat_context_text,
+)
+from core.flows.review_chat.continuation import (
+    Continuation,
+    continue_reply,
+    discard_cut_turn,
+    finish_continuation,
+    last_cut_reply,
+    prepare_continuation,
+    request_continuation,
+    stream_continuation,
 )
 from core.flows.review_chat.messages import build_review_chat_messages
 from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
@@ -80,6 +91,7 @@ __all__ = [
     "SUMMARY_WAIT_SECONDS",
     "ChatMessage",
     "ContextBlock",
+    "Continuation",
     "ImportCheck",
     "ImportResult",
     "Notice",
@@ -96,31 +108,38 @@ __all__ = [
     "build_review_chat_context_text",
     "build_review_chat_messages",
     "check_review_record",
+    "continue_reply",
     "current_turn",
+    "discard_cut_turn",
     "extract_paragraph_numbers_from_user_input",
     "extract_specified_text_from_answer",
     "failed_turn",
+    "finish_continuation",
     "finish_review_turn",
     "finish_turn",
     "get_related_review_json_items",
     "get_review",
     "import_review",
+    "last_cut_reply",
     "list_reviews",
     "list_threads",
     "load_sample_review",
     "maybe_summarize",
     "open_thread",
     "parse_marked_answer_paragraphs",
+    "prepare_continuation",
     "prepare_review_turn",
     "prepare_turn",
     "read_review_file",
     "repository",
+    "request_continuation",
     "request_reply",
     "request_review_reply",
     "resolve_paragraph_numbers",
     "run_review_turn",
     "run_turn",
     "sample_review_id",
+    "stream_continuation",
     "stream_reply",
     "stream_review_reply",
     "submit_summary_job",

@@ -3,7 +3,8 @@
 spec 02 create_message: the thread columns are read, the context and messages rebuilt, the reply asked for;
 once it arrives the rally and the paragraph columns are stored, then the summary made when 5, 10, … turns
 have completed. The page streams between `prepare_turn` and `finish_turn`; `run_turn` does all three.
-Nothing is stored for a failed reply.
+Nothing is stored for a failed reply. A reply cut short (token limit, or a stream that broke after some text:
+core.continuation.cut_text) is shown and stored marked truncated; `continuation.py` continues it.
 
 With a worker the summary is a background job (issue #16, core/flows/review_chat/summary_job.py): the turn
 returns once the rally is saved, and the next turn waits for a summary still running (bounded).
@@ -18,6 +19,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.chat import ChatItem, assistant_item, error_item, user_item
+from core.continuation import cut_text
 from core.debuglog import DebugSink
 from core.flows.review_chat.notices import (
     STORE_FAILED,
@@ -68,6 +70,11 @@ class TurnResult:
     @property
     def ok(self) -> bool:
         return self.reply is not None and self.reply.ok
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut short (shown, stored, marked 「途中で途切れました」)."""
+        return bool(self.items) and self.items[-1]["status"] == "truncated"
 
 
 def prepare_turn(
@@ -136,20 +143,23 @@ def finish_turn(
     """
     if reply is None:
         raise ValueError("the reply stream was not read to its end")
-    if not reply.ok:
+    cut = cut_text(reply)
+    if not reply.ok and cut is None:
         return failed_turn(plan, reply)
+    text = reply.value if cut is None else cut
+    info = plan.info() | ({"truncated": True} if cut is not None else {})
     items = [
         user_item(plan.user_input, turn=plan.turn, status="done"),
-        assistant_item(reply.value, turn=plan.turn, info=plan.info()),
+        assistant_item(text, turn=plan.turn, info=info)
+        if cut is None
+        else assistant_item(text, turn=plan.turn, status="truncated", raw=reply.raw, info=info),
     ]
     result = TurnResult(items, plan.thread_id, plan=plan, reply=reply)
     try:
         if result.thread_id is None:
             assert plan.review_id is not None, "plan the turn with prepare_turn"
             result.thread_id = repo.create_thread(plan.review_id)
-        repo.save_turn(
-            result.thread_id, plan.turn, plan.user_input, reply.value, plan.state_after, plan.info()
-        )
+        repo.save_turn(result.thread_id, plan.turn, plan.user_input, text, plan.state_after, info)
     except (SQLAlchemyError, KeyError):  # KeyError: the thread or review is not this person's
         result.notices.append(("error", STORE_FAILED))
         return result

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.chat import ChatItem, assistant_item, user_item
+from core.chat import ChatItem, ChatStatus, assistant_item, user_item
 from core.clock import Clock, utc_now
 from core.flows.review_chat.notices import Notice, imported
 from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
@@ -47,13 +47,15 @@ def list_threads(repo: ReviewRepository, review_id: int) -> list[dict[str, Any]]
 
 
 def thread_items(messages: Iterable[ChatMessage]) -> list[ChatItem]:
-    """Stored messages as chat items ("done"); an assistant message's stored meta is its turn info."""
+    """Stored messages as chat items ("done", or "truncated" for a reply stored cut short); an assistant
+    message's stored meta is its turn info."""
     items: list[ChatItem] = []
     for m in messages:
         if m.role == "user":
             items.append(user_item(m.content, turn=m.turn, status="done"))
         elif m.meta:
-            items.append(assistant_item(m.content, turn=m.turn, info=m.meta))
+            status: ChatStatus = "truncated" if m.meta.get("truncated") else "done"
+            items.append(assistant_item(m.content, turn=m.turn, status=status, info=m.meta))
         else:
             items.append(assistant_item(m.content, turn=m.turn))
     return items

@@ -10,6 +10,7 @@ from core.flows.diagnosis.booking import (
     booking_record,
     booking_summary,
     clean_booking,
+    late_visit_warning,
     local_now,
     validate_booking,
 )
@@ -71,18 +72,21 @@ def handle_booking_info(session: SessionState, request: ChatRequest, deps: Diagn
     except json.JSONDecodeError:
         raw = {}
     data = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-    errors = validate_booking(session.booking_type, data, local_now(deps.clock))
-    session.booking_data = clean_booking(session.booking_type, data)
+    now = local_now(deps.clock)
+    errors = validate_booking(session.booking_type, data, now)
+    session.booking_data = clean_booking(session.booking_type, data, now)
     if errors:
         message = "入力内容を確認してください。\n" + "\n".join(f"- {e}" for e in errors.values())
         return respond(session, booking_form_prompt(session, message), record=False)
     session.current_step = ChatStep.BOOKING_CONFIRM
+    late = late_visit_warning(session, now)
+    edit_label = "日時を変更する" if late else "修正する"
     prompt = PromptInfo(
         type="booking_confirm",
-        message="以下の内容でよろしいですか？",
+        message="\n\n".join(p for p in (late, "以下の内容でよろしいですか？") if p),
         booking_type=session.booking_type,
         booking_summary=booking_summary(session),
-        choices=[{"value": "confirm", "label": "この内容で予約する"}, {"value": "edit", "label": "修正する"}],
+        choices=[{"value": "confirm", "label": "この内容で予約する"}, {"value": "edit", "label": edit_label}],
         action="booking_confirm",
     )
     return respond(session, prompt, record=False)
