@@ -4,6 +4,9 @@ A rename keeps the old name as an alias. A merge moves everything of the merged 
 unit links, facts (subject and object), edges (a duplicate keeps the larger weight, a self-loop is dropped),
 aliases (their names become aliases) and roles; an entity summary moves too unless the kept entity has one,
 in which case the merged one's summary is soft-deleted. The merged entities are then deleted.
+
+Both work only within the repository's person (issue #14): another person's entity id reads as unknown, and
+a name clash is checked against the person's own entities only.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from core.store.memory import (
     units,
 )
 from core.store.memory_repository import MemoryRepository
+from core.store.owners import owned_by
 
 
 class EntityEditError(ValueError):
@@ -61,15 +65,16 @@ def _add_aliases(conn: Connection, entity_id: int, names: list[str]) -> list[str
 
 
 def rename_entity(repo: MemoryRepository, entity_id: int, new_name: str) -> str:
-    """Give an entity a new name; the old one stays as an alias. Returns the new name.
+    """Give one of the person's entities a new name; the old one stays as an alias. Returns the new name.
 
-    Raises EntityEditError for an empty name, the speaker, an unknown id, or a name another entity of the
-    same type already has (merge them instead)."""
+    Raises EntityEditError for an empty name, the speaker, an unknown (or another person's) id, or a name
+    another of the person's entities of the same type already has (merge them instead)."""
     new_name = new_name.strip()
     if not new_name:
         raise EntityEditError("新しい名前を入力してください。")
+    mine = owned_by(entities, repo.owner_id)
     with repo.begin() as conn:
-        row = conn.execute(select(entities).where(entities.c.id == entity_id)).mappings().first()
+        row = conn.execute(select(entities).where(entities.c.id == entity_id, mine)).mappings().first()
         if row is None:
             raise EntityEditError("そのエンティティは見つかりません（削除された可能性があります）。")
         if row["name"] == SPEAKER:
@@ -78,7 +83,7 @@ def rename_entity(repo: MemoryRepository, entity_id: int, new_name: str) -> str:
             return new_name
         clash = conn.execute(
             select(entities.c.id).where(
-                and_(entities.c.type_label == row["type_label"], entities.c.name == new_name)
+                and_(mine, entities.c.type_label == row["type_label"], entities.c.name == new_name)
             )
         ).scalar()
         if clash is not None:
@@ -136,15 +141,16 @@ def _move_edges(conn: Connection, keep: int, other: int) -> int:
     return moved
 
 
-def _move_summary(conn: Connection, keep: int, other: int) -> None:
+def _move_summary(conn: Connection, owner_id: str, keep: int, other: int) -> None:
     old_key, new_key = f"entity:{other}", f"entity:{keep}"
+    mine = owned_by(payload_summary, owner_id)
     theirs = conn.execute(
-        select(payload_summary.c.unit_id).where(payload_summary.c.scope_key == old_key)
+        select(payload_summary.c.unit_id).where(payload_summary.c.scope_key == old_key, mine)
     ).scalar()
     if theirs is None:
         return
     ours = conn.execute(
-        select(payload_summary.c.unit_id).where(payload_summary.c.scope_key == new_key)
+        select(payload_summary.c.unit_id).where(payload_summary.c.scope_key == new_key, mine)
     ).scalar()
     if ours is None:
         conn.execute(
@@ -155,9 +161,10 @@ def _move_summary(conn: Connection, keep: int, other: int) -> None:
 
 
 def merge_entities(repo: MemoryRepository, keep: int, others: list[int]) -> MergeReport:
-    """Merge `others` into `keep` (see the module docstring); returns what moved.
+    """Merge the person's entities `others` into their `keep` (see the module docstring); returns what moved.
 
-    Raises EntityEditError for an unknown id, the speaker among `others`, or nothing to merge."""
+    Raises EntityEditError for an unknown (or another person's) id, the speaker among `others`, or nothing
+    to merge."""
     others = [o for o in dict.fromkeys(others) if o != keep]
     if not others:
         raise EntityEditError("統合するエンティティを選んでください（残すものとは別のもの）。")
@@ -165,7 +172,9 @@ def merge_entities(repo: MemoryRepository, keep: int, others: list[int]) -> Merg
     with repo.begin() as conn:
         rows = {
             int(r["id"]): r
-            for r in conn.execute(select(entities).where(entities.c.id.in_([keep, *others]))).mappings()
+            for r in conn.execute(
+                select(entities).where(entities.c.id.in_([keep, *others]), owned_by(entities, repo.owner_id))
+            ).mappings()
         }
         if keep not in rows or any(o not in rows for o in others):
             raise EntityEditError("選んだエンティティが見つかりません（削除された可能性があります）。")
@@ -178,7 +187,7 @@ def merge_entities(repo: MemoryRepository, keep: int, others: list[int]) -> Merg
             report.edges_moved += _move_edges(conn, keep, other)
             for column in (payload_fact.c.subject_entity_id, payload_fact.c.object_entity_id):
                 conn.execute(update(payload_fact).where(column == other).values({column.name: keep}))
-            _move_summary(conn, keep, other)
+            _move_summary(conn, repo.owner_id, keep, other)
             report.aliases_added += _add_aliases(
                 conn, keep, [rows[other]["name"], *sorted(_aliases(conn, other))]
             )
