@@ -279,8 +279,11 @@ class ReviewRepository(OwnedRepository):
             conn.execute(review_threads.update().where(self._own_thread(thread_id)).values(**values))
 
     def update_reply(self, thread_id: int, turn: int, assistant_text: str, meta: dict[str, Any]) -> bool:
-        """Replace the stored reply of `turn` (a continued or regenerated reply); True when it existed."""
+        """Replace the stored reply of `turn` (a continued or regenerated reply) in this person's thread; True
+        when it existed (False for another person's thread, which is left alone)."""
         with self.engine.begin() as conn:
+            if not self.owns_thread(thread_id, conn):
+                return False
             result = conn.execute(
                 review_messages.update()
                 .where(
@@ -291,13 +294,16 @@ class ReviewRepository(OwnedRepository):
                 .values(content=assistant_text, meta=json.dumps(meta, ensure_ascii=False))
             )
             conn.execute(
-                review_threads.update().where(review_threads.c.id == thread_id).values(updated_at=self.now())
+                review_threads.update().where(self._own_thread(thread_id)).values(updated_at=self.now())
             )
             return bool(result.rowcount)
 
     def delete_turn(self, thread_id: int, turn: int) -> None:
-        """Remove the stored rally of `turn` (a cut reply asked again from the start)."""
+        """Remove the stored rally of `turn` (a cut reply asked again from the start) from this person's
+        thread; another person's thread is left alone."""
         with self.engine.begin() as conn:
+            if not self.owns_thread(thread_id, conn):
+                return
             conn.execute(
                 review_messages.delete().where(
                     review_messages.c.thread_id == thread_id, review_messages.c.turn == turn
