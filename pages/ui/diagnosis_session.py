@@ -35,6 +35,9 @@ FAILURE_CONSEQUENCES = {
 DEMO_VEHICLE = "minato-soleil-2022"
 DEMO_SYMPTOM = "エンジン警告灯が点灯した"
 URL_KEY = "diagnosis"  # st.query_params key of the session id
+SESSION_NOT_FOUND = (
+    "指定された問診は見つかりません（期限が切れたか、ほかの人の問診です）。新しい問診を始めました。"
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -82,9 +85,13 @@ def _session_id() -> str | None:
 
 def current_session() -> SessionState:
     """The page's session (from memory or the person's store); a missing, expired or another person's one is
-    replaced by a new session."""
+    replaced by a new session, and a link to it says it was not found."""
     person = state.person()
-    return _bind(chat_service().session(_session_id(), person.id, session_archive(state.engine(), person)))
+    wanted = _session_id()
+    session = chat_service().session(wanted, person.id, session_archive(state.engine(), person))
+    if wanted and session.session_id != wanted:
+        st.warning(SESSION_NOT_FOUND, icon=":material/search_off:")
+    return _bind(session)
 
 
 def restart() -> None:

@@ -13,6 +13,10 @@ from streamlit.testing.v1 import AppTest
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_turn as kt
 from core.flows.diagnosis.booking import list_bookings
+from core.flows.diagnosis.deps import open_deps
+from core.flows.diagnosis.models import ChatRequest
+from core.flows.diagnosis.service import ChatService
+from core.flows.diagnosis.service import run_turn as run_diagnosis
 from core.flows.knowledge_stores import knowledge_stores
 from core.flows.memory.chat import run_turn
 from core.flows.memory.stores import memory_collection, memory_repository
@@ -22,6 +26,7 @@ from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository
 from core.vectors import open_chroma
+from tests.core.diagnosis_fixtures import diag
 from tests.pages.conftest import claims, make_app, make_signed_in_app
 from tests.persons import ADMIN, ALICE, BOB
 
@@ -187,3 +192,28 @@ def test_bookings_are_listed_for_their_person_and_the_team_for_admins(tmp_path: 
     admin = diagnosis_page(tmp_path, ADMIN_USER, admins=ADMINS)
     assert "チーム全体の予約（管理者）" in [e.label for e in admin.expander]
     assert "顧客一郎" in page_text(admin) and ALICE.name in page_text(admin)
+
+
+def test_a_diagnosis_link_of_another_person_reads_not_found(tmp_path: Path) -> None:
+    engine = open_store(tmp_path)
+    deps = open_deps(ReplayClient([diag(message="いつ音がしますか？")]), engine, ALICE)
+    service = ChatService()  # not the page's: the session comes back from the store, as after a restart
+    session, _ = run_diagnosis(
+        service, ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"), deps
+    )
+    for request in (
+        ChatRequest(action="photo_confirm", action_value="yes"),
+        ChatRequest(message="ドアがきしむ"),
+    ):
+        request.session_id = session.session_id
+        run_diagnosis(service, request, deps)
+    link = {"diagnosis": session.session_id}
+    bob = make_signed_in_app(tmp_path, BOB_USER, page="pages/diagnosis.py", query=link)
+    assert not bob.exception
+    assert any("見つかりません" in w.value for w in bob.warning)
+    assert "ドアがきしむ" not in page_text(bob)
+    assert bob.query_params["diagnosis"] == bob.session_state["diagnosis_session_id"] != session.session_id
+    alice = make_signed_in_app(tmp_path, ALICE_USER, page="pages/diagnosis.py", query=link)
+    assert not alice.exception and not [w for w in alice.warning if "見つかりません" in w.value]
+    assert "ドアがきしむ" in page_text(alice)
+    assert alice.query_params["diagnosis"] == session.session_id
