@@ -123,7 +123,7 @@ def measure(
 
 def knowledge(tmp: Path) -> list[Row]:
     client = SlowClient(demo_client())
-    repo = KnowledgeRepository(open_store(tmp))
+    repo = KnowledgeRepository(open_store(tmp), owner_id=LOCAL_PERSON.id)
     items: list[ChatItem] = []
     texts = [kd.DEMO_OPENING, *kd.DEMO_SCRIPT]
     texts += [f"補足{i}: 相手方との交渉経過もメモしておきたいです。" for i in range(TURNS - len(texts))]
@@ -248,7 +248,9 @@ def diagnosis(tmp: Path) -> list[Row]:
     for turn in range(1, TURNS + 1):
         request = state["request"] or ChatRequest(action="select_vehicle", action_value="minato-soleil-2022")
         if state["request"] is None and state["session"] is not None:
-            state["session"] = service.restart(state["session"]).session_id  # 最初からやり直す
+            state["session"] = service.restart(
+                state["session"], LOCAL_PERSON.id
+            ).session_id  # 最初からやり直す
 
         def send(request: ChatRequest = request) -> None:  # what pages/ui/diagnosis_session.py does
             request.session_id = state["session"]
