@@ -5,7 +5,7 @@ import streamlit as st
 from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.chat import ChatItem
 from core.flows.knowledge_turn import TurnInput
-from pages.ui import knowledge_base_tab, knowledge_widgets, last_call, state
+from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 
@@ -59,6 +59,7 @@ with tab_interview:
             st.caption(knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます")
         for error in errors:
             st.error(error)
+        attachments.password_field(ks.FLOW)
         prompt = st.chat_input(
             "事例や回答を入力（ファイルも添付できます）",
             key="knowledge_input",
