@@ -8,8 +8,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
-from core.guard_result import Attempt, GuardResult, call_client, emit, reply_fields, user_message
+from core.guard_result import (
+    Attempt,
+    GuardResult,
+    call_client,
+    emit,
+    reply_fields,
+    unexpected_error,
+    user_message,
+)
 from core.llm.base import LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
+from core.llm.replay import ReplayExhausted
 
 
 class GuardedStream:
@@ -32,12 +41,15 @@ class GuardedStream:
                 parts.append(delta)
                 yield delta
             reply = stream.reply
-        except ProviderError as exc:
+        except ReplayExhausted:
+            raise  # a test recorded too few outputs
+        except Exception as exc:  # noqa: BLE001 - issue #15: any client failure mid-stream becomes a result
+            error = exc if isinstance(exc, ProviderError) else unexpected_error(exc)
             self.result = _text_failure(
                 self._client,
                 self._request,
                 "".join(parts),
-                exc,
+                error,
                 (time.perf_counter() - start) * 1000,
                 self._sink,
             )

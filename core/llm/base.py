@@ -87,7 +87,7 @@ class LLMClient(Protocol):
 
 
 class ProviderError(Exception):
-    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request."""
+    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key."""
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
@@ -96,6 +96,7 @@ class ProviderError(Exception):
         "auth": "APIキーが無効か、権限がありません。サイドバーのプロバイダー設定を確認してください。",
         "connection": "LLMのサーバーに接続できませんでした。ベースURLとネットワークを確認してください。",
         "bad_request": "LLMがリクエストを受け付けませんでした（400）。モデル名や設定を確認してください。",
+        "malformed": "LLMのサーバーから読み取れない応答が返りました（JSONでない本文・HTMLページ・壊れたストリーム）。ベースURLとサーバーの状態を確認してください。",
         "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 
