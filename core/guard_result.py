@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from core.debuglog import DebugEvent, DebugSink
-from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
+from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, ProviderError
 from core.llm.replay import ReplayExhausted
 
 ERROR_MESSAGES = {
@@ -113,7 +113,7 @@ def call_client(
         return None, exc, (time.perf_counter() - start) * 1000
     except ReplayExhausted:
         raise  # a test recorded too few outputs: that must fail the test, not become a result
-    except Exception as exc:  # noqa: BLE001 - issue #15: whatever a client raises becomes a provider_error result
+    except MALFORMED as exc:  # issue #15: an unreadable reply a client did not map itself is a result too
         return None, unexpected_error(exc), (time.perf_counter() - start) * 1000
 
 

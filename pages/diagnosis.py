@@ -10,7 +10,7 @@ from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from pages.ui import diagnosis_widgets as w
 from pages.ui import last_call, state
 from pages.ui.diagnosis_session import bookings, current_session, ensure_index, load_demo, restart, send
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_caption, llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
 ss = st.session_state
@@ -81,7 +81,7 @@ w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
-    st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
+    llm_alert("warning", f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
 
 if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_CONFIRM, ChatStep.DONE):
     if prompt.type in ("single_choice", "reservation_choice") and prompt.choices:
@@ -138,9 +138,9 @@ def rewind_panel() -> None:
                 format_func=lambda t: f"ターン{t}",
             )
         question, answer = turn_preview(session, int(target))
-        st.caption(f"ターン{target}の質問: {question or '（記録なし）'}")
+        llm_caption(f"ターン{target}の質問: {question or '（記録なし）'}")
         if answer:
-            st.caption(f"そのときの回答: {answer}")
+            llm_caption(f"そのときの回答: {answer}")
         if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
             ss["diagnosis_free_input"] = False
             act(ChatRequest(rewind_to_turn=int(target)))

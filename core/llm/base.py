@@ -75,6 +75,12 @@ class TextStream:
     def __next__(self) -> str:
         return next(self._chunks)
 
+    def close(self) -> None:
+        """Stop reading: closes the underlying generator (and with it the HTTP response)."""
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
+
 
 @runtime_checkable
 class LLMClient(Protocol):
@@ -84,6 +90,12 @@ class LLMClient(Protocol):
     def complete(self, request: LLMRequest) -> LLMReply: ...
 
     def stream(self, request: LLMRequest) -> TextStream: ...
+
+
+# What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
+# events of the wrong shape or order; json.JSONDecodeError is a ValueError): each becomes
+# ProviderError("malformed") in the clients, and the guard maps any that slip through (issue #15).
+MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError, AssertionError)
 
 
 class ProviderError(Exception):

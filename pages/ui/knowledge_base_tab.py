@@ -16,6 +16,7 @@ from core.flows import knowledge_export as kx
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
+from pages.ui.render import llm_label
 
 PICK_KEY = "knowledge_base_pick"  # selectbox widget key
 TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
@@ -136,8 +137,8 @@ def render_entry_editor(entry: dict) -> None:
     base = ks.stores().base
     with st.container(border=True):
         st.markdown(
-            f"**ID {entry['id']}・第{entry['version']}版**（作成: {entry['created_by']} {_when(entry['created_at'])}"
-            f"／更新: {entry['updated_by']} {_when(entry['updated_at'])}）"
+            f"**ID {entry['id']}・第{entry['version']}版**（作成: {llm_label(entry['created_by'])} {_when(entry['created_at'])}"
+            f"／更新: {llm_label(entry['updated_by'])} {_when(entry['updated_at'])}）"
         )
         with st.form(f"knowledge_base_edit_{entry['id']}_{entry['version']}", border=False):
             edited = {}
