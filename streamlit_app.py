@@ -1,11 +1,18 @@
 """Katachi shell: page config, session defaults, provider settings in the sidebar, navigation."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages.ui import sidebar, state
 from pages.ui.nav import HOME, existing_pages
 
-st.set_page_config(page_title="Katachi", page_icon=":material/category:", layout="wide")
+# A file shipped with the app, not a `:material/...:` icon: for those the browser fetches the favicon
+# from a public font host, which an intranet cannot reach (issue #15 item 7).
+ICON = str(Path(__file__).resolve().parent / "core" / "samples" / "icons" / "katachi.png")
+
+st.set_page_config(page_title="Katachi", page_icon=ICON, layout="wide")
+st.logo(ICON, size="medium")
 state.init_session()
 
 

@@ -46,6 +46,9 @@ if rag is not None:
             )
             bar.empty()
             st.success(f"索引を作り直しました（{count} 件）。")
+        if st.button("索引を照合する", key="diagnosis_reconcile", icon=":material/sync:"):
+            added, removed = rag.reconcile()
+            st.success(f"索引を照合しました（登録 {added} 件・削除 {removed} 件）。")
 
 
 def act(request: ChatRequest) -> None:

@@ -16,6 +16,7 @@ the queue), to mimic servers that do not support a form (see `response_format_fo
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import socket
 import sys
@@ -58,6 +59,7 @@ class Scripted:
     content_type: str = "application/json"
     trickle_seconds: float = 0.0  # kind trickle: keep-alive bytes for this long before the reply
     interval: float = 0.05
+    make_text: Any = None  # kind text: a function of the request body giving the reply text (dynamic replies)
 
     @classmethod
     def text_reply(cls, text: str, **kw: Any) -> Scripted:
@@ -187,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
         script = owner._next(
             Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
         )
+        if script.make_text is not None:
+            script = dataclasses.replace(script, text=script.make_text(body), make_text=None)
         try:
             if script.delay:
                 time.sleep(script.delay)
