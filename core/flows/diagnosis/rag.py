@@ -120,7 +120,9 @@ class RAGService:
     def index_manuals(self, progress: Progress | None = None, *, force: bool = False, batch: int = 40) -> int:
         """Index every sample manual (skipped when already current unless `force`); returns the chunk count."""
         if force:
-            get_collection(self.client, self.collection_name, metadata={"flow": FLOW_TAG})  # deleting needs one
+            get_collection(
+                self.client, self.collection_name, metadata={"flow": FLOW_TAG}
+            )  # deleting needs one
             self.client.delete_collection(self.collection_name)
             self._collection = None
         elif self.is_indexed():
