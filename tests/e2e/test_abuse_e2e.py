@@ -17,7 +17,7 @@ import pytest
 
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.llm.demo import DemoClient
-from tests.abuse.bombs import bomb_docx, whitespace_docx
+from tests.abuse.bombs import bomb_docx, bomb_pdf, whitespace_docx
 from tests.abuse.hostile import MARK, _poison, payload
 from tests.core.wire_server import Scripted, WireServer
 from tests.e2e.conftest import AppServer
@@ -149,3 +149,23 @@ def test_a_bomb_in_one_session_leaves_another_served(browser, app_url) -> None: 
     finally:
         attacker.close()
         other.close()
+
+
+def test_a_slow_attachment_shows_progress_and_can_be_cancelled(browser, app_url) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(f"{app_url}/knowledge")
+        wait_idle(page)
+        slow = bomb_pdf(12 << 20, pages=5)  # within every limit, about 6 s to read
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+            [{"name": "slow.pdf", "mimeType": "application/pdf", "buffer": slow}]
+        )
+        page.get_by_text("を読み取り中").first.wait_for(timeout=20_000)
+        shot(page, "abuse-attachment-progress")
+        page.get_by_role("button", name="読み取りを中止").click()
+        wait_idle(page)
+        assert "読み取りを取り消しました（slow.pdf）" in page.inner_text("body")
+    finally:
+        context.close()
