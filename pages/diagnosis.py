@@ -18,7 +18,7 @@ from pages.ui.diagnosis_session import (
     send,
     team_bookings_view,
 )
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_caption, llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
 ss = st.session_state
@@ -54,6 +54,9 @@ if rag is not None:
             )
             bar.empty()
             st.success(f"索引を作り直しました（{count} 件）。")
+        if st.button("索引を照合する", key="diagnosis_reconcile", icon=":material/sync:"):
+            added, removed = rag.reconcile()
+            st.success(f"索引を照合しました（登録 {added} 件・削除 {removed} 件）。")
 
 
 def act(request: ChatRequest) -> None:
@@ -89,7 +92,7 @@ w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"])
 
 for failure in ss.get("diagnosis_last_failures") or []:
-    st.warning(f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
+    llm_alert("warning", f"AIの応答を取得できませんでした（{failure}）", icon=":material/error:")
 
 if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_CONFIRM, ChatStep.DONE):
     if prompt.type in ("single_choice", "reservation_choice") and prompt.choices:
@@ -146,9 +149,9 @@ def rewind_panel() -> None:
                 format_func=lambda t: f"ターン{t}",
             )
         question, answer = turn_preview(session, int(target))
-        st.caption(f"ターン{target}の質問: {question or '（記録なし）'}")
+        llm_caption(f"ターン{target}の質問: {question or '（記録なし）'}")
         if answer:
-            st.caption(f"そのときの回答: {answer}")
+            llm_caption(f"そのときの回答: {answer}")
         if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
             ss["diagnosis_free_input"] = False
             act(ChatRequest(rewind_to_turn=int(target)))

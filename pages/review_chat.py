@@ -10,7 +10,7 @@ from core.flows.review_chat import load_sample_review, parse_marked_answer_parag
 from pages.ui import last_call, state
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_markdown, raw_excerpt
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
@@ -38,9 +38,9 @@ if review is None:  # e.g. a thread link to a review that no longer exists: fall
 # While a reply is pending this run ends in a rerun: keep the notices for the run that follows it.
 notices = ss.get("review_notices", []) if ss.get("review_pending") else ss.pop("review_notices", [])
 for kind, text in notices:
-    {"success": st.success, "error": st.error}.get(kind, st.warning)(text)
+    llm_alert(kind if kind in ("success", "error") else "warning", text)
 for text in rs.land_jobs():  # summaries made in the background since the last question
-    st.success(text)
+    llm_alert("success", text)
 rs.summary_failure(ss["review_thread_id"])
 
 left, right = st.columns([5, 6], gap="large")
@@ -128,14 +128,14 @@ with right:
         for item in rs.chat():
             with st.chat_message(item["role"]):
                 if item["role"] == "assistant" and item["status"] == "error":
-                    st.error(f"{item['content']}（エラー種別: {item.get('error_type')}）")
+                    llm_alert("error", f"{item['content']}（エラー種別: {item.get('error_type')}）")
                     if item.get("raw"):
                         st.caption("途中までの出力")
-                        st.text(item["raw"])
+                        st.text(raw_excerpt(item["raw"]))
                 elif item["role"] == "user":
                     st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
-                    llm_markdown(item["content"])
+                    llm_markdown(item["content"], key=f"review_full_{item.get('turn')}_{item['role']}")
                 if item["role"] == "user" and item["status"] == "error":
                     st.caption("この質問への回答を取得できませんでした。")
                 if item["role"] == "assistant" and meta(item).get("info"):

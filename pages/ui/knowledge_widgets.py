@@ -17,7 +17,7 @@ from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
 from pages.ui import state
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_caption, llm_label, llm_markdown, plain_label, raw_excerpt
 
 ERROR_TYPE_LABELS = {
     "parse_error": "JSONとして読めない出力",
@@ -65,18 +65,18 @@ def render_user(item: Mapping[str, Any]) -> None:
     extras = meta(item)
     with st.chat_message("user"):
         if extras.get("text"):
-            st.markdown(extras["text"])
+            llm_markdown(extras["text"])
         for summary in extras.get("attachments", []):
-            st.caption(attachment_caption(summary))
+            llm_caption(attachment_caption(summary))
             for warning in summary.get("warnings", []):
-                st.caption(f":material/warning: {warning}")
+                st.caption(f":material/warning: {llm_label(warning, 500)}")
         if extras.get("resumed") and extras.get("attachments"):
             st.caption(
                 ":material/info: 添付ファイルの本文は保存していないため、再開後はAIに送られません。"
                 "必要なら添付し直してください。"
             )
         for error in extras.get("attachment_errors", []):
-            st.warning(f"添付できなかったファイル: {error}")
+            llm_alert("warning", f"添付できなかったファイル: {error}")
 
 
 def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
@@ -85,13 +85,13 @@ def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
     with st.chat_message("assistant", avatar=":material/error:"):
         label = ERROR_TYPE_LABELS.get(error_type, error_type)
         st.error(
-            f"一時的なエラーのため、応答を受け取れませんでした。{item.get('message') or item['content']}\n\n"
+            f"一時的なエラーのため、応答を受け取れませんでした。{llm_label(item.get('message') or item['content'], 2000)}\n\n"
             f"エラー種別: `{error_type}`（{label}）。入力内容は残っています。再試行してください。"
         )
         st.caption("エラー内容")
         st.code(meta(item).get("error") or "", language=None, wrap_lines=True)
         st.caption("LLMの生出力")
-        st.code(item.get("raw") or "（空）", language=None, wrap_lines=True)
+        st.code(raw_excerpt(item.get("raw") or "（空）"), language=None, wrap_lines=True)
         if is_last:
             _retry_button()
 
@@ -124,9 +124,9 @@ def render_checklist(missing: list[str]) -> None:
         return
     lines = [
         (
-            f":material/check_box_outline_blank: {i}"
+            f":material/check_box_outline_blank: {llm_label(i)}"
             if i in missing
-            else f":material/check_box: :gray[~~{i}~~]"
+            else f":material/check_box: :gray[~~{llm_label(i)}~~]"
         )
         for i in seen
     ]
@@ -170,7 +170,9 @@ def render_card() -> None:
                     edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
                 else:
                     edited[key] = st.text_input(label, value=entry[key], key=widget_key)
-            st.caption(f"保存者: {state.person().name}（サインイン中の利用者として記録されます）")
+            st.caption(
+                f"保存者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）"
+            )
             saved = st.session_state[ks.SAVED_ENTRY_KEY]
             label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
             submitted = st.form_submit_button(label, icon=":material/save:", type="primary")
