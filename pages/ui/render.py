@@ -109,13 +109,14 @@ def raw_excerpt(raw: str, max_chars: int = 20_000) -> str:
 def plain_label(text: Any, max_chars: int = LABEL_CHARS) -> str:
     """Text that is not Markdown (a person's name or email from the identity provider, a provider name from
     the secrets) for st.markdown, captions and labels: one line, capped, shown exactly as written
-    (literal_md; `&` and `<` as entities), with `:name:` shortcodes (Streamlit icons and emoji) and
-    `javascript:`-like schemes broken up by a zero-width space so none of them forms."""
+    (literal_md; `&` and `<` as entities), with `:name:` shortcodes (Streamlit icons and emoji),
+    `javascript:`-like schemes and email addresses broken up by a zero-width space so none of them forms."""
     line = " ".join(str(text).split())
     if len(line) > max_chars:
         line = line[: max_chars - 1] + "…"
     shown = literal_md(line.replace("&", "&amp;")).replace("\\<", "&lt;")
     shown = _SCHEME.sub(lambda m: m.group(1) + ZWSP + ":", shown)
+    shown = shown.replace("@", "@" + ZWSP)  # GFM would link an email address (mailto:)
     return _SHORTCODE.sub(":" + ZWSP, shown)
 
 

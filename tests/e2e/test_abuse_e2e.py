@@ -1,5 +1,9 @@
 """Issue #15 in the browser: nothing is fetched from outside the app's origin, a hostile payload in every
-flow fetches nothing, and a bomb attachment in one session leaves another session served.
+flow fetches nothing, a hostile name from the identity provider is shown as plain text and fetches
+nothing either, and a bomb attachment in one session leaves another session served.
+
+Every app here is an AppServer (tests/e2e/conftest.py) with a secrets file of its own (`--secrets.files`):
+no `[auth]` (the local person) unless a test writes one, never the repository's `.streamlit/secrets.toml`.
 
 Every request the page makes is logged with `context.on("request")`; the local model server
 (tests/core/wire_server.py) logs every request it receives, so an image or link the model wrote that
@@ -9,18 +13,23 @@ the browser followed would show up in both.
 from __future__ import annotations
 
 import json
+import re
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import werkzeug.serving
+from oidc_provider_mock import User
+from oidc_provider_mock import app as oidc_app
 
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.llm.demo import DemoClient
 from tests.abuse.bombs import bomb_docx, bomb_pdf, whitespace_docx
 from tests.abuse.hostile import MARK, _poison, payload
 from tests.core.wire_server import Scripted, WireServer
-from tests.e2e.conftest import AppServer
+from tests.e2e.conftest import AppServer, free_port
 from tests.e2e.helpers import shot, wait_idle
 
 FLOWS = ("knowledge", "review", "memory", "diagnosis")
@@ -72,7 +81,11 @@ def _demo(page, origin: str, flow: str) -> None:  # type: ignore[no-untyped-def]
     wait_idle(page, timeout=90_000)
 
 
-def test_no_page_fetches_anything_outside_the_app(browser, app_url) -> None:  # type: ignore[no-untyped-def]
+def test_no_page_fetches_anything_outside_the_app(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # An app of its own: the four demos write data (the memory samples among them) that the shared
+    # `app_url` server's other tests expect not to be there yet (test_memory_e2e loads the samples).
+    app = AppServer(tmp_path)
+    app_url = app.url
     context, seen = _logged_context(browser, app_url)
     try:
         page = context.new_page()
@@ -86,6 +99,7 @@ def test_no_page_fetches_anything_outside_the_app(browser, app_url) -> None:  # 
         assert not _outside(seen, app_url), _outside(seen, app_url)[:10]
     finally:
         context.close()
+        app.stop()
 
 
 def test_hostile_payload_in_every_flow_fetches_nothing(browser, hostile_wire, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -169,3 +183,69 @@ def test_a_slow_attachment_shows_progress_and_can_be_cancelled(browser, app_url)
         assert "読み取りを取り消しました（slow.pdf）" in page.inner_text("body")
     finally:
         context.close()
+
+
+# A person as an identity provider could name them (issue #14): not model text, still shown as plain text.
+HOSTILE_NAME = f"{MARK} ![x](http://127.0.0.1:9/pixel?name=1) <img src=http://127.0.0.1:9/pixel?html=1> **b**"
+
+
+@pytest.fixture
+def hostile_idp(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """oidc-provider-mock on 127.0.0.1 whose one user has the hostile name."""
+    monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")  # plain http on the loopback
+    claims = {"email": "mallory@example.com", "email_verified": True, "name": HOSTILE_NAME}
+    server = werkzeug.serving.make_server(
+        "127.0.0.1", 0, oidc_app(user_claims=[User(sub="mallory", claims=claims)]), threaded=True
+    )
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(5)
+
+
+def test_a_hostile_name_from_the_identity_provider_is_plain_text(browser, hostile_idp, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    port = free_port()
+    secrets = f"""
+[auth]
+redirect_uri = "http://127.0.0.1:{port}/oauth2callback"
+cookie_secret = "e2e-abuse-cookie-secret-0123456789"
+client_id = "katachi-e2e"
+client_secret = "e2e-client-secret"
+server_metadata_url = "{hostile_idp}/.well-known/openid-configuration"
+"""
+    app = AppServer(tmp_path, port=port, secrets=secrets)
+    context, seen = _logged_context(browser, app.url)
+    context.route(
+        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort()
+    )  # the provider's CDN css
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(app.url)
+        wait_idle(page)
+        page.get_by_test_id("stMain").get_by_role("button", name="サインイン").wait_for()
+        assert not _outside(seen, app.url), _outside(seen, app.url)[:10]  # the sign-in page itself
+        page.get_by_role("button", name="サインイン").click()
+        page.wait_for_url(f"{hostile_idp}/oauth2/authorize**")
+        page.get_by_placeholder("sub").fill("mallory")
+        page.get_by_role("button", name="Authorize").click()
+        page.wait_for_url(f"{app.url}/**")
+        wait_idle(page)
+        seen.clear()  # from here on, only the app's own pages
+        page.goto(f"{app.url}/knowledge")
+        wait_idle(page)
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text(MARK).first.wait_for()
+        shown = sidebar.inner_text().replace("\u200b", "")  # URLs carry a zero-width space (no autolink)
+        assert "<img src=http://127.0.0.1:9/pixel?html=1>" in shown and "**b**" in shown, shown[:500]
+        shot(page, "abuse-hostile-name")
+        page.wait_for_timeout(500)
+        assert page.locator("img[src*='pixel']").count() == 0
+        assert page.locator("a[href*='pixel']").count() == 0
+        assert sidebar.locator("a[href^='mailto:']").count() == 0  # the email is text, not a link
+        assert "mallory@example.com" in shown
+        assert not _outside(seen, app.url), _outside(seen, app.url)[:10]
+    finally:
+        context.close()
+        app.stop()
