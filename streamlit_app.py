@@ -1,11 +1,18 @@
 """Katachi shell: page config, sign-in, session defaults, provider settings in the sidebar, navigation."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages.ui import auth, sidebar, state
 from pages.ui.nav import HOME, existing_pages
 
-st.set_page_config(page_title="Katachi", page_icon=":material/category:", layout="wide")
+# A file shipped with the app, not a `:material/...:` icon: for those the browser fetches the favicon
+# from a public font host, which an intranet cannot reach (issue #15 item 7).
+ICON = str(Path(__file__).resolve().parent / "core" / "samples" / "icons" / "katachi.png")
+
+st.set_page_config(page_title="Katachi", page_icon=ICON, layout="wide")
+st.logo(ICON, size="medium")
 person = auth.sign_in()  # before anything else: with [auth], nothing but the sign-in page until signed in
 if person is None:
     st.navigation([st.Page(auth.sign_in_page, title="サインイン", icon=":material/login:")]).run()

@@ -25,6 +25,7 @@ from core.guard_result import (
 from core.guard_text import GuardedStream, guarded_stream, guarded_text
 from core.jsonrepair import parse_json_locally
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMReply, LLMRequest, Message
+from core.reply_limits import cap_strings, limits_for
 from core.schemas import validation_errors
 
 __all__ = [
@@ -119,7 +120,7 @@ def guarded_json(
     validators: Sequence[Validator] = (),
     sink: DebugSink | None = None,
     tags: dict[str, str] | None = None,
-    max_tokens: int = 2048,
+    max_tokens: int | None = None,
     temperature: float | None = None,
     wire_schema: dict[str, Any] | None = None,
     clamp: bool = False,
@@ -131,9 +132,12 @@ def guarded_json(
 
     `wire_schema` (default: `schema`) is what the provider is asked to follow, e.g. the knowledge turn
     with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
-    against `schema` and `validators`.
+    against `schema` and `validators`. `max_tokens` defaults to the flow's (core.reply_limits); strings
+    of the validated data longer than the flow's character cap are cut with a notice (`raw` is whole).
     """
     tags = dict(tags or {})
+    limits = limits_for(tags)
+    max_tokens = limits.max_tokens if max_tokens is None else max_tokens
     call_id = uuid.uuid4().hex[:12]
     flow, step = tags.get("flow", ""), tags.get("step", "")
     spec = JSONSchemaSpec(name, wire_schema if wire_schema is not None else schema)
@@ -201,6 +205,9 @@ def guarded_json(
             ),
         )
         if error_type is None:
+            value, capped = cap_strings(value, limits.max_chars)
+            if capped:
+                attempt.notes.append(f"{limits.max_chars:,} 文字を超える文字列を切り詰め（issue #15）")
             emit(sink, DebugEvent(kind="result", ok=True, parsed=value, **{**base, "messages": []}))
             return GuardResult(True, value, raw, None, [], attempts)
         if error_type not in REPAIRABLE or number > max_repairs:

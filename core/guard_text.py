@@ -8,8 +8,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
-from core.guard_result import Attempt, GuardResult, call_client, emit, reply_fields, user_message
-from core.llm.base import LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
+from core.guard_result import (
+    Attempt,
+    GuardResult,
+    call_client,
+    emit,
+    reply_fields,
+    unexpected_error,
+    user_message,
+)
+from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
+from core.llm.replay import ReplayExhausted
+from core.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
 
 
 class GuardedStream:
@@ -24,24 +34,38 @@ class GuardedStream:
         parts: list[str] = []
         reply: LLMReply | None = None
         ttft: float | None = None
+        cap = limits_for(self._request.tags).max_chars
+        shown = received = 0  # characters yielded / read (issue #15: at most `cap` are shown)
         try:
             stream: TextStream = self._client.stream(self._request)
             for delta in stream:
                 if ttft is None and delta:
                     ttft = (time.perf_counter() - start) * 1000
                 parts.append(delta)
-                yield delta
+                received += len(delta)
+                if shown < cap:
+                    piece = delta[: cap - shown]
+                    shown += len(piece)
+                    yield piece
+                if received >= MAX_RAW_CHARS:
+                    stream.close()  # a runaway reply: stop reading it
+                    break
             reply = stream.reply
-        except ProviderError as exc:
+        except ReplayExhausted:
+            raise  # a test recorded too few outputs
+        except (ProviderError, *MALFORMED) as exc:  # issue #15: a failure mid-stream is a result too
+            error = exc if isinstance(exc, ProviderError) else unexpected_error(exc)
             self.result = _text_failure(
                 self._client,
                 self._request,
                 "".join(parts),
-                exc,
+                error,
                 (time.perf_counter() - start) * 1000,
                 self._sink,
             )
             return
+        if received > cap:
+            yield cap_notice(cap, received)
         text = "".join(parts)
         latency = (time.perf_counter() - start) * 1000
         if reply is None:
@@ -129,7 +153,11 @@ def _text_result(
         error_type, errors = "refusal", [reply.text or "refusal"]
     elif not reply.text.strip():
         error_type, errors = "empty_output", ["出力が空です"]
+    cap = limits_for(request.tags).max_chars
+    kept, capped = cap_text(reply.text, cap)
     notes = list(reply.notes) + (["出力トークンの上限で途中まで"] if reply.finish_reason == "length" else [])
+    if capped:
+        notes.append(f"応答 {len(reply.text):,} 文字のうち {cap:,} 文字だけを表示・保存（issue #15）")
     attempt = Attempt(
         1,
         "initial",
@@ -146,15 +174,14 @@ def _text_result(
         return GuardResult(
             False, None, reply.text, error_type, errors, [attempt], user_message(error_type, errors)
         )
-    return GuardResult(True, reply.text, reply.text, None, [], [attempt])
+    return GuardResult(True, kept, reply.text, None, [], [attempt])
 
 
 def _text_request(
-    messages: list[Message], tags: dict[str, str] | None, max_tokens: int, temperature: float | None
+    messages: list[Message], tags: dict[str, str] | None, max_tokens: int | None, temperature: float | None
 ) -> LLMRequest:
-    return LLMRequest(
-        list(messages), None, max_tokens=max_tokens, temperature=temperature, tags=dict(tags or {})
-    )
+    tokens = limits_for(tags).max_tokens if max_tokens is None else max_tokens
+    return LLMRequest(list(messages), None, max_tokens=tokens, temperature=temperature, tags=dict(tags or {}))
 
 
 def guarded_text(
@@ -163,10 +190,14 @@ def guarded_text(
     *,
     sink: DebugSink | None = None,
     tags: dict[str, str] | None = None,
-    max_tokens: int = 2048,
+    max_tokens: int | None = None,
     temperature: float | None = None,
 ) -> GuardResult[str]:
-    """Free-text call through the guard (summaries, RAG answers, reflection): a result, never an exception."""
+    """Free-text call through the guard (summaries, RAG answers, reflection): a result, never an exception.
+
+    `max_tokens` defaults to the flow's (core.reply_limits, by `tags["flow"]`); the result's text is
+    capped at the flow's characters with a notice, `raw` keeps the whole reply.
+    """
     request = _text_request(messages, tags, max_tokens, temperature)
     reply, exc, latency = call_client(client, request)
     if exc is not None:
@@ -182,7 +213,7 @@ def guarded_stream(
     *,
     sink: DebugSink | None = None,
     tags: dict[str, str] | None = None,
-    max_tokens: int = 2048,
+    max_tokens: int | None = None,
     temperature: float | None = None,
 ) -> GuardedStream:
     """Streamed free text through the guard (review chat, memory chat): iterate, then read `.result`."""

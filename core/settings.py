@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.llm.deadline import Deadlines
 from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
 
 PROVIDERS = ("demo", "openai", "anthropic")
@@ -41,6 +42,7 @@ class Settings:
     timeout_s: float = 60.0
     anthropic_base_url: str | None = None  # a proxy or gateway in front of the Anthropic API
     server: str = DEFAULT_SERVER  # server profile of the OpenAI-compatible endpoint (SERVERS)
+    deadlines: Deadlines = field(default_factory=Deadlines)  # connect / first byte / overall, per call
 
     @property
     def api_key(self) -> str | None:
@@ -78,7 +80,8 @@ def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str 
 
 
 def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
-    """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / OPENAI_* / ANTHROPIC_* / APP_DATA_DIR.
+    """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / KATACHI_TIMEOUT_* / OPENAI_* / ANTHROPIC_* /
+    APP_DATA_DIR.
 
     Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`. Without KATACHI_PROVIDER the
     provider is the first with a key, else the demo model; a provider named in KATACHI_PROVIDER is kept
@@ -103,5 +106,8 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         anthropic_key,
         data_dir,
         server=server if server in SERVERS else DEFAULT_SERVER,
+        deadlines=Deadlines.from_env(
+            {k: str(v) for k, v in {**env, **secrets}.items() if k.startswith("KATACHI_TIMEOUT_")}
+        ),
     )
     return settings

@@ -5,6 +5,9 @@ import streamlit as st
 from core.debug_report import attempts_per_flow, call_detail, calls_frame, filter_calls, latency_per_flow
 from core.debuglog import events_from_jsonl, events_to_csv, events_to_jsonl
 from pages.ui import state
+from pages.ui.render import llm_label, raw_excerpt
+
+DEBUG_CHARS = 200_000  # of one message or raw output on screen; the JSONL export has everything
 
 state.ensure_shell("pages/debug_log.py")
 st.title("デバッグログ")
@@ -99,27 +102,33 @@ chosen = st.selectbox(
 if chosen is not None:
     detail = call_detail(events, chosen)
     event = detail["event"]
-    st.subheader(f"詳細: {event.flow or '-'} / {event.step or '-'}（試行 {event.attempt}）")
+    st.subheader(
+        f"詳細: {llm_label(event.flow or '-')} / {llm_label(event.step or '-')}（試行 {event.attempt}）"
+    )
     info = st.columns(4)
-    info[0].write(f"**スキーマ**: {event.schema_name or '（テキスト）'}")
-    info[1].write(f"**結果**: {'ok' if event.ok else event.error_type}")
+    info[0].write(f"**スキーマ**: {llm_label(event.schema_name or '（テキスト）')}")
+    info[1].write(f"**結果**: {'ok' if event.ok else llm_label(event.error_type)}")
     info[2].write(f"**レイテンシ**: {event.latency_ms or 0:.0f} ms")
     info[3].write(
         f"**トークン**: {event.usage.get('input_tokens', 0)} / {event.usage.get('output_tokens', 0)}"
     )
     if event.fixes:
-        st.write("**ローカル修復**: " + "、".join(event.fixes))
+        st.write("**ローカル修復**: " + llm_label("、".join(event.fixes), 2000))
     if event.errors:
         st.write("**エラー**")
         st.code("\n".join(event.errors), language=None)
     if event.notes:
-        st.write("**メモ**: " + " / ".join(event.notes))
+        st.write("**メモ**: " + llm_label(" / ".join(event.notes), 4000))
     with st.expander(f"送信したメッセージ（{len(event.messages)} 件）", expanded=False):
         for i, message in enumerate(event.messages, 1):
-            st.markdown(f"**{i}. {message['role']}**")
-            st.code(message["content"], language=None, wrap_lines=True)
+            st.markdown(f"**{i}. {llm_label(message['role'])}**")
+            st.code(raw_excerpt(message["content"], DEBUG_CHARS), language=None, wrap_lines=True)
     st.markdown("**返ってきた生の出力**")
-    st.code(event.raw or "（なし）", language="json" if event.schema_name else None, wrap_lines=True)
+    st.code(
+        raw_excerpt(event.raw or "（なし）", DEBUG_CHARS),
+        language="json" if event.schema_name else None,
+        wrap_lines=True,
+    )
     for repair in detail["repairs"]:
         with st.expander(f"修復プロンプト（試行 {repair.attempt} の後）"):
             st.code(repair.messages[-1]["content"] if repair.messages else "", language=None, wrap_lines=True)

@@ -20,7 +20,7 @@ from pages.ui.diagnosis_session import (
     team_bookings_view,
 )
 from pages.ui.error_card import fallback_notice
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_caption, llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
 ss = st.session_state
@@ -56,6 +56,9 @@ if rag is not None:
             )
             bar.empty()
             st.success(f"索引を作り直しました（{count} 件）。")
+        if st.button("索引を照合する", key="diagnosis_reconcile", icon=":material/sync:"):
+            added, removed = rag.reconcile()
+            st.success(f"索引を照合しました（登録 {added} 件・削除 {removed} 件）。")
 
 
 def act(request: ChatRequest) -> None:
@@ -154,9 +157,9 @@ def rewind_panel() -> None:
                 format_func=lambda t: f"ターン{t}",
             )
         question, answer = turn_preview(session, int(target))
-        st.caption(f"ターン{target}の質問: {question or '（記録なし）'}")
+        llm_caption(f"ターン{target}の質問: {question or '（記録なし）'}")
         if answer:
-            st.caption(f"そのときの回答: {answer}")
+            llm_caption(f"そのときの回答: {answer}")
         if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
             ss["diagnosis_free_input"] = False
             act(ChatRequest(rewind_to_turn=int(target)))

@@ -5,9 +5,10 @@ import streamlit as st
 from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.chat import ChatItem
 from core.flows.knowledge_turn import TurnInput
-from pages.ui import knowledge_base_tab, knowledge_widgets, last_call, state
+from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
+from pages.ui.render import llm_alert, llm_caption
 
 state.ensure_shell("pages/knowledge.py")
 st.title("ナレッジ聞き取り")
@@ -56,9 +57,10 @@ with tab_interview:
         )
         docs, errors = ks.read_attachments(uploaded or [])
         for doc in docs:
-            st.caption(knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます")
+            llm_caption(knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます")
         for error in errors:
-            st.error(error)
+            llm_alert("error", error)
+        attachments.password_field(ks.FLOW)
         prompt = st.chat_input(
             "事例や回答を入力（ファイルも添付できます）",
             key="knowledge_input",

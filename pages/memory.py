@@ -20,6 +20,7 @@ state.demo_badge()
 if st.session_state.pop("memory_demo_request", False):
     actions.load_demo()
 
+actions.reconcile_on_start()
 render_failures()
 actions.render_toolbar()
 chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"])

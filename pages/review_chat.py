@@ -11,7 +11,7 @@ from pages.ui import last_call, state
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
 from pages.ui.error_card import item_error_card, truncated_banner
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_markdown
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
@@ -39,9 +39,9 @@ if review is None:  # e.g. a thread link to a review that no longer exists: fall
 # While a reply is pending this run ends in a rerun: keep the notices for the run that follows it.
 notices = ss.get("review_notices", []) if ss.get("review_pending") else ss.pop("review_notices", [])
 for kind, text in notices:
-    {"success": st.success, "error": st.error}.get(kind, st.warning)(text)
+    llm_alert(kind if kind in ("success", "error") else "warning", text)
 for text in rs.land_jobs():  # summaries made in the background since the last question
-    st.success(text)
+    llm_alert("success", text)
 rs.summary_failure(ss["review_thread_id"])
 
 left, right = st.columns([5, 6], gap="large")
@@ -138,7 +138,7 @@ with right:
                 elif item["role"] == "user":
                     st.markdown(rw.literal_md(item["content"]))  # exactly as typed
                 else:
-                    llm_markdown(item["content"])
+                    llm_markdown(item["content"], key=f"review_full_{item.get('turn')}_{item['role']}")
                 if item["status"] == "truncated" and item["role"] == "assistant":
                     truncated_banner(
                         key="review_cut",

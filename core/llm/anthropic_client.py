@@ -7,9 +7,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import httpx2
 
 from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
-from core.llm.sdk_errors import map_sdk_error, sanitize
+from core.llm.deadline import Deadlines
+from core.llm.deadline_transport import deadline_http_client, httpx_timeout
+from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
 from core.schema_strict import strict_copy
 
 CONVERSATION_START = "（会話の開始）"
@@ -56,7 +59,9 @@ class AnthropicClient:
     """`LLMClient` for the Anthropic Messages API (structured output through `output_config`).
 
     `max_retries=0` by default: retrying is the guard's job. The installed SDK's `messages.create`
-    has no `temperature` argument, so a temperature travels in `extra_body` and only when set.
+    has no `temperature` argument, so a temperature travels in `extra_body` and only when set. Every
+    call has `deadlines` (core.llm.deadline); a body that is not a Message (HTML with status 200,
+    invalid JSON, SSE events out of order) raises `ProviderError("malformed")`.
     """
 
     provider = "anthropic"
@@ -68,13 +73,19 @@ class AnthropicClient:
         base_url: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 0,
+        deadlines: Deadlines | None = None,
     ):
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
+        self.deadlines = deadlines or Deadlines.from_timeout(timeout)
         try:
             self._client = anthropic.Anthropic(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+                api_key=api_key,
+                base_url=base_url,
+                timeout=httpx_timeout(self.deadlines),
+                max_retries=max_retries,
+                http_client=deadline_http_client(self.deadlines),
             )
         except anthropic.AnthropicError as exc:
             raise ProviderError("auth", sanitize(str(exc), api_key)) from None
@@ -113,9 +124,11 @@ class AnthropicClient:
         started = time.perf_counter()
         try:
             message = self._client.messages.create(**self._params(request))
-        except anthropic.AnthropicError as exc:
+            return self._reply(message, started)
+        except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
             raise map_anthropic_error(exc, self._api_key) from None
-        return self._reply(message, started)
+        except MALFORMED as exc:  # an HTML page or other non-Message body with status 200
+            raise malformed(exc, self._api_key) from None
 
     def stream(self, request: LLMRequest) -> TextStream:
         """Stream text deltas with `messages.stream`; `TextStream.reply` is set once exhausted.
@@ -128,8 +141,14 @@ class AnthropicClient:
         manager = self._client.messages.stream(**self._params(request))
         try:
             message_stream = manager.__enter__()
-        except anthropic.AnthropicError as exc:
+        except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
             raise map_anthropic_error(exc, self._api_key) from None
+        content_type = str(message_stream.response.headers.get("content-type", ""))
+        if "text/event-stream" not in content_type:  # e.g. an HTML page with status 200
+            manager.__exit__(None, None, None)
+            raise ProviderError(
+                "malformed", sanitize(f"not an event stream: {content_type[:80]}", self._api_key)
+            )
 
         def gen() -> Iterator[str]:
             ttft: float | None = None
@@ -140,11 +159,14 @@ class AnthropicClient:
                             ttft = (time.perf_counter() - started) * 1000
                         yield piece
                     final = message_stream.get_final_message()
-                except anthropic.AnthropicError as exc:
+                    reply = self._reply(final, started, ttft)
+                except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
                     raise map_anthropic_error(exc, self._api_key) from None
+                except MALFORMED as exc:  # malformed SSE: invalid JSON, events out of order
+                    raise malformed(exc, self._api_key) from None
             finally:
                 manager.__exit__(None, None, None)
-            stream.reply = self._reply(final, started, ttft)
+            stream.reply = reply
 
         stream = TextStream(gen())
         return stream

@@ -75,6 +75,12 @@ class TextStream:
     def __next__(self) -> str:
         return next(self._chunks)
 
+    def close(self) -> None:
+        """Stop reading: closes the underlying generator (and with it the HTTP response)."""
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
+
 
 @runtime_checkable
 class LLMClient(Protocol):
@@ -86,8 +92,14 @@ class LLMClient(Protocol):
     def stream(self, request: LLMRequest) -> TextStream: ...
 
 
+# What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
+# events of the wrong shape or order; json.JSONDecodeError is a ValueError): each becomes
+# ProviderError("malformed") in the clients, and the guard maps any that slip through (issue #15).
+MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError, AssertionError)
+
+
 class ProviderError(Exception):
-    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request."""
+    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key."""
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
@@ -96,6 +108,7 @@ class ProviderError(Exception):
         "auth": "APIキーが無効か、権限がありません。サイドバーのプロバイダー設定を確認してください。",
         "connection": "LLMのサーバーに接続できませんでした。ベースURLとネットワークを確認してください。",
         "bad_request": "LLMがリクエストを受け付けませんでした（400）。モデル名や設定を確認してください。",
+        "malformed": "LLMのサーバーから読み取れない応答が返りました（JSONでない本文・HTMLページ・壊れたストリーム）。ベースURLとサーバーの状態を確認してください。",
         "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 

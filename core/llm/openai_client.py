@@ -6,10 +6,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2
 import openai
 
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
-from core.llm.sdk_errors import map_sdk_error, sanitize
+from core.llm.deadline import Deadlines
+from core.llm.deadline_transport import deadline_http_client, httpx_timeout
+from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
 from core.llm.server_profiles import (
     DEFAULT_PROFILE,
     JSON_SCHEMA,
@@ -33,11 +36,25 @@ def _is_response_format_rejection(exc: openai.APIStatusError) -> bool:
     return is_response_format_rejection(exc.status_code, f"{exc.message} {exc.body}")
 
 
+def _message_text(completion: Any) -> tuple[str, str]:
+    """(text, finish reason) of a ChatCompletion; anything else raises AttributeError (malformed)."""
+    choice = completion.choices[0] if completion.choices else None
+    if choice is None:
+        return "", "other"
+    message = choice.message
+    finish = choice.finish_reason or "other"
+    if getattr(message, "refusal", None):
+        return str(message.refusal), "refusal"
+    return str(message.content or ""), finish
+
+
 class OpenAIClient:
     """`LLMClient` for OpenAI Chat Completions and compatible servers (vLLM, Ollama, llama.cpp, LM Studio, Azure).
 
     `max_retries=0` by default: retrying is the guard's job, so a 429 or 5xx surfaces at once as a
-    `ProviderError`. `server` names a profile (core.llm.server_profiles) saying how structured
+    `ProviderError`. Every call has `deadlines` (connect, first byte, overall; core.llm.deadline), and
+    a body that is not a Chat Completion (HTML with status 200, invalid JSON, malformed SSE) raises
+    `ProviderError("malformed")`, never the SDK's parsing error. `server` names a profile (core.llm.server_profiles) saying how structured
     output is requested; when a server rejects a form, the client steps down to the profile's next
     form with one extra request, remembers the working form for the base URL (new clients reuse
     it) and notes the downgrade on every reply that uses it.
@@ -54,18 +71,20 @@ class OpenAIClient:
         max_retries: int = 0,
         http_client: Any = None,
         server: str = DEFAULT_PROFILE,
+        deadlines: Deadlines | None = None,
     ):
         self.model = model
         self.base_url = base_url
         self.profile = get_profile(server)
         self._api_key = api_key
+        self.deadlines = deadlines or Deadlines.from_timeout(timeout)
         try:
             self._client = openai.OpenAI(
                 api_key=api_key,
                 base_url=base_url,
-                timeout=timeout,
+                timeout=httpx_timeout(self.deadlines),
                 max_retries=max_retries,
-                http_client=http_client,
+                http_client=http_client or deadline_http_client(self.deadlines),
             )
         except openai.OpenAIError as exc:  # e.g. no key anywhere
             raise ProviderError("auth", sanitize(str(exc), api_key)) from None
@@ -124,8 +143,10 @@ class OpenAIClient:
                     if index + 1 >= len(forms) or not _is_response_format_rejection(exc):
                         raise
                     index += 1
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, httpx2.HTTPError) as exc:
             raise map_openai_error(exc, self._api_key) from None
+        except MALFORMED as exc:
+            raise malformed(exc, self._api_key) from None
         remember_form(self.server_url, forms[index])
         notes = [downgrade_note(forms[0], forms[index])] if index > 0 else []
         return result, label, notes
@@ -136,19 +157,15 @@ class OpenAIClient:
         started = time.perf_counter()
         completion, form, notes = self._call(request)
         latency = (time.perf_counter() - started) * 1000
-        choice = completion.choices[0] if completion.choices else None
-        text, finish = "", "other"
-        if choice is not None:
-            message = choice.message
-            finish = choice.finish_reason or "other"
-            if getattr(message, "refusal", None):
-                text, finish = message.refusal, "refusal"
-            else:
-                text = message.content or ""
+        try:
+            text, finish = _message_text(completion)
+            usage = self._usage(request, text, completion.usage)
+        except MALFORMED as exc:  # an HTML page or other non-completion body with status 200
+            raise malformed(exc, self._api_key) from None
         return LLMReply(
             text=text,
             finish_reason=finish,
-            usage=self._usage(request, text, completion.usage),
+            usage=usage,
             latency_ms=latency,
             provider=self.provider,
             model=self.model,
@@ -173,6 +190,12 @@ class OpenAIClient:
         """
         started = time.perf_counter()
         raw, form, notes = self._call(request, stream=True, stream_options={"include_usage": True})
+        content_type = str(getattr(getattr(raw, "response", None), "headers", {}).get("content-type", ""))
+        if "text/event-stream" not in content_type:  # e.g. an HTML page with status 200
+            raw.close()
+            raise ProviderError(
+                "malformed", sanitize(f"not an event stream: {content_type[:80]}", self._api_key)
+            )
 
         def gen() -> Iterator[str]:
             parts: list[str] = []
@@ -197,8 +220,10 @@ class OpenAIClient:
                                     ttft = (time.perf_counter() - started) * 1000
                                 parts.append(piece)
                                 yield piece
-            except openai.OpenAIError as exc:
+            except (openai.OpenAIError, httpx2.HTTPError) as exc:
                 raise map_openai_error(exc, self._api_key) from None
+            except MALFORMED as exc:  # malformed SSE: invalid JSON in an event, a chunk of the wrong shape
+                raise malformed(exc, self._api_key) from None
             text = "".join(parts)
             stream.reply = LLMReply(
                 text=text,

@@ -26,6 +26,7 @@ def _openai(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
         base_url=s.base_url,
         timeout=s.timeout_s,
         server=s.server,
+        deadlines=s.deadlines,
     )
 
 
@@ -33,7 +34,11 @@ def _anthropic(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
     from core.llm.anthropic_client import AnthropicClient  # noqa: PLC0415 - the anthropic SDK takes ~2 s to import
 
     return AnthropicClient(
-        s.model, api_key=s.anthropic_api_key, base_url=s.anthropic_base_url, timeout=s.timeout_s
+        s.model,
+        api_key=s.anthropic_api_key,
+        base_url=s.anthropic_base_url,
+        timeout=s.timeout_s,
+        deadlines=s.deadlines,
     )
 
 

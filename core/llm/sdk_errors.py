@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 
+import httpx2
+
 from core.llm.base import ProviderError
+
+# What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
+# events of the wrong shape or order): each becomes ProviderError("malformed"), never reaches a page.
+MALFORMED = (
+    json.JSONDecodeError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    AssertionError,
+)
 
 
 def sanitize(text: str, secret: str | None) -> str:
@@ -20,6 +35,10 @@ def map_sdk_error(sdk: ModuleType, exc: Exception, api_key: str | None = None) -
     Callers raise the result `from None`: the SDK exception (its request, headers and body) is not
     chained, so a printed traceback cannot carry a key the server echoed back.
     """
+    if isinstance(exc, httpx2.TimeoutException):  # raised by our overall deadline while a body is read
+        return ProviderError("timeout", sanitize(f"{type(exc).__name__}: {exc}", api_key))
+    if isinstance(exc, httpx2.HTTPError):
+        return ProviderError("connection", sanitize(f"{type(exc).__name__}: {exc}", api_key))
     status = getattr(exc, "status_code", None)
     detail = sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
     if isinstance(exc, sdk.APITimeoutError) or status == 408:
@@ -35,3 +54,8 @@ def map_sdk_error(sdk: ModuleType, exc: Exception, api_key: str | None = None) -
     else:
         kind = "bad_request"
     return ProviderError(kind, detail, status if isinstance(status, int) else None)
+
+
+def malformed(exc: BaseException, api_key: str | None = None) -> ProviderError:
+    """The ProviderError for a reply the SDK could not read (see MALFORMED); raise it `from None`."""
+    return ProviderError("malformed", sanitize(f"{type(exc).__name__}: {exc}"[:500], api_key))

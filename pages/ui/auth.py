@@ -20,6 +20,7 @@ import streamlit as st
 from core.flows.people import remember_person
 from core.people import LOCAL_PERSON, Person, admin_emails, person_from_claims
 from pages.ui import state
+from pages.ui.render import plain_label
 from pages.ui.state import PERSON_KEY
 
 # Session keys that are not personal: the provider settings (and a client tests pin), the sidebar toggles.
@@ -78,7 +79,7 @@ def sign_in_page() -> None:
     )
     section = auth_section() or {}
     for name in providers(section) or [None]:
-        label = "サインイン" if name is None else f"{name} でサインイン"
+        label = "サインイン" if name is None else f"{plain_label(name)} でサインイン"
         if st.button(label, key=f"auth_login_{name or 'default'}", type="primary", icon=":material/login:"):
             if name is None:
                 st.login()
@@ -128,13 +129,13 @@ def render_identity(person: Person) -> None:
     with st.sidebar:
         if person.is_local:
             st.caption(
-                f":material/person: {person.name}（サインインなしで動作中）。"
+                f":material/person: {plain_label(person.name)}（サインインなしで動作中）。"
                 "記録はこのサーバーの利用者全員で1人分として扱われます。"
             )
             return
-        st.markdown(f":material/account_circle: **{person.name}**")
+        st.markdown(f":material/account_circle: **{plain_label(person.name)}**")
         if person.email and person.email != person.name:
-            st.caption(person.email + ("（管理者）" if person.is_admin else ""))
+            st.caption(plain_label(person.email) + ("（管理者）" if person.is_admin else ""))
         elif person.is_admin:
             st.caption("管理者")
         if st.button("ログアウト", key="auth_logout", icon=":material/logout:"):

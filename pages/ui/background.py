@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.debuglog import CaptureSink
 from pages.ui import last_call, state
+from pages.ui.render import llm_label
 
 POLL_SECONDS = 1.0
 
@@ -68,6 +69,6 @@ def status(key: Hashable, text: str) -> None:
 @st.fragment(run_every=POLL_SECONDS)
 def _poll(key: Hashable, text: str) -> None:
     if busy(key):
-        st.caption(f":material/hourglass_top: {text}")
+        st.caption(f":material/hourglass_top: {llm_label(text, 500)}")
     else:
         st.rerun()  # the jobs landed: redraw the whole page from the store

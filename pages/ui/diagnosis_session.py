@@ -51,10 +51,18 @@ def rag_service() -> RAGService:
     return RAGService(state.chroma())
 
 
+@st.cache_resource(show_spinner=False)
+def _reconciled_on_start(data_dir: str) -> tuple[int, int]:
+    """Once per process: the manual index holds exactly the current chunks (issue #15: after a crash)."""
+    return rag_service().reconcile()
+
+
 def ensure_index() -> RAGService | None:
-    """Index the sample manuals on first use, with a progress bar; None (no RAG) if Chroma fails."""
+    """Index the sample manuals on first use (reconciled chunk by chunk once per process), with a
+    progress bar; None (no RAG) if Chroma fails."""
     try:
         rag = rag_service()
+        _reconciled_on_start(str(state.settings().data_dir))
         if not rag.is_indexed():
             bar = st.progress(0.0, text="取扱説明書を索引に登録しています…")
             rag.index_manuals(

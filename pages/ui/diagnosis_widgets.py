@@ -15,7 +15,7 @@ from core.flows.diagnosis.booking import validate_booking
 from core.flows.diagnosis.catalog import get_vehicle, sample_path
 from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_label, llm_markdown
 
 STEP_LABELS = [
     (ChatStep.VEHICLE_ID, "車両"),
@@ -73,10 +73,10 @@ def vehicle_card(session: SessionState, *, width: int = 320) -> None:
 
 def conversation(items: Sequence[ChatItem]) -> None:
     """The interview so far (core.chat items of the session's history), the advisor with a car icon."""
-    for item in items:
+    for index, item in enumerate(items):
         avatar = ":material/car_repair:" if item["role"] == "assistant" else None
         with st.chat_message(item["role"], avatar=avatar):
-            llm_markdown(item["content"])
+            llm_markdown(item["content"], key=f"diagnosis_full_{index}")
 
 
 def urgency_banner(session: SessionState) -> None:
@@ -85,10 +85,7 @@ def urgency_banner(session: SessionState) -> None:
     if info is None:
         return
     reasons = f"\n\n判定理由: {'、'.join(info.reasons)}" if info.reasons else ""
-    if info.message.startswith("🚨"):
-        st.error(info.message + reasons)
-    else:
-        st.warning(info.message + reasons)
+    llm_alert("error" if info.message.startswith("🚨") else "warning", info.message + reasons)
 
 
 def coverage_note(session: SessionState) -> None:
@@ -135,7 +132,7 @@ def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
             target = right
         else:
             target = st.container()
-        if target.button(choice["label"], key=f"{key}_{i}", width="stretch"):
+        if target.button(llm_label(choice["label"]), key=f"{key}_{i}", width="stretch"):
             pressed = choice
     return pressed
 

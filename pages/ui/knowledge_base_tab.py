@@ -18,6 +18,7 @@ from core.flows.people import people_names
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 from pages.ui import state
+from pages.ui.render import plain_label
 
 PICK_KEY = "knowledge_base_pick"  # selectbox widget key
 TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
@@ -138,8 +139,8 @@ def render_entry_editor(entry: dict) -> None:
     base = ks.stores().base
     with st.container(border=True):
         st.markdown(
-            f"**ID {entry['id']}・第{entry['version']}版**（作成: {entry['created_by']} {_when(entry['created_at'])}"
-            f"／更新: {entry['updated_by']} {_when(entry['updated_at'])}）"
+            f"**ID {entry['id']}・第{entry['version']}版**（作成: {plain_label(entry['created_by'])} {_when(entry['created_at'])}"
+            f"／更新: {plain_label(entry['updated_by'])} {_when(entry['updated_at'])}）"
         )
         with st.form(f"knowledge_base_edit_{entry['id']}_{entry['version']}", border=False):
             edited = {}
@@ -151,7 +152,9 @@ def render_entry_editor(entry: dict) -> None:
                     if key in ("review_points", "action_plan", "clause_sample")
                     else st.text_input(label, entry[key], key=widget_key)
                 )
-            st.caption(f"編集者: {state.person().name}（サインイン中の利用者として記録されます）")
+            st.caption(
+                f"編集者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）"
+            )
             note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:

@@ -13,14 +13,14 @@ from typing import Any
 
 import streamlit as st
 
-from core.attachments import AttachmentError, ExtractedDocument, extract_text_from_document
+from core.attachments import ExtractedDocument
 from core.chat import ChatItem
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
 from core.flows.knowledge_items import last_turn as last_turn_of
 from core.flows.knowledge_stores import KnowledgeStores, knowledge_stores
 from core.flows.knowledge_turn import TurnInput, TurnOutcome, retry_turn, run_turn
-from pages.ui import last_call, state
+from pages.ui import attachments, last_call, state
 
 FLOW = "knowledge"
 INTERVIEW_KEY = "knowledge_interview_id"
@@ -60,14 +60,9 @@ def last_turn() -> dict[str, Any] | None:
 
 
 def read_attachments(files: list[Any]) -> tuple[list[ExtractedDocument], list[str]]:
-    """Extract every uploaded file in memory; returns (documents, Japanese error messages)."""
-    docs, errors = [], []
-    for f in files:
-        try:
-            docs.append(extract_text_from_document(f.name, f.getvalue()))
-        except AttachmentError as exc:
-            errors.append(exc.message)
-    return docs, errors
+    """Extract every uploaded file (once, in the worker: pages.ui.attachments); (documents, Japanese errors)."""
+    docs, errors = attachments.read_files(files, FLOW)
+    return docs, [e.message for e in errors]
 
 
 def card_key(field: str, version: int) -> str:

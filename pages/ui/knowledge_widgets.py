@@ -18,7 +18,7 @@ from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
 from pages.ui import state
 from pages.ui.error_card import item_error_card
-from pages.ui.render import llm_markdown
+from pages.ui.render import llm_alert, llm_caption, llm_label, llm_markdown, plain_label
 
 BadgeColor = Literal["blue", "orange", "green", "gray"]
 MODE_COLORS: dict[str, BadgeColor] = {"interview": "blue", "clarify": "orange", "finalize": "green"}
@@ -57,18 +57,18 @@ def render_user(item: Mapping[str, Any]) -> None:
     extras = meta(item)
     with st.chat_message("user"):
         if extras.get("text"):
-            st.markdown(extras["text"])
+            llm_markdown(extras["text"])
         for summary in extras.get("attachments", []):
-            st.caption(attachment_caption(summary))
+            llm_caption(attachment_caption(summary))
             for warning in summary.get("warnings", []):
-                st.caption(f":material/warning: {warning}")
+                st.caption(f":material/warning: {llm_label(warning, 500)}")
         if extras.get("resumed") and extras.get("attachments"):
             st.caption(
                 ":material/info: 添付ファイルの本文は保存していないため、再開後はAIに送られません。"
                 "必要なら添付し直してください。"
             )
         for error in extras.get("attachment_errors", []):
-            st.warning(f"添付できなかったファイル: {error}")
+            llm_alert("warning", f"添付できなかったファイル: {error}")
 
 
 def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
@@ -108,9 +108,9 @@ def render_checklist(missing: list[str]) -> None:
         return
     lines = [
         (
-            f":material/check_box_outline_blank: {i}"
+            f":material/check_box_outline_blank: {llm_label(i)}"
             if i in missing
-            else f":material/check_box: :gray[~~{i}~~]"
+            else f":material/check_box: :gray[~~{llm_label(i)}~~]"
         )
         for i in seen
     ]
@@ -153,7 +153,7 @@ def render_card() -> None:
                 edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
             else:
                 edited[key] = st.text_input(label, value=entry[key], key=widget_key)
-        st.caption(f"保存者: {state.person().name}（サインイン中の利用者として記録されます）")
+        st.caption(f"保存者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）")
         saved = st.session_state[ks.SAVED_ENTRY_KEY]
         label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
         submitted = st.button(

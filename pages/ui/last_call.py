@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.debuglog import CaptureSink
 from pages.ui import state
+from pages.ui.render import llm_caption, llm_label, raw_excerpt
 
 # Names of the LLM calls (request tags["step"]) as staff read them.
 STEP_LABELS = {
@@ -61,15 +62,17 @@ def _call(index: int, call: dict[str, Any]) -> None:
     status = "成功" if call["ok"] else f"失敗（{call['error_type']}）"
     schema = call["schema"] or "なし（テキスト）"
     attempt = "初回" if call["attempt"] <= 1 else f"修復 {call['attempt'] - 1} 回目"
-    st.markdown(f"**{index}. {label}** ／ {attempt} ／ スキーマ: {schema} ／ {status}")
+    st.markdown(
+        f"**{index}. {llm_label(label)}** ／ {attempt} ／ スキーマ: {llm_label(schema)} ／ {llm_label(status)}"
+    )
     st.caption(f"送信メッセージ（{len(call['messages'])} 件）")
     for message in call["messages"]:
-        st.caption(f"{message['role']}（{len(message['content']):,}字）")
-        st.text(message["content"])
+        st.caption(f"{llm_label(message['role'])}（{len(message['content']):,}字）")
+        st.text(raw_excerpt(message["content"]))
     st.caption("返答（生の出力）")
-    st.text(call["raw"] or "（空）")
+    st.text(raw_excerpt(call["raw"] or "（空）"))
     if call["fixes"]:
-        st.caption("ローカル修復: " + "、".join(call["fixes"]))
+        llm_caption("ローカル修復: " + "、".join(call["fixes"]))
     if call["errors"]:
         st.caption("エラー")
         st.text("\n".join(call["errors"]))

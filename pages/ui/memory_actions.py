@@ -10,6 +10,7 @@ import streamlit as st
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.browse import counts
 from core.flows.memory.extraction import retry_pending_extractions
+from core.flows.memory.reconcile import ReconcileReport, reconcile_memory_index
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
@@ -33,6 +34,25 @@ def collection() -> Any:
 def job_key() -> tuple[str, str]:
     """The worker key of this person's memory jobs."""
     return memory_job_key(state.person().id)
+
+
+@st.cache_resource(show_spinner=False)
+def _reconciled_on_start(data_dir: str, person_id: str) -> ReconcileReport | None:
+    """Once per process, data dir and person: make the person's units and their Chroma collection agree
+    (issue #15: after a crash). `person_id` is the signed-in person's, whose repo() and collection() these are."""
+    try:
+        return reconcile_memory_index(repo(), collection())
+    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
+        return None
+
+
+def reconcile_on_start() -> None:
+    """Run the start-up reconciliation of this person's memory (cached: once per process and person, on the
+    first visit of their memory page) and say so when it changed something."""
+    report = _reconciled_on_start(str(state.settings().data_dir), state.person().id)
+    if report is not None and report.changed and not st.session_state.get("memory_reconcile_seen"):
+        st.session_state["memory_reconcile_seen"] = True
+        st.session_state["memory_notice"] = report.describe()
 
 
 def load_samples() -> int:
@@ -63,7 +83,7 @@ def render_toolbar() -> None:
             f"**記憶の件数** エピソード {n.get('EPISODE', 0)} ・ 事実 {n.get('FACT', 0)} ・ "
             f"約束 {n.get('LOOP', 0)} ・ サマリー {n.get('SUMMARY', 0)}"
         )
-        cols = st.columns(3)
+        cols = st.columns(4)
         if cols[0].button(
             "サンプル記憶を読み込む",
             key="memory_load_samples",
@@ -112,6 +132,20 @@ def render_toolbar() -> None:
                     if results
                     else "再試行が必要なエピソードはありません。"
                 )
+            st.rerun()
+        if cols[3].button(
+            "索引を照合",
+            key="memory_reconcile",
+            icon=":material/sync:",
+            help="データベースとベクトル索引（Chroma）を突き合わせ、索引のない記憶を登録し、記憶のないベクトルを削除します。",
+        ):
+            try:
+                with st.spinner("索引を照合しています…"):
+                    report = reconcile_memory_index(repo(), collection())
+            except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
+                st.session_state["memory_error"] = "索引の照合中にエラーが発生しました。"
+            else:
+                st.session_state["memory_notice"] = report.describe()
             st.rerun()
         show_notices()  # inside the toolbar box, so the tabs below keep their place (and their selection)
 

@@ -17,6 +17,7 @@ from core.flows.memory.versions import EditError
 from pages.ui import memory_actions as actions
 from pages.ui.memory_detail import render_detail, select_unit
 from pages.ui.memory_entities import render_entity_tools
+from pages.ui.render import llm_alert
 
 if TYPE_CHECKING:
     from streamlit.elements.lib.color_util import Color
@@ -217,7 +218,7 @@ def _unit_table(kind: str) -> None:
         try:
             saved = apply_edits(actions.repo(), actions.collection(), kind, frame, edited)
         except (InvalidEdit, EditError) as exc:
-            st.error(f"保存できませんでした: {exc}")
+            llm_alert("error", f"保存できませんでした: {exc}")
         except (ValueError, TypeError):
             st.error("保存できませんでした: 数値の列に数値以外が入っています。")
         except Exception:  # noqa: BLE001 - the user sees a message, never a traceback

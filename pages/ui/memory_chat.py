@@ -25,7 +25,14 @@ from pages.ui import background as bg
 from pages.ui import last_call, state
 from pages.ui import memory_actions as actions
 from pages.ui.error_card import item_error_card, truncated_banner
-from pages.ui.render import llm_markdown, stream_llm_markdown
+from pages.ui.render import (
+    llm_alert,
+    llm_bullets,
+    llm_caption,
+    llm_cell,
+    llm_markdown,
+    stream_llm_markdown,
+)
 
 SOURCE_JA = {
     "trailer": "返答末尾の内部JSON（トレーラー）",
@@ -43,19 +50,19 @@ def _render_details(details: dict[str, Any]) -> None:
     ):
         st.markdown("**注入した記憶**（LLMを使わない検索の結果）")
         if details["memories"]:
-            st.dataframe(pd.DataFrame(details["memories"]), hide_index=True, width="stretch")
+            st.dataframe(pd.DataFrame(details["memories"]).map(llm_cell), hide_index=True, width="stretch")
         else:
             st.caption("関連する記憶はありませんでした（最高スコアが0.35未満、または記憶なし）。")
         if details["facts"]:
-            st.markdown("**事実**\n" + "\n".join(f"- {f}" for f in details["facts"]))
+            llm_bullets("事実", details["facts"])
         if details["loops"]:
-            st.markdown("**未完了の約束**\n" + "\n".join(f"- {lp}" for lp in details["loops"]))
+            llm_bullets("未完了の約束", details["loops"])
         st.text(details["mood"])
         st.markdown(f"**内部JSON**（{SOURCE_JA.get(details['reflection_source'], '')}）")
         if details["trailer_errors"] and details["reflection_source"] != "trailer":
-            st.caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
+            llm_caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
         elif details["trailer_errors"]:  # issue 12: numbers out of range were clamped, not rejected
-            st.caption("値の調整: " + " / ".join(details["trailer_errors"][:3]))
+            llm_caption("値の調整: " + " / ".join(details["trailer_errors"][:3]))
         st.json(details["trailer"] or details["reflection"], expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")
         if details.get("pending") and not details["extraction"]:
@@ -68,13 +75,14 @@ def _render_details(details: dict[str, Any]) -> None:
             return
         extraction = details["extraction"] or {}
         if extraction.get("errors"):
-            st.warning(
+            llm_alert(
+                "warning",
                 "一部の抽出に失敗しました。エピソードは保存済みで、後で再試行できます: "
-                + describe_errors(extraction["errors"])
+                + describe_errors(extraction["errors"]),
             )
         st.json(extraction, expanded=False)
         if details["summaries"]:
-            st.caption("サマリー: " + "、".join(details["summaries"]))
+            llm_caption("サマリー: " + "、".join(details["summaries"]))
 
 
 def _resend(items: list[ChatItem]) -> None:
@@ -106,7 +114,7 @@ def _render_history(items: list[ChatItem]) -> None:
                 )
                 continue
             if item["role"] == "assistant":
-                llm_markdown(item["content"])
+                llm_markdown(item["content"], key=f"memory_full_{index}")
                 if item["status"] == "truncated":
                     truncated_banner(
                         key="memory_cut",
@@ -115,7 +123,7 @@ def _render_history(items: list[ChatItem]) -> None:
                         actions=is_last and not busy,
                     )
             else:
-                st.markdown(item["content"])
+                llm_markdown(item["content"], key=f"memory_full_{index}")
                 if is_last and last_failed(items):  # a turn that was interrupted before its reply
                     st.warning("この入力への返答がまだありません。入力した文は残っています。")
                     st.button(
@@ -155,7 +163,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     user = user_item(user_input, turn=turn)
     items.append(user)  # saved before the model is called
     with st.chat_message("user"):
-        st.markdown(user_input)
+        llm_markdown(user_input)
     repo, collection, client = actions.repo(), actions.collection(), state.client()
     job_sink, job_id = bg.job_sink(), None
     with last_call.capture(FLOW) as sink:

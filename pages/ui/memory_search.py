@@ -11,6 +11,7 @@ from core.chat import history
 from core.flows.memory import constants as c
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
 from pages.ui import memory_actions as actions
+from pages.ui.render import llm_caption, llm_cell
 
 LANE_JA = {
     "vector": f"ベクトル（類似度 {c.VECTOR_MIN_SIMILARITY} 以上）",
@@ -127,7 +128,7 @@ def _render_scores(result: RetrievalResult) -> None:
         facts = [
             {
                 "ID": f["unit_id"],
-                "内容": result.texts.get(f["unit_id"], ""),
+                "内容": llm_cell(result.texts.get(f["unit_id"], "")),
                 "確信度": round(f["confidence"], 2),
                 "重要度": round(f["salience"], 2),
                 "新しさ(rec)": f["rec"],
@@ -176,7 +177,7 @@ def render_search() -> None:
         "Q2（直近の会話 + 入力）:\n" + result.q2 if result.q2 != result.q1 else "Q2: Q1と同じため1回だけ検索"
     )
     if result.matched_entities:
-        st.caption("エンティティ一致: " + "、".join(result.matched_entities))
+        llm_caption("エンティティ一致: " + "、".join(result.matched_entities))
     st.caption(f"検索時間 {result.elapsed_ms:.1f} ms")
     _render_lanes(result)
     _render_scores(result)

@@ -10,18 +10,13 @@ import streamlit as st
 
 from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES
 from core.flows.review_chat.paragraphs import item_paragraph_numbers
+from pages.ui.render import literal_md
 
-_ASCII_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!$<>|~])")
 SOURCE_LABELS = {"input": "今回の入力", "carried": "持続", "none": "なし"}
 # The question box's built-in English hint ("Press Ctrl+Enter to apply") would be wrong here: Ctrl+Enter sends.
 HIDE_APPLY_HINT_CSS = '<style>.st-key-review_draft [data-testid="InputInstructions"] {display: none;}</style>'
 
 Mention = Callable[[int], None]
-
-
-def literal_md(text: str) -> str:
-    """Text shown exactly as written through st.markdown (no Markdown, no LaTeX, line breaks kept)."""
-    return "  \n".join(_ASCII_PUNCT.sub(r"\\\1", line) for line in text.splitlines())
 
 
 def add_mention(number: int) -> None:

@@ -14,7 +14,14 @@ from core.flows.memory.deletion import hard_delete
 from core.flows.memory.job_status import background_states, unfinished_episodes
 from core.flows.memory.mood import load_mood
 from core.flows.memory.provenance import latest_trace, provenance, unit_summary
+from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.retrieval import format_pack, retrieve
+from core.flows.memory.sample_data import (
+    generate_conversation,
+    load_sample_memories,
+    missing_exchanges,
+    samples_loaded,
+)
 from core.flows.memory.stores import collection_name, memory_collection, memory_repository
 from core.flows.memory.versions import EditError, edit_unit, soft_delete, versions_of
 from core.flows.registry import demo_client
@@ -106,3 +113,36 @@ def test_the_same_entity_and_loop_text_may_exist_once_per_person(stores) -> None
     bob_names = set(browse.entities_frame(bob_repo)["name"])
     assert alice_names == bob_names and alice_names  # equal names, separate entities
     assert browse.counts(bob_repo) == browse.counts(alice_repo)
+
+
+def test_index_reconciliation_runs_over_one_persons_units_and_collection(stores) -> None:  # type: ignore[no-untyped-def]
+    """Issue #15 item 6 per person: Bob's reconcile neither indexes Alice's units into his collection nor
+    touches hers; Alice's restores her own vector that a crash lost."""
+    (alice_repo, alice_vectors), (bob_repo, bob_vectors), episode = stores
+    alice_before = alice_vectors.count()
+    alice_vectors.delete(ids=[str(episode)])  # a crash between her commit and the Chroma upsert
+    bob_vectors.upsert(
+        ids=["999999"], documents=["消えた記憶"], metadatas=[{"kind": "EPISODE", "occurred_at": 0}]
+    )
+
+    bobs = reconcile_memory_index(bob_repo, bob_vectors)
+    assert bobs.units == 0 and bobs.indexed == [] and bobs.removed == ["999999"]
+    assert bob_vectors.count() == 0 and alice_vectors.count() == alice_before - 1
+
+    alices = reconcile_memory_index(alice_repo, alice_vectors)
+    assert alices.indexed == [episode] and alices.removed == [] and alice_vectors.count() == alice_before
+    assert not reconcile_memory_index(alice_repo, alice_vectors).changed
+    assert not reconcile_memory_index(bob_repo, bob_vectors).changed and bob_vectors.count() == 0
+
+
+def test_the_sample_loader_counts_only_the_persons_own_episodes(stores) -> None:  # type: ignore[no-untyped-def]
+    """Per-item idempotence (issue #15) is per person: Alice's copy of the sample is not Bob's."""
+    (alice_repo, alice_vectors), (bob_repo, bob_vectors), _ = stores
+    sample = generate_conversation(NOW, count=3)
+    assert len(load_sample_memories(alice_repo, alice_vectors, demo_client(), NOW, count=3)) == 3
+    assert missing_exchanges(alice_repo, sample) == [] and missing_exchanges(bob_repo, sample) == sample
+    assert load_sample_memories(alice_repo, alice_vectors, demo_client(), NOW, count=3) == []
+    assert not samples_loaded(bob_repo)
+    assert len(load_sample_memories(bob_repo, bob_vectors, demo_client(), NOW, count=3)) == 3
+    assert missing_exchanges(bob_repo, sample) == []
+    assert not reconcile_memory_index(bob_repo, bob_vectors).changed

@@ -16,8 +16,10 @@ the queue), to mimic servers that do not support a form (see `response_format_fo
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -53,6 +55,11 @@ class Scripted:
     delay: float = 0.0
     chunk_chars: int = 4
     send_usage: bool = True  # False: no usage in the reply, nor a usage chunk when a stream asks for one
+    body: bytes = b""  # kind raw: the exact body sent (with `content_type`)
+    content_type: str = "application/json"
+    trickle_seconds: float = 0.0  # kind trickle: keep-alive bytes for this long before the reply
+    interval: float = 0.05
+    make_text: Any = None  # kind text: a function of the request body giving the reply text (dynamic replies)
 
     @classmethod
     def text_reply(cls, text: str, **kw: Any) -> Scripted:
@@ -73,6 +80,33 @@ class Scripted:
         if retry_after is not None:
             headers["retry-after"] = str(retry_after)
         return cls(kind="error", status=status, message=message, headers=headers, **kw)
+
+    @classmethod
+    def raw(cls, body: bytes, content_type: str = "application/json", **kw: Any) -> Scripted:
+        """Status 200 with exactly this body (a non-JSON body, an HTML page, malformed SSE)."""
+        return cls(kind="raw", body=body, content_type=content_type, **kw)
+
+    @classmethod
+    def html_page(cls) -> Scripted:
+        """What a proxy or login portal answers: an HTML page with status 200."""
+        return cls.raw(
+            b"<!doctype html><html><body><h1>Sign in</h1></body></html>", "text/html; charset=utf-8"
+        )
+
+    @classmethod
+    def not_json(cls) -> Scripted:
+        """A body that says it is JSON and is not."""
+        return cls.raw(b'{"id": "chatcmpl-x", "choices": [ this is not json', "application/json")
+
+    @classmethod
+    def malformed_sse(cls) -> Scripted:
+        """An event stream whose events carry invalid JSON."""
+        return cls.raw(b"data: {not json at all\n\ndata: [DONE]\n\n", "text/event-stream")
+
+    @classmethod
+    def trickle(cls, seconds: float, text: str = "ok", interval: float = 0.05, **kw: Any) -> Scripted:
+        """Status 200, then a keep-alive byte (a space, or an SSE comment) every `interval` for `seconds`."""
+        return cls(kind="trickle", text=text, trickle_seconds=seconds, interval=interval, **kw)
 
     @classmethod
     def response_format_rejected(cls) -> Scripted:
@@ -155,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
         script = owner._next(
             Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
         )
+        if script.make_text is not None:
+            script = dataclasses.replace(script, text=script.make_text(body), make_text=None)
         try:
             if script.delay:
                 time.sleep(script.delay)
@@ -163,6 +199,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             elif script.kind == "error":
                 self._send_error(wire, script)
+            elif script.kind == "raw":
+                self._send_raw(script)
+            elif script.kind == "trickle":
+                self._send_trickle(wire, body, script)
             elif isinstance(body, dict) and body.get("stream"):
                 events = _openai_events(body, script) if wire == "openai" else _anthropic_events(body, script)
                 self._send_sse(events)
@@ -181,6 +221,39 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _send_raw(self, script: Scripted) -> None:
+        self.send_response(200)
+        self.send_header("content-type", script.content_type)
+        self.send_header("content-length", str(len(script.body)))
+        self.end_headers()
+        self.wfile.write(script.body)
+
+    def _send_trickle(self, wire: str, body: Any, script: Scripted) -> None:
+        """Keep-alive bytes until `trickle_seconds` pass (or the client hangs up), then the reply."""
+        stream = isinstance(body, dict) and body.get("stream")
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream" if stream else "application/json")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        ends = time.monotonic() + script.trickle_seconds
+        while time.monotonic() < ends:
+            self.wfile.write(b": keep-alive\n\n" if stream else b" ")
+            self.wfile.flush()
+            time.sleep(script.interval)
+        if stream:
+            events = _openai_events(body, script) if wire == "openai" else _anthropic_events(body, script)
+            self.wfile.write(
+                "".join(
+                    (f"event: {n}\n" if n else "") + f"data: {d if isinstance(d, str) else json.dumps(d)}\n\n"
+                    for n, d in events
+                ).encode()
+            )
+        else:
+            payload = _openai_json(body, script) if wire == "openai" else _anthropic_json(body, script)
+            self.wfile.write(json.dumps(payload).encode())
+        self.wfile.flush()
 
     def _send_error(self, wire: str, script: Scripted) -> None:
         if wire == "openai":
@@ -309,6 +382,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     owner: WireServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a deadline cut, a malformed reply dropped) is not worth a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            return
+        super().handle_error(request, client_address)
 
 
 class WireServer:

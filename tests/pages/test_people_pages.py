@@ -173,6 +173,25 @@ def test_memories_are_one_companion_per_person(tmp_path: Path) -> None:
     assert "転職" in page_text(alice)
 
 
+def test_memory_index_is_reconciled_per_person_when_their_page_opens(tmp_path: Path) -> None:
+    """Issue #15's reconcile on start, per person (issue #14): Bob's first visit checks only his own units
+    and collection; Alice's first visit restores the vector a crash took from her collection."""
+    chroma = open_chroma(tmp_path)
+    repo, vectors = memory_repository(open_store(tmp_path), ALICE), memory_collection(chroma, ALICE)
+    _, told = run_turn(repo, vectors, demo_client(), [], SECRET)
+    assert told.ok and told.episode_id is not None
+    vectors.delete(ids=[str(told.episode_id)])  # a crash between the commit and the Chroma upsert
+    bob = make_signed_in_app(tmp_path, BOB_USER, page="pages/memory.py")
+    assert not bob.exception
+    assert "記憶の索引を照合しました" not in page_text(bob)
+    assert memory_collection(chroma, BOB).count() == 0
+    assert str(told.episode_id) not in vectors.get(include=[])["ids"]  # Bob's visit left Alice's alone
+    alice = make_signed_in_app(tmp_path, ALICE_USER, page="pages/memory.py")
+    assert not alice.exception
+    assert "記憶の索引を照合しました" in page_text(alice)
+    assert str(told.episode_id) in vectors.get(include=[])["ids"]
+
+
 def diagnosis_page(tmp_path: Path, user: dict[str, object], admins: list[str] | None = None) -> AppTest:
     """The diagnosis page past the vehicle step (the one-click demo), where the bookings are listed."""
     at = make_signed_in_app(tmp_path, user, page="pages/diagnosis.py", admins=admins)

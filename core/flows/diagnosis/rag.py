@@ -120,6 +120,9 @@ class RAGService:
     def index_manuals(self, progress: Progress | None = None, *, force: bool = False, batch: int = 40) -> int:
         """Index every sample manual (skipped when already current unless `force`); returns the chunk count."""
         if force:
+            get_collection(
+                self.client, self.collection_name, metadata={"flow": FLOW_TAG}
+            )  # deleting needs one
             self.client.delete_collection(self.collection_name)
             self._collection = None
         elif self.is_indexed():
@@ -129,6 +132,34 @@ class RAGService:
         stale = set(self.collection.get(include=[])["ids"]) - {c["id"] for c in chunks}
         if stale:
             self.collection.delete(ids=sorted(stale))
+        self._upsert(chunks, version, progress, batch)
+        return len(chunks)
+
+    def reconcile(self, progress: Progress | None = None, batch: int = 40) -> tuple[int, int]:
+        """Make the index hold exactly the current manuals, chunk by chunk (issue #15 item 6).
+
+        Chunks without a vector (or with one from another manual version) are indexed and vectors
+        without a chunk are removed, so an indexing run cut short by a crash is completed on the next
+        start. Returns (chunks indexed, vectors removed).
+        """
+        chunks = self._all_chunks()
+        version = self.manual_version()
+        got = self.collection.get(include=["metadatas"])
+        current = {
+            i
+            for i, meta in zip(got["ids"], got.get("metadatas") or [], strict=False)
+            if (meta or {}).get("manual_version") == version
+        }
+        stale = sorted(set(got["ids"]) - {c["id"] for c in chunks})
+        if stale:
+            self.collection.delete(ids=stale)
+        missing = [c for c in chunks if c["id"] not in current]
+        self._upsert(missing, version, progress, batch)
+        return len(missing), len(stale)
+
+    def _upsert(
+        self, chunks: list[dict[str, Any]], version: str, progress: Progress | None, batch: int
+    ) -> None:
         embed = NgramHashEmbedding()
         for start in range(0, len(chunks), batch):
             part = chunks[start : start + batch]
@@ -152,7 +183,6 @@ class RAGService:
             )
             if progress is not None:
                 progress(min(start + batch, len(chunks)), len(chunks), part[-1]["vehicle_id"])
-        return len(chunks)
 
     def reindex(self, progress: Progress | None = None) -> int:
         """Drop the collection and index again."""

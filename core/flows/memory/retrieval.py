@@ -37,10 +37,24 @@ from core.store.memory import STATE_ACTIVE, dumps, mine, retrieval_traces, units
 from core.store.memory_fts import fts_bodies
 from core.store.memory_repository import MemoryRepository
 
+# issue #15: the lexical and vector lanes scale with the query; a 40,000-character reply in the history
+# cost 44 s and 2.4 GB. Each message (its end, nearest the input) and the input are capped.
+QUERY_MESSAGE_CHARS = 1_000
+QUERY_INPUT_CHARS = 2_000
+
 
 def build_queries(history: Sequence[Mapping[str, Any]], user_input: str) -> tuple[str, str]:
-    """Q1 = the input; Q2 = the last 6 messages + "\\n---\\n" + the input (Q2 = Q1 with no history)."""
-    recent = [m["content"] for m in history[-HISTORY_MESSAGES_FOR_Q2:] if m.get("content")]
+    """Q1 = the input; Q2 = the last 6 messages + "\\n---\\n" + the input (Q2 = Q1 with no history).
+
+    Each history message contributes at most its last QUERY_MESSAGE_CHARS characters and the input its
+    first QUERY_INPUT_CHARS (issue #15: retrieval caps the history text it reads).
+    """
+    user_input = user_input[:QUERY_INPUT_CHARS]
+    recent = [
+        str(m["content"])[-QUERY_MESSAGE_CHARS:]
+        for m in history[-HISTORY_MESSAGES_FOR_Q2:]
+        if m.get("content")
+    ]
     if not recent:
         return user_input, user_input
     return user_input, "\n".join(recent) + Q2_SEPARATOR + user_input

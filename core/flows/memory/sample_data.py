@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,10 +95,14 @@ def load_exchanges(
     exchanges: list[Exchange],
     sink: DebugSink | None = None,
 ) -> list[int]:
-    """Ingest many exchanges, then index every new unit in one batch (FTS5 + Chroma)."""
+    """Ingest many exchanges, each indexed (FTS5 + Chroma) as it is saved.
+
+    Issue #15: the vectors used to be added only after the last exchange, so a crash while loading
+    left every saved episode without one; now each item is complete on its own.
+    """
     with repo.connect() as conn:
         before = conn.execute(select(units.c.id).order_by(units.c.id.desc()).limit(1)).scalar() or 0
-    ids = [ingest_exchange(repo, client, ex, sink) for ex in exchanges]
+    ids = [ingest_exchange(repo, client, ex, sink, collection) for ex in exchanges]
     with repo.begin() as conn:
         new_ids = [
             int(i)
@@ -117,32 +122,53 @@ def load_sample_memories(
     sink: DebugSink | None = None,
     count: int = SAMPLE_EPISODES,
 ) -> list[int]:
-    """The seeded conversation (about 200 episodes up to `now`) through the pipeline with `client`."""
+    """The seeded conversation (about 200 episodes up to `now`) through the pipeline with `client`;
+    exchanges already in the store are skipped (idempotent per item, issue #15)."""
     now = repo.now() if now is None else now
-    return load_exchanges(repo, collection, client, generate_conversation(now, count), sink)
+    return load_exchanges(
+        repo, collection, client, missing_exchanges(repo, generate_conversation(now, count)), sink
+    )
+
+
+def missing_exchanges(repo: MemoryRepository, exchanges: list[Exchange]) -> list[Exchange]:
+    """The exchanges not yet in the person's store, by their texts (which do not depend on `now`).
+
+    The same pair of texts can occur more than once in the sample: its n-th occurrence counts as
+    present when the store holds at least n episodes with those texts. Only the episodes of
+    `repo.owner_id` count: another person's copy of the sample is theirs (issue #14).
+    """
+    with repo.connect() as conn:
+        rows = conn.execute(
+            select(payload_episode.c.input_text, payload_episode.c.reply_text)
+            .join(units, units.c.id == payload_episode.c.unit_id)
+            .where(
+                payload_episode.c.input_text.in_({ex.input_text for ex in exchanges}),
+                mine(repo.owner_id),
+            )
+        ).all()
+    stored = Counter((r.input_text, r.reply_text) for r in rows)
+    missing = []
+    for ex in exchanges:
+        key = (ex.input_text, ex.reply_text)
+        if stored[key] > 0:
+            stored[key] -= 1
+        else:
+            missing.append(ex)
+    return missing
 
 
 def load_demo_samples(
     repo: MemoryRepository, collection: Collection | None, sink: DebugSink | None = None
 ) -> int:
     """The one-click 「サンプル記憶を読み込む」: the sample conversation, always through the offline demo model
-    (its replies and extractions are scripted), and only once; returns how many episodes were added."""
-    if samples_loaded(repo):
-        return 0
+    (its replies and extractions are scripted); only the exchanges not yet stored are added (a load cut
+    short by a crash is completed, never doubled). Returns how many episodes were added."""
     return len(load_sample_memories(repo, collection, DemoClient(personas={FLOW: memory_persona}), sink=sink))
 
 
-def samples_loaded(repo: MemoryRepository, probe: int = 3) -> bool:
-    """Whether the sample conversation is already in the person's store (its texts do not depend on `now`),
-    so the one-click load does not add the same 200 episodes twice."""
-    texts = [ex.input_text for ex in generate_conversation(0)[:probe]]
-    with repo.connect() as conn:
-        found = conn.execute(
-            select(payload_episode.c.input_text)
-            .join(units, units.c.id == payload_episode.c.unit_id)
-            .where(payload_episode.c.input_text.in_(texts), mine(repo.owner_id))
-        ).scalars()
-        return set(found) == set(texts)
+def samples_loaded(repo: MemoryRepository) -> bool:
+    """Whether every exchange of the sample conversation is in the person's store."""
+    return not missing_exchanges(repo, generate_conversation(0))
 
 
 def episode_count(repo: MemoryRepository) -> int:

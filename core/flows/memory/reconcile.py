@@ -1,0 +1,83 @@
+"""Crash consistency of the memory stores (issue #15 item 6): the database and Chroma agree again.
+
+A unit is written to SQLite (with its FTS5 rows, in one transaction) and upserted into Chroma inside
+that transaction. A crash can leave either side behind: the sample loader indexed vectors only after
+all episodes were saved, so a kill while loading left episodes without vectors, and a kill between
+the Chroma upsert and the commit leaves a vector without a unit. `reconcile_memory_index` indexes
+every unit that has no vector (or no FTS5 row) and removes every vector whose unit is gone.
+
+Per person (issue #14): it runs over one person's units (`repo.owner_id`) and that person's own Chroma
+collection (core.flows.memory.stores.memory_collection), so a vector is "without a unit" only when its
+owner has no such unit. The memory page runs it once per process for each person, when that person first
+opens the page (a person's memory is read only on their own page, so nothing is served from an
+unreconciled index, and start-up does not pay for everyone's), and from its 「索引を照合」 button.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chromadb.api.models.Collection import Collection
+from sqlalchemy import select
+
+from core.flows.memory.indexing import index_units
+from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, mine, units
+from core.store.memory_fts import fts_bodies
+from core.store.memory_repository import MemoryRepository
+
+INDEXED_KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
+
+
+@dataclass
+class ReconcileReport:
+    """What reconciliation found and did."""
+
+    units: int = 0
+    vectors: int = 0
+    indexed: list[int] = field(default_factory=list)  # units given a vector (or FTS5 rows)
+    removed: list[str] = field(default_factory=list)  # vector ids without a unit, deleted
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.indexed or self.removed)
+
+    def describe(self) -> str:
+        """A Japanese line for the page."""
+        if not self.changed:
+            return f"記憶の索引はデータベースと一致しています（記憶 {self.units:,} 件・ベクトル {self.vectors:,} 件）。"
+        return (
+            f"記憶の索引を照合しました: 索引のなかった記憶 {len(self.indexed):,} 件を登録し、"
+            f"記憶のないベクトル {len(self.removed):,} 件を削除しました（記憶 {self.units:,} 件）。"
+        )
+
+
+def reconcile_memory_index(
+    repo: MemoryRepository, collection: Collection | None, batch: int = 2_000
+) -> ReconcileReport:
+    """Index the person's units without vectors or FTS5 rows; delete vectors without units from the
+    person's `collection` (issue #15 item 6; `repo` and `collection` are one person's, issue #14)."""
+    report = ReconcileReport()
+    with repo.begin() as conn:
+        expected = [
+            int(i)
+            for i in conn.execute(
+                select(units.c.id).where(units.c.kind.in_(INDEXED_KINDS), mine(repo.owner_id))
+            ).scalars()
+        ]
+        report.units = len(expected)
+        in_fts: set[int] = set()
+        for start in range(0, len(expected), batch):
+            in_fts.update(fts_bodies(conn, expected[start : start + batch]))
+        missing = set(expected) - in_fts
+        if collection is not None:
+            vector_ids = set(collection.get(include=[])["ids"])
+            report.vectors = len(vector_ids)
+            wanted = {str(i) for i in expected}
+            missing |= {i for i in expected if str(i) not in vector_ids}
+            report.removed = sorted(vector_ids - wanted)
+        report.indexed = sorted(missing)
+        for start in range(0, len(report.indexed), batch):
+            index_units(conn, collection, report.indexed[start : start + batch])
+    if collection is not None and report.removed:
+        collection.delete(ids=report.removed)
+    return report
