@@ -7,13 +7,11 @@ visit the person picked ("2026-11-25 10:00", a local appointment), stored as the
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, String, Table, Text, desc, func, select, type_coerce
+from sqlalchemy import Column, Integer, String, Table, Text, desc, select
 
-from core.clock import from_local
-from core.store.base import Repository, inserted_id
+from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
 
 diagnosis_bookings = Table(
@@ -34,7 +32,7 @@ diagnosis_bookings = Table(
     Column("visit_urgency", String, nullable=False, default=""),
     Column("can_drive", Integer, nullable=False, default=1),
     Column("reasons", Text, nullable=False, default="[]"),
-    Column("created_at", Integer, nullable=False),  # UTC epoch seconds
+    Column("created_at", EpochSeconds, nullable=False),  # UTC epoch seconds
 )
 
 FIELDS = (
@@ -83,21 +81,3 @@ class DiagnosisRepository(Repository):
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else _row(row._mapping)
-
-
-def upgrade(conn: Connection) -> None:
-    """Older code stored `created_at` as a naive local DateTime text ("2026-11-21 10:00:00"); make it epoch.
-
-    Idempotent: only rows whose value is still text are converted (SQLite keeps each value's own type).
-    """
-    if conn.dialect.name != "sqlite":
-        return
-    created = type_coerce(diagnosis_bookings.c.created_at, String)
-    old = conn.execute(
-        select(diagnosis_bookings.c.id, created).where(func.typeof(diagnosis_bookings.c.created_at) == "text")
-    ).all()
-    for booking_id, text in old:
-        when = from_local(datetime.fromisoformat(text))
-        conn.execute(
-            diagnosis_bookings.update().where(diagnosis_bookings.c.id == booking_id).values(created_at=when)
-        )

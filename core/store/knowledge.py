@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Boolean, Column, ForeignKey, Integer, String, Table, Text, func, select, update
 
-from core.store.base import Repository, inserted_id
+from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
 
 TITLE_CHARS = 40  # an interview's title: the first line typed, cut to this length
@@ -25,8 +25,8 @@ knowledge_interviews = Table(
     metadata,
     Column("id", String(32), primary_key=True),
     Column("title", String, nullable=False, default=""),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
 )
@@ -43,7 +43,7 @@ knowledge_turns = Table(
         index=True,
     ),
     Column("turn_no", Integer, nullable=False),  # 1-based count of user inputs in the interview
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     Column("user_text", Text, nullable=False, default=""),

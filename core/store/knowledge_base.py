@@ -2,6 +2,11 @@
 
 SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_entry_versions. Times are
 UTC epoch seconds from the repository's clock.
+
+Version numbers come from the database (issue #15): an edit moves the entry from the version it read to
+the next one with a compare-and-set UPDATE (`... WHERE version = <read>`), which no two writers can both
+win on SQLite or PostgreSQL, and (entry_id, version) is unique. An edit made on an entry that changed
+since it was opened (`expected_version`) is refused with StaleEntryError, carrying both versions.
 """
 
 from __future__ import annotations
@@ -9,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, or_, select, update
+from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, String, Table, Text, select, update
 
-from core.store.base import Repository, inserted_id
+from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
+from core.store.lexical import lexical_key
 
 DEFAULT_EDITOR = "担当者"
 # The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order).
@@ -25,6 +31,7 @@ ENTRY_FIELDS = (
     "clause_sample",
 )
 CREATED_NOTE = "作成"
+MAX_SAVE_ATTEMPTS = 100  # compare-and-set retries of an unconditional save before giving up (contention)
 
 knowledge_entries = Table(
     "knowledge_entries",
@@ -33,10 +40,11 @@ knowledge_entries = Table(
     *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
     Column("version", Integer, nullable=False, default=1),
     Column("source_interview_id", String(32)),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     Column("created_by", String, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     Column("updated_by", String, nullable=False),
+    Column("search_text", Text, nullable=False, default="", server_default=""),  # search_key of the fields
 )
 
 knowledge_entry_versions = Table(
@@ -52,15 +60,35 @@ knowledge_entry_versions = Table(
     ),
     Column("version", Integer, nullable=False),
     *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
-    Column("edited_at", Integer, nullable=False),
+    Column("edited_at", EpochSeconds, nullable=False),
     Column("edited_by", String, nullable=False),
     Column("note", String, nullable=False, default=""),
+    Index("uq_knowledge_entry_version", "entry_id", "version", unique=True),
 )
 
 
 def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
     """The six fields of `entry` as strings ("" when missing or empty)."""
     return {name: str(entry.get(name, "") or "") for name in ENTRY_FIELDS}
+
+
+def search_key(fields: Mapping[str, str]) -> str:
+    """What the keyword search matches: each field's lexical key, one per line (a query never spans two)."""
+    return "\n".join(lexical_key(fields.get(name, "")) for name in ENTRY_FIELDS)
+
+
+class StaleEntryError(Exception):
+    """The entry changed since the editor opened it: nothing was saved. `current` is the stored entry now
+    (with its version and who saved it), `mine` the six fields the editor tried to save."""
+
+    def __init__(self, entry_id: int, expected_version: int, current: dict[str, Any], mine: dict[str, str]):
+        super().__init__(
+            f"knowledge entry {entry_id} is at version {current['version']}, not {expected_version}"
+        )
+        self.entry_id = entry_id
+        self.expected_version = expected_version
+        self.current = current
+        self.mine = mine
 
 
 class KnowledgeBaseRepository(Repository):
@@ -76,6 +104,7 @@ class KnowledgeBaseRepository(Repository):
                 conn.execute(
                     knowledge_entries.insert().values(
                         **fields,
+                        search_text=search_key(fields),
                         version=1,
                         source_interview_id=source_interview_id,
                         created_at=ts,
@@ -93,35 +122,64 @@ class KnowledgeBaseRepository(Repository):
         return entry_id
 
     def update_entry(
-        self, entry_id: int, entry: Mapping[str, Any], *, by: str = DEFAULT_EDITOR, note: str = ""
+        self,
+        entry_id: int,
+        entry: Mapping[str, Any],
+        *,
+        by: str = DEFAULT_EDITOR,
+        note: str = "",
+        expected_version: int | None = None,
     ) -> int:
         """Edit an entry: a new version row is kept; returns the new version (unchanged if nothing changed).
 
+        With `expected_version` (the version the editor opened), an entry saved by someone else since then
+        raises StaleEntryError and nothing is written; without it, the edit applies to the newest version.
         Raises KeyError for an unknown id.
         """
-        ts, fields = self.now(), entry_fields(entry)
-        with self.engine.begin() as conn:
-            row = (
-                conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
-                .mappings()
-                .first()
+        fields = entry_fields(entry)
+        for _ in range(MAX_SAVE_ATTEMPTS):
+            with self.engine.begin() as conn:
+                saved = self._save_version(conn, entry_id, fields, by, note, expected_version)
+            if saved is not None:
+                return saved
+        raise RuntimeError(f"knowledge entry {entry_id}: too many concurrent saves")
+
+    def _save_version(
+        self,
+        conn: Connection,
+        entry_id: int,
+        fields: dict[str, str],
+        by: str,
+        note: str,
+        expected_version: int | None,
+    ) -> int | None:
+        """One compare-and-set attempt: the saved (or unchanged) version, or None when another writer won."""
+        row = (
+            conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
+            .mappings()
+            .first()
+        )
+        if row is None:
+            raise KeyError(entry_id)
+        read = int(row["version"])
+        if all(row[name] == fields[name] for name in ENTRY_FIELDS):
+            return read
+        if expected_version is not None and read != expected_version:
+            raise StaleEntryError(entry_id, expected_version, dict(row), fields)
+        ts = self.now()
+        won = conn.execute(
+            update(knowledge_entries)
+            .where(knowledge_entries.c.id == entry_id, knowledge_entries.c.version == read)
+            .values(**fields, search_text=search_key(fields), version=read + 1, updated_at=ts, updated_by=by)
+        )
+        if won.rowcount != 1:
+            return None
+        conn.execute(
+            knowledge_entry_versions.insert().values(
+                entry_id=entry_id, version=read + 1, **fields, edited_at=ts, edited_by=by, note=note
             )
-            if row is None:
-                raise KeyError(entry_id)
-            if all(row[name] == fields[name] for name in ENTRY_FIELDS):
-                return int(row["version"])
-            version = int(row["version"]) + 1
-            conn.execute(
-                update(knowledge_entries)
-                .where(knowledge_entries.c.id == entry_id)
-                .values(**fields, version=version, updated_at=ts, updated_by=by)
-            )
-            conn.execute(
-                knowledge_entry_versions.insert().values(
-                    entry_id=entry_id, version=version, **fields, edited_at=ts, edited_by=by, note=note
-                )
-            )
-        return version
+        )
+        return read + 1
 
     def get_entry(self, entry_id: int) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
@@ -163,20 +221,16 @@ class KnowledgeBaseRepository(Repository):
         query = select(knowledge_entries).order_by(
             knowledge_entries.c.updated_at.desc(), knowledge_entries.c.id.desc()
         )
-        if search.strip():
-            pattern = f"%{search.strip()}%"
-            query = query.where(or_(*(knowledge_entries.c[name].like(pattern) for name in ENTRY_FIELDS)))
+        key = lexical_key(search.strip()).replace("\n", " ")
+        if key:
+            query = query.where(knowledge_entries.c.search_text.contains(key, autoescape=True))
         if contract_types:
             query = query.where(knowledge_entries.c.contract_type.in_(list(contract_types)))
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 
     def contract_types(self) -> list[str]:
-        """Distinct contract types in the knowledge base (for the filter)."""
+        """Distinct contract types in the knowledge base (for the filter), in code point order on every engine."""
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(knowledge_entries.c.contract_type)
-                .distinct()
-                .order_by(knowledge_entries.c.contract_type)
-            )
-            return [r[0] for r in rows if r[0]]
+            rows = conn.execute(select(knowledge_entries.c.contract_type).distinct())
+            return sorted(r[0] for r in rows if r[0])

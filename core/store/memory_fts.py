@@ -1,79 +1,72 @@
-"""FTS5 tables of the companion memory: a trigram index, a 2-character index, and a unicode61 baseline.
+"""The memory keyword lanes, one interface over two engines (issue 5 "keyword lane"; issue #14).
 
-Issue 5: FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane
-uses the `trigram` tokenizer (terms of 3+ characters) plus a bigram table (space-separated
-2-character tokens under unicode61) for words such as 締切. The unicode61 table over the raw text
-exists only as the comparison baseline (tests, benchmark). Row ids are unit ids.
+FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane uses a trigram
+index (terms of 3+ characters) plus a 2-character index (space-separated 2-character tokens) for words
+such as 締切; a unicode61 index over the raw text exists only as the comparison baseline (tests, benchmark).
+Lanes are named by the FTS_* constants. On SQLite they are FTS5 tables (core/store/memory_fts_sqlite.py); on
+PostgreSQL, documents ranked with the same BM25 (core/store/memory_fts_pg.py). The flow computes the
+text, the 2-character document and the query terms (core/flows/memory/text.py) and passes them in, so both
+engines search the same keys and return the same units in the same order (a parity test checks it).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import DDL, Connection, event, text
+from types import ModuleType
 
-from core.store.db import metadata
+from sqlalchemy import Connection
 
-FTS_TRIGRAM = "memory_fts_trigram"
-FTS_BIGRAM = "memory_fts_bigram"
-FTS_UNICODE61 = "memory_fts_unicode61"
-FTS_TABLES = (FTS_TRIGRAM, FTS_BIGRAM)
+from core.store import memory_fts_pg, memory_fts_sqlite
+from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
 
-_DDL = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TRIGRAM} USING fts5(body, tokenize='trigram')",
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_BIGRAM} USING fts5(body, tokenize='unicode61')",
-)
-for _statement in _DDL:
-    _create = DDL(_statement)  # type: ignore[no-untyped-call]  # SQLAlchemy's DDL.__init__ is unannotated
-    event.listen(metadata, "after_create", _create.execute_if(dialect="sqlite"))
+__all__ = [
+    "FTS_BIGRAM",
+    "FTS_TABLES",
+    "FTS_TRIGRAM",
+    "FTS_UNICODE61",
+    "ensure_unicode61_baseline",
+    "fts_bodies",
+    "fts_count",
+    "fts_delete",
+    "fts_search",
+    "fts_upsert",
+]
+
+
+def _engine(conn: Connection) -> ModuleType:
+    return memory_fts_pg if conn.dialect.name == "postgresql" else memory_fts_sqlite
 
 
 def fts_upsert(conn: Connection, unit_id: int, body: str, bigram_body: str) -> None:
-    """Index (or re-index) one unit's search text."""
-    fts_delete(conn, unit_id)
-    conn.execute(text(f"INSERT INTO {FTS_TRIGRAM}(rowid, body) VALUES (:id, :b)"), {"id": unit_id, "b": body})
-    conn.execute(
-        text(f"INSERT INTO {FTS_BIGRAM}(rowid, body) VALUES (:id, :b)"), {"id": unit_id, "b": bigram_body}
-    )
+    """Index (or re-index) one unit's search text (`body`: normalized text; `bigram_body`: its 2-grams)."""
+    _engine(conn).upsert(conn, unit_id, body, bigram_body)
 
 
 def fts_delete(conn: Connection, unit_id: int) -> None:
     """Remove one unit from both indexes."""
-    for table in FTS_TABLES:
-        conn.execute(text(f"DELETE FROM {table} WHERE rowid = :id"), {"id": unit_id})
+    _engine(conn).delete(conn, unit_id)
 
 
 def fts_bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
     """The indexed search text of each unit (what rerank compares against)."""
     if not unit_ids:
         return {}
-    marks = ",".join(str(int(i)) for i in unit_ids)
-    rows = conn.execute(text(f"SELECT rowid, body FROM {FTS_TRIGRAM} WHERE rowid IN ({marks})"))
-    return {int(r[0]): r[1] for r in rows}
-
-
-def _match_expr(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    found: dict[int, str] = _engine(conn).bodies(conn, unit_ids)
+    return found
 
 
 def fts_search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
-    """(unit_id, bm25) of the best `k` rows matching any term, best first (bm25: lower is better)."""
+    """(unit_id, bm25) of the best `k` rows matching any term, best first (bm25: lower is better; ties by id)."""
     if not terms:
         return []
-    rows = conn.execute(
-        text(f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH :q ORDER BY s LIMIT :k"),
-        {"q": _match_expr(terms), "k": k},
-    )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    hits: list[tuple[int, float]] = _engine(conn).search(conn, table, terms, k)
+    return hits
 
 
 def fts_count(conn: Connection, table: str, unit_id: int) -> int:
-    """How many rows of `table` a unit has (0 or 1; used to check deletes)."""
-    return int(
-        conn.execute(text(f"SELECT count(*) FROM {table} WHERE rowid = :id"), {"id": unit_id}).scalar() or 0
-    )
+    """How many rows of lane `table` a unit has (0 or 1; used to check deletes)."""
+    return int(_engine(conn).count(conn, table, unit_id))
 
 
 def ensure_unicode61_baseline(conn: Connection) -> None:
-    """(Re)build the unicode61 baseline table from the trigram table's text (tests and benchmark only)."""
-    conn.execute(text(f"DROP TABLE IF EXISTS {FTS_UNICODE61}"))
-    conn.execute(text(f"CREATE VIRTUAL TABLE {FTS_UNICODE61} USING fts5(body, tokenize='unicode61')"))
-    conn.execute(text(f"INSERT INTO {FTS_UNICODE61}(rowid, body) SELECT rowid, body FROM {FTS_TRIGRAM}"))
+    """(Re)build the unicode61 baseline lane from the trigram lane's text (tests and benchmark only)."""
+    _engine(conn).ensure_unicode61_baseline(conn)

@@ -20,7 +20,7 @@ from sqlalchemy import (
     select,
 )
 
-from core.store.base import Repository, inserted_id
+from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
 from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState
 
@@ -37,8 +37,8 @@ review_reviews = Table(
     Column("review_json", Text, nullable=False),
     Column("answer_text", Text, nullable=False),
     Column("sample_key", String, unique=True, nullable=True),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
 )
 
 review_threads = Table(
@@ -53,8 +53,8 @@ review_threads = Table(
     Column("summary_up_to_turn", Integer, nullable=False, default=0),
     Column("last_section_mention_turn", Integer, nullable=True),
     Column("last_section_paragraph_numbers", Text, nullable=True),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
 )
 
 review_messages = Table(
@@ -68,7 +68,7 @@ review_messages = Table(
     Column("role", String, nullable=False),
     Column("content", Text, nullable=False),
     Column("meta", Text, nullable=False, default="{}"),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     CheckConstraint("role IN ('user', 'assistant')", name="review_messages_role"),
 )
 

@@ -1,0 +1,146 @@
+"""The memory keyword lanes on PostgreSQL: one row of text per (lane, unit), ranked like FTS5.
+
+`memory_lex_docs` (migration v0004) holds, per lane, the document as FTS5 would tokenize it: the trigram
+lane keeps the normalized text (a phrase matches where it occurs as a substring, as with FTS5's trigram
+tokenizer); the token lanes (2-character, unicode61 baseline) keep unicode61 tokens between spaces, so a
+phrase is ` tok1 tok2 ` inside the text. Matching uses LIKE (served by a pg_trgm GIN index when the
+extension is available), occurrences are counted with an overlapping `regexp_count`, and the score is
+core.store.lexical.fts5_bm25: the same units, scores and order as SQLite's FTS5.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    func,
+    literal,
+    select,
+    union_all,
+)
+from sqlalchemy import (
+    delete as sql_delete,
+)
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.sql.schema import Table
+
+from core.store.lexical import (
+    best,
+    fts5_bm25,
+    like_pattern,
+    trigram_token_count,
+    unicode61_tokens,
+)
+from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
+
+LANES = {FTS_TRIGRAM: "trigram", FTS_BIGRAM: "bigram", FTS_UNICODE61: "unicode61"}
+TOKEN_LANES = frozenset({"bigram", "unicode61"})
+_ARE_SPECIAL = set("\\^$.|?*+()[]{}")
+
+# Declared apart from the shared metadata: only PostgreSQL has this table (SQLite has FTS5 tables instead).
+docs = Table(
+    "memory_lex_docs",
+    MetaData(),
+    Column("lane", String(16), primary_key=True),
+    Column("unit_id", Integer, primary_key=True),
+    Column("body", Text, nullable=False),
+    Column("n_tokens", Integer, nullable=False),
+)
+
+
+def token_document(text: str) -> tuple[str, int]:
+    """A token lane's stored text (` tok1 tok2 ... `) and its length in tokens."""
+    tokens = unicode61_tokens(text)
+    return " " + " ".join(tokens) + " ", len(tokens)
+
+
+def _document(lane: str, text: str) -> tuple[str, int]:
+    return token_document(text) if lane in TOKEN_LANES else (text, trigram_token_count(text))
+
+
+def _phrase(lane: str, term: str) -> str | None:
+    """What a query term must match in the lane's text (None: FTS5 would match nothing with it)."""
+    if lane in TOKEN_LANES:
+        tokens = unicode61_tokens(term)
+        return " " + " ".join(tokens) + " " if tokens else None
+    return term if len(term) >= 3 else None
+
+
+def _lookahead(needle: str) -> str:
+    """An ARE pattern matching at every position where `needle` starts (so overlaps are counted)."""
+    return "(?=" + "".join("\\" + c if c in _ARE_SPECIAL else c for c in needle) + ")"
+
+
+def _write(conn: Connection, lane: str, unit_id: int, text: str) -> None:
+    body, n_tokens = _document(lane, text)
+    statement = insert(docs).values(lane=lane, unit_id=unit_id, body=body, n_tokens=n_tokens)
+    conn.execute(
+        statement.on_conflict_do_update(
+            index_elements=[docs.c.lane, docs.c.unit_id], set_={"body": body, "n_tokens": n_tokens}
+        )
+    )
+
+
+def upsert(conn: Connection, unit_id: int, body: str, bigram_body: str) -> None:
+    _write(conn, "trigram", unit_id, body)
+    _write(conn, "bigram", unit_id, bigram_body)
+
+
+def delete(conn: Connection, unit_id: int) -> None:
+    lanes = [LANES[t] for t in FTS_TABLES]
+    conn.execute(sql_delete(docs).where(docs.c.unit_id == unit_id, docs.c.lane.in_(lanes)))
+
+
+def bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
+    rows = conn.execute(
+        select(docs.c.unit_id, docs.c.body).where(docs.c.lane == "trigram", docs.c.unit_id.in_(unit_ids))
+    )
+    return {int(r[0]): str(r[1]) for r in rows}
+
+
+def search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
+    lane = LANES[table]
+    phrases = [_phrase(lane, term) for term in terms]
+    parts = [
+        select(
+            literal(i).label("i"),
+            docs.c.unit_id,
+            docs.c.n_tokens,
+            func.regexp_count(docs.c.body, _lookahead(phrase)).label("freq"),
+        ).where(docs.c.lane == lane, docs.c.body.like(like_pattern(phrase), escape="\\"))
+        for i, phrase in enumerate(phrases)
+        if phrase is not None
+    ]
+    if not parts:
+        return []
+    hits: list[dict[int, int]] = [{} for _ in phrases]
+    lengths: dict[int, int] = {}
+    for i, unit_id, n_tokens, freq in conn.execute(union_all(*parts)):
+        hits[int(i)][int(unit_id)] = int(freq)
+        lengths[int(unit_id)] = int(n_tokens)
+    if not lengths:
+        return []
+    n_rows, n_tokens_total = conn.execute(
+        select(func.count(), func.coalesce(func.sum(docs.c.n_tokens), 0)).where(docs.c.lane == lane)
+    ).one()
+    return best(fts5_bm25(hits, lengths, int(n_rows), int(n_tokens_total)), k)
+
+
+def count(conn: Connection, table: str, unit_id: int) -> int:
+    query = select(func.count()).where(docs.c.lane == LANES[table], docs.c.unit_id == unit_id)
+    return int(conn.execute(query).scalar() or 0)
+
+
+def ensure_unicode61_baseline(conn: Connection) -> None:
+    conn.execute(sql_delete(docs).where(docs.c.lane == "unicode61"))
+    rows = conn.execute(select(docs.c.unit_id, docs.c.body).where(docs.c.lane == "trigram")).all()
+    values = []
+    for unit_id, text in rows:
+        body, n_tokens = token_document(text)
+        values.append({"lane": "unicode61", "unit_id": unit_id, "body": body, "n_tokens": n_tokens})
+    if values:
+        conn.execute(docs.insert(), values)
