@@ -40,7 +40,9 @@ def free_port() -> int:
 
 def pg_bin_dir() -> Path | None:
     """The newest PostgreSQL server binaries on this machine (Debian layout), else any on PATH."""
-    found = sorted(glob.glob(PG_BIN_GLOB), key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0)
+    found = sorted(
+        glob.glob(PG_BIN_GLOB), key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0
+    )
     if found and Path(found[-1], "initdb").exists():
         return Path(found[-1])
     on_path = shutil.which("initdb")
@@ -65,12 +67,16 @@ class PgCluster:
             try:
                 owner = pwd.getpwnam("postgres")
             except KeyError as exc:
-                raise ServerUnavailable("running as root and there is no postgres user to own a cluster") from exc
+                raise ServerUnavailable(
+                    "running as root and there is no postgres user to own a cluster"
+                ) from exc
             os.chown(self.root, owner.pw_uid, owner.pw_gid)
             self.run_as = ["runuser", "-u", "postgres", "--"]
         self.port = free_port()
         self.data = self.root / "data"
-        self._run("initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "--locale=C.UTF-8", "-E", "UTF8")
+        self._run(
+            "initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "--locale=C.UTF-8", "-E", "UTF8"
+        )
         options = f"-h {HOST} -p {self.port} -k {self.root} -F -c max_connections=300 -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
 
@@ -117,7 +123,16 @@ class ChromaServer:
         self.host, self.port = HOST, free_port()
         self.log = open(self.path / "chroma.log", "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [str(CHROMA), "run", "--host", self.host, "--port", str(self.port), "--path", str(self.path / "db")],
+            [
+                str(CHROMA),
+                "run",
+                "--host",
+                self.host,
+                "--port",
+                str(self.port),
+                "--path",
+                str(self.path / "db"),
+            ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
             env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},

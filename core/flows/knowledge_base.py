@@ -1,6 +1,8 @@
 """The knowledge base as the pages use it: save the interview's draft, browse, edit with versions (spec 01 §7.2).
 
-Every function takes the repository and raises KnowledgeStoreError when the database fails.
+Every function takes the repository and raises KnowledgeStoreError when the database fails. A save of an
+entry that someone else saved since it was opened raises StaleEntryError (nothing is written; it carries
+both versions for the page to show) (issue #14 item 5).
 """
 
 from __future__ import annotations
@@ -9,13 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.flows.knowledge_stores import store_errors
-from core.store.knowledge_base import DEFAULT_EDITOR, KnowledgeBaseRepository
+from core.store.knowledge_base import DEFAULT_EDITOR, KnowledgeBaseRepository, StaleEntryError
 
 UPDATED_FROM_INTERVIEW = "聞き取りから更新"
 
 __all__ = [
     "DEFAULT_EDITOR",
+    "StaleEntryError",
     "contract_type_choices",
+    "current_entry",
     "edit_entry",
     "entry_history",
     "find_entries",
@@ -30,16 +34,18 @@ def save_draft(
     by: str,
     interview_id: str | None,
     saved_entry_id: int | None,
+    saved_version: int | None = None,
 ) -> tuple[int, int]:
     """Save the interview's (edited) draft; returns (entry id, version).
 
     The first save creates an entry linked to the interview; saving again (also after a resume) adds a
-    version to that entry instead of a duplicate.
+    version to that entry instead of a duplicate. With `saved_version` (the version this interview saved
+    or loaded last), an entry edited by someone else since raises StaleEntryError.
     """
     with store_errors():
         if saved_entry_id is not None and base.get_entry(saved_entry_id) is not None:
             return saved_entry_id, base.update_entry(
-                saved_entry_id, entry, by=by, note=UPDATED_FROM_INTERVIEW
+                saved_entry_id, entry, by=by, note=UPDATED_FROM_INTERVIEW, expected_version=saved_version
             )
         return base.save_entry(entry, by=by, source_interview_id=interview_id), 1
 
@@ -59,11 +65,28 @@ def find_entries(
 
 
 def edit_entry(
-    base: KnowledgeBaseRepository, entry_id: int, entry: Mapping[str, Any], *, by: str, note: str = ""
+    base: KnowledgeBaseRepository,
+    entry_id: int,
+    entry: Mapping[str, Any],
+    *,
+    by: str,
+    note: str = "",
+    expected_version: int | None = None,
 ) -> int:
-    """Save an edit as a new version; returns the version (unchanged when nothing changed)."""
+    """Save an edit as a new version; returns the version (unchanged when nothing changed).
+
+    `expected_version`: the version the editor opened; if the entry has moved on, StaleEntryError.
+    """
     with store_errors():
-        return base.update_entry(entry_id, entry, by=by or DEFAULT_EDITOR, note=note)
+        return base.update_entry(
+            entry_id, entry, by=by or DEFAULT_EDITOR, note=note, expected_version=expected_version
+        )
+
+
+def current_entry(base: KnowledgeBaseRepository, entry_id: int) -> dict[str, Any] | None:
+    """The entry as stored now (None when it is gone)."""
+    with store_errors():
+        return base.get_entry(entry_id)
 
 
 def entry_history(base: KnowledgeBaseRepository, entry_id: int) -> list[dict[str, Any]]:

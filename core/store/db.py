@@ -13,6 +13,8 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 
@@ -61,6 +63,15 @@ def load_table_modules() -> None:
     for info in pkgutil.iter_modules([str(STORE_DIR)]):
         if info.name not in ("db", "migrate") and not info.ispkg:
             importlib.import_module(f"core.store.{info.name}")
+
+
+def schema_differences(engine: Engine) -> list[Any]:
+    """What differs between the database and `metadata` (empty when the migrations built what the code
+    declares; engine-specific lexical tables left out, see core.store.migrate.include_name)."""
+    load_table_modules()
+    with engine.connect() as conn:
+        opts = {"include_name": migrate.include_name, "compare_type": True}
+        return list(compare_metadata(MigrationContext.configure(conn, opts=opts), metadata))
 
 
 def init_db(engine: Engine) -> None:

@@ -62,7 +62,7 @@ def _document(lane: str, text: str) -> tuple[str, int]:
     return token_document(text) if lane in TOKEN_LANES else (text, trigram_token_count(text))
 
 
-def _phrase(lane: str, term: str) -> str | None:
+def phrase(lane: str, term: str) -> str | None:
     """What a query term must match in the lane's text (None: FTS5 would match nothing with it)."""
     if lane in TOKEN_LANES:
         tokens = unicode61_tokens(term)
@@ -104,7 +104,7 @@ def bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
 
 def search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
     lane = LANES[table]
-    phrases = [_phrase(lane, term) for term in terms]
+    phrases = [phrase(lane, term) for term in terms]
     parts = [
         select(
             literal(i).label("i"),

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.environment import NameFilterParentNames, NameFilterType
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from filelock import FileLock
@@ -32,6 +33,19 @@ from sqlalchemy import Connection, Engine, create_engine, text
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PG_LOCK_KEY = 0x4B41_5441_4348_4931  # "KATACHI1": the advisory lock every process takes to migrate
 LOCK_TIMEOUT_S = 300  # a migration of a large database may take minutes; waiting longer means a stuck peer
+# What engine-specific revisions manage and `metadata` does not declare (FTS5 and its shadow tables on
+# SQLite, the lexical documents and pg_trgm indexes on PostgreSQL): autogenerate neither drops nor creates them.
+UNMANAGED_PREFIXES = ("memory_fts_", "memory_lex_")
+UNMANAGED_INDEX_SUFFIX = "_trgm"
+
+
+def include_name(name: str | None, type_: NameFilterType, _parents: NameFilterParentNames) -> bool:
+    """Whether autogenerate (and the schema test) compares this object with `metadata`."""
+    if name is None:
+        return True
+    if type_ == "table":
+        return not name.startswith(UNMANAGED_PREFIXES)
+    return not (type_ == "index" and name.endswith(UNMANAGED_INDEX_SUFFIX))
 
 
 def alembic_config(connection: Connection | None = None) -> Config:

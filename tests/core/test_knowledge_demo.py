@@ -14,15 +14,14 @@ from core.flows import knowledge_demo as kd
 from core.flows.knowledge_turn import TurnInput, run_turn
 from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
-from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 
 TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
 @pytest.fixture
-def repo(tmp_path):
-    return KnowledgeRepository(open_store(tmp_path))
+def repo(tmp_path, engine):
+    return KnowledgeRepository(engine)
 
 
 def interview(repo, inputs, client=None):

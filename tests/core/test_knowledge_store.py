@@ -9,7 +9,6 @@ import pytest
 from core.flows import knowledge as kf
 from core.flows.knowledge_analytics import interview_overview, interview_progress, stop_phase_counts
 from core.flows.knowledge_turn import record_fields
-from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
 
@@ -27,11 +26,6 @@ class Clock:
         value = self.now
         self.now += self.step
         return value
-
-
-@pytest.fixture
-def engine(tmp_path):
-    return open_store(tmp_path)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from core.chat import ChatItem, history, user_item
 from core.flows.review_chat import (
@@ -24,7 +25,6 @@ from core.flows.review_chat import (
     summary_job_key,
 )
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
-from core.store import open_store
 from core.store.review import ReviewRepository
 from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
@@ -67,8 +67,8 @@ def worker() -> Iterator[BackgroundWorker]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> ReviewRepository:
-    return repository(open_store(tmp_path), clock=lambda: T0)
+def repo(tmp_path: Path, engine: Engine) -> ReviewRepository:
+    return repository(engine, clock=lambda: T0)
 
 
 @pytest.fixture
