@@ -95,7 +95,7 @@ class Settings:
 def database_password(url: str) -> str | None:
     """The password inside a database URL, if any (so it can be redacted)."""
     try:
-        return make_url(url).password or None  # type: ignore[return-value]  # a str or None once parsed
+        return make_url(url).password or None
     except ArgumentError:
         return None
 

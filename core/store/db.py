@@ -17,6 +17,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from core.store import migrate
 
@@ -79,8 +80,21 @@ def init_db(engine: Engine) -> None:
     migrate.upgrade(engine)
 
 
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached or opened (server down, wrong DATABASE_URL, disk full); the message
+    names the database without its password."""
+
+
 def open_store(data_dir: Path | str = ".data", *, url: str | None = None) -> Engine:
-    """make_engine + init_db: the one call the shell makes (`url`: DATABASE_URL, else SQLite in data_dir)."""
+    """make_engine + init_db: the one call the shell makes (`url`: DATABASE_URL, else SQLite in data_dir).
+
+    Raises StoreUnavailable when the database cannot be reached.
+    """
     engine = make_engine(data_dir, url=url)
-    init_db(engine)
+    try:
+        init_db(engine)
+    except DBAPIError as exc:
+        engine.dispose()
+        where = engine.url.render_as_string(hide_password=True)
+        raise StoreUnavailable(f"{where}: {type(exc.orig).__name__}") from exc
     return engine
