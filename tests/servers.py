@@ -50,11 +50,14 @@ def pg_bin_dir() -> Path | None:
 
 
 class PgCluster:
-    """A PostgreSQL cluster of our own: `url(dbname)`, `create_database`, `drop_database`, `stop()`."""
+    """A PostgreSQL cluster of our own: `url(dbname)`, `create_database`, `drop_database`, `stop()`.
+
+    Tests run it with fsync off (nothing to keep); `durable=True` (benchmarks) keeps PostgreSQL's defaults.
+    """
 
     user = "katachi"
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
         bin_dir = pg_bin_dir()
         if bin_dir is None:
             raise ServerUnavailable(
@@ -77,7 +80,9 @@ class PgCluster:
         self._run(
             "initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "--locale=C.UTF-8", "-E", "UTF8"
         )
-        options = f"-h {HOST} -p {self.port} -k {self.root} -F -c max_connections=300 -c fsync=off"
+        options = f"-h {HOST} -p {self.port} -k {self.root} -c max_connections=300"
+        if not durable:
+            options += " -F -c synchronous_commit=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
 
     def _run(self, program: str, *args: str) -> None:

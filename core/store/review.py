@@ -19,6 +19,7 @@ from sqlalchemy import (
     func,
     select,
 )
+from sqlalchemy.exc import IntegrityError
 
 from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
@@ -107,12 +108,18 @@ class ReviewRepository(Repository):
             return inserted_id(result)
 
     def ensure_sample(self, record: ReviewRecord, sample_key: str) -> int:
-        """The id of the bundled sample, inserting it once."""
+        """The id of the bundled sample, inserting it once (also when several sessions or replicas ask at
+        the same moment: the unique sample_key lets one insert win, the others read its id)."""
+        query = select(review_reviews.c.id).where(review_reviews.c.sample_key == sample_key)
         with self.engine.connect() as conn:
-            found = conn.execute(
-                select(review_reviews.c.id).where(review_reviews.c.sample_key == sample_key)
-            ).first()
-        return int(found[0]) if found else self.add_review(record, sample_key=sample_key)
+            found = conn.execute(query).first()
+        if found:
+            return int(found[0])
+        try:
+            return self.add_review(record, sample_key=sample_key)
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                return int(conn.execute(query).scalar_one())
 
     def list_reviews(self) -> list[dict[str, Any]]:
         query = select(review_reviews.c.id, review_reviews.c.title, review_reviews.c.sample_key).order_by(

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -30,13 +31,14 @@ from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
 from core.store.memory_repository import MemoryRepository
 
 
-def _threads(count: int, saves: int, save: Callable[[int, int], None]) -> dict[str, object]:
+def _threads(count: int, saves: int, save: Callable[[int, int], None], extra: int = 0) -> dict[str, object]:
+    """`count` threads each calling save(thread, i) `saves` times (the first `extra` threads once more)."""
     errors: list[str] = []
     done = [0]
     lock = threading.Lock()
 
     def run(thread: int) -> None:
-        for i in range(saves):
+        for i in range(saves + (1 if thread < extra else 0)):
             try:
                 save(thread, i)
             except Exception as exc:  # noqa: BLE001 - every failure is counted and reported, none may pass silently
@@ -55,12 +57,16 @@ def _threads(count: int, saves: int, save: Callable[[int, int], None]) -> dict[s
 
 
 def kb_save(engine: Engine, entry_id: int, threads: int, saves: int) -> dict[str, object]:
+    """`saves` edits per thread; a negative number is a total for the process, split over its threads."""
     repo = KnowledgeBaseRepository(engine)
 
     def save(thread: int, i: int) -> None:
         text = f"{os.getpid()}-{thread}-{i}"
         repo.update_entry(entry_id, dict.fromkeys(ENTRY_FIELDS, text), by=f"p{os.getpid()}")
 
+    if saves < 0:
+        total = -saves
+        return _threads(threads, total // threads, save, extra=total % threads)
     return _threads(threads, saves, save)
 
 
@@ -77,19 +83,35 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_together(
-    url: str, count: int, command: str, *args: str, timeout: float = 600
-) -> list[dict[str, object]]:
-    """Run `count` worker processes that start their work at the same moment; their JSON results."""
+    url: str,
+    count: int,
+    command: str,
+    *args: str,
+    timeout: float = 600,
+    module: str = "tests.core.store_workers",
+    per_process: Callable[[int], list[str]] | None = None,
+) -> list[dict[str, Any]]:
+    """Run `count` worker processes (`python -m <module> <command> <url> <barrier> <args...>`, plus
+    `per_process(i)`) that start their work at the same moment; their JSON results."""
     barrier = Path(tempfile.mkdtemp(prefix="katachi-barrier-"))
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.core.store_workers", command, url, str(barrier), *args],
+            [
+                sys.executable,
+                "-m",
+                module,
+                command,
+                url,
+                str(barrier),
+                *args,
+                *(per_process(i) if per_process else []),
+            ],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for _ in range(count)
+        for i in range(count)
     ]
     deadline = time.time() + 120
     while len(list(barrier.glob("ready-*"))) < count and time.time() < deadline:
@@ -107,7 +129,8 @@ def start_together(
     return results
 
 
-def _wait_for_go(barrier: Path) -> None:
+def wait_for_go(barrier: Path) -> None:
+    """Tell start_together this process is ready, then wait until every process is."""
     (barrier / f"ready-{os.getpid()}").touch()
     while not (barrier / "go").exists():
         time.sleep(0.01)
@@ -116,7 +139,7 @@ def _wait_for_go(barrier: Path) -> None:
 def main(argv: list[str]) -> int:
     command, url, barrier = argv[0], argv[1], Path(argv[2])
     engine = make_engine(url=url)
-    _wait_for_go(barrier)
+    wait_for_go(barrier)
     if command == "init":
         try:
             init_db(engine)
