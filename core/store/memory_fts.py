@@ -11,7 +11,7 @@ engines search the same keys and return the same units in the same order (a pari
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import Protocol
 
 from sqlalchemy import Connection
 
@@ -32,8 +32,23 @@ __all__ = [
 ]
 
 
-def _engine(conn: Connection) -> ModuleType:
-    return memory_fts_pg if conn.dialect.name == "postgresql" else memory_fts_sqlite
+class Lexicon(Protocol):
+    """What each engine's module provides (core/store/memory_fts_sqlite.py, core/store/memory_fts_pg.py)."""
+
+    def upsert(self, conn: Connection, unit_id: int, body: str, bigram_body: str) -> None: ...
+    def delete(self, conn: Connection, unit_id: int) -> None: ...
+    def bodies(self, conn: Connection, unit_ids: list[int]) -> dict[int, str]: ...
+    def search(self, conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]: ...
+    def count(self, conn: Connection, table: str, unit_id: int) -> int: ...
+    def ensure_unicode61_baseline(self, conn: Connection) -> None: ...
+
+
+SQLITE: Lexicon = memory_fts_sqlite
+POSTGRESQL: Lexicon = memory_fts_pg
+
+
+def _engine(conn: Connection) -> Lexicon:
+    return POSTGRESQL if conn.dialect.name == "postgresql" else SQLITE
 
 
 def fts_upsert(conn: Connection, unit_id: int, body: str, bigram_body: str) -> None:
@@ -50,21 +65,19 @@ def fts_bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
     """The indexed search text of each unit (what rerank compares against)."""
     if not unit_ids:
         return {}
-    found: dict[int, str] = _engine(conn).bodies(conn, unit_ids)
-    return found
+    return _engine(conn).bodies(conn, unit_ids)
 
 
 def fts_search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
     """(unit_id, bm25) of the best `k` rows matching any term, best first (bm25: lower is better; ties by id)."""
     if not terms:
         return []
-    hits: list[tuple[int, float]] = _engine(conn).search(conn, table, terms, k)
-    return hits
+    return _engine(conn).search(conn, table, terms, k)
 
 
 def fts_count(conn: Connection, table: str, unit_id: int) -> int:
     """How many rows of lane `table` a unit has (0 or 1; used to check deletes)."""
-    return int(_engine(conn).count(conn, table, unit_id))
+    return _engine(conn).count(conn, table, unit_id)
 
 
 def ensure_unicode61_baseline(conn: Connection) -> None:

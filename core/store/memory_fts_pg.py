@@ -105,29 +105,37 @@ def bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
 def search(conn: Connection, table: str, terms: list[str], k: int) -> list[tuple[int, float]]:
     lane = LANES[table]
     phrases = [phrase(lane, term) for term in terms]
+    # One round trip: row -1 carries the lane's statistics (rows, tokens), then each phrase's hits.
+    stats = select(
+        literal(-1).label("i"),
+        func.count().label("unit_id"),
+        func.coalesce(func.sum(docs.c.n_tokens), 0).label("n_tokens"),
+        literal(0).label("freq"),
+    ).where(docs.c.lane == lane)
     parts = [
         select(
             literal(i).label("i"),
             docs.c.unit_id,
             docs.c.n_tokens,
-            func.regexp_count(docs.c.body, _lookahead(phrase)).label("freq"),
-        ).where(docs.c.lane == lane, docs.c.body.like(like_pattern(phrase), escape="\\"))
-        for i, phrase in enumerate(phrases)
-        if phrase is not None
+            func.regexp_count(docs.c.body, _lookahead(needle)).label("freq"),
+        ).where(docs.c.lane == lane, docs.c.body.like(like_pattern(needle), escape="\\"))
+        for i, needle in enumerate(phrases)
+        if needle is not None
     ]
     if not parts:
         return []
     hits: list[dict[int, int]] = [{} for _ in phrases]
     lengths: dict[int, int] = {}
-    for i, unit_id, n_tokens, freq in conn.execute(union_all(*parts)):
+    n_rows = n_tokens_total = 0
+    for i, unit_id, n_tokens, freq in conn.execute(union_all(stats, *parts)):
+        if int(i) < 0:
+            n_rows, n_tokens_total = int(unit_id), int(n_tokens)
+            continue
         hits[int(i)][int(unit_id)] = int(freq)
         lengths[int(unit_id)] = int(n_tokens)
     if not lengths:
         return []
-    n_rows, n_tokens_total = conn.execute(
-        select(func.count(), func.coalesce(func.sum(docs.c.n_tokens), 0)).where(docs.c.lane == lane)
-    ).one()
-    return best(fts5_bm25(hits, lengths, int(n_rows), int(n_tokens_total)), k)
+    return best(fts5_bm25(hits, lengths, n_rows, n_tokens_total), k)
 
 
 def count(conn: Connection, table: str, unit_id: int) -> int:

@@ -84,11 +84,16 @@ def bulk_store(size: int, engine=None, chroma=None):  # type: ignore[no-untyped-
             ],
         )
         if conn.dialect.name == "postgresql":  # explicit ids leave the sequence behind
-            conn.execute(text("SELECT setval(pg_get_serial_sequence('memory_units', 'id'), :n)"), {"n": len(rows)})
+            conn.execute(
+                text("SELECT setval(pg_get_serial_sequence('memory_units', 'id'), :n)"), {"n": len(rows)}
+            )
         ids = list(range(1, len(rows) + 1))
         for s in range(0, len(ids), 5000):
             index_units(conn, collection, ids[s : s + 5000], batch=2000)
         ensure_unicode61_baseline(conn)
+    if repo.engine.dialect.name == "postgresql":  # what autovacuum does after a bulk load: fresh statistics
+        with repo.engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM ANALYZE"))
     build_s = time.perf_counter() - start
     key_ids = {e["key"]: len(distractors) + i + 1 for i, e in enumerate(data["episodes"])}
     return repo, collection, key_ids, build_s

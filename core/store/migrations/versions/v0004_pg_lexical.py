@@ -48,6 +48,8 @@ def upgrade() -> None:
         sa.Column("n_tokens", sa.Integer, nullable=False),
     )
     op.create_index("ix_memory_lex_docs_unit", "memory_lex_docs", ["unit_id"])
+    # count(*) and sum(n_tokens) per lane (BM25's statistics, every search) from the index alone
+    op.create_index("ix_memory_lex_docs_lane_tokens", "memory_lex_docs", ["lane", "n_tokens"])
     if _pg_trgm(conn):
         for name, (table, column) in TRGM_INDEXES.items():
             op.execute(f"CREATE INDEX {name} ON {table} USING gin ({column} gin_trgm_ops)")
