@@ -6,7 +6,7 @@ next to the database file. The second process then finds the schema at head and 
 
 Adding a schema change (README "チームで運用する" has the walk-through):
 
-    .venv/bin/python -m core.store.migrate revision "add owner_id to personal tables"
+    .venv/bin/python -m core.store.migrations revision "add owner_id to personal tables"
 
 writes core/store/migrations/versions/vNNNN_<slug>.py with `down_revision` set to the current head and the
 difference between `metadata` and a database at head already filled in (review it: engine-specific SQL such
@@ -119,16 +119,12 @@ def new_revision(message: str) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m core.store.migrate revision "<message>"` | `heads`."""
+    """`python -m core.store.migrations revision "<message>"` | `heads`."""
     if len(argv) == 2 and argv[0] == "revision":
         print(new_revision(argv[1]))
         return 0
     if argv == ["heads"]:
         print(head_revision())
         return 0
-    print('usage: python -m core.store.migrate revision "<message>" | heads', file=sys.stderr)
+    print('usage: python -m core.store.migrations revision "<message>" | heads', file=sys.stderr)
     return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -59,7 +59,10 @@ def test_storage_servers_come_from_the_environment_or_secrets() -> None:
     assert s.database_label == "postgresql://db.internal:5432/katachi"
     assert "s3cret" in s.secrets and s.database_url in s.secrets  # redacted wherever secrets are
     assert "s3cret" not in repr(s)
-    assert load_settings(env={}, secrets={"DATABASE_URL": "sqlite:////tmp/x.db"}).database_url == "sqlite:////tmp/x.db"
+    assert (
+        load_settings(env={}, secrets={"DATABASE_URL": "sqlite:////tmp/x.db"}).database_url
+        == "sqlite:////tmp/x.db"
+    )
     embedded = load_settings(env={})
     assert (embedded.database_url, embedded.chroma_host, embedded.chroma_port) == (None, None, 8000)
     assert embedded.database_label == "SQLite（組み込み）" and embedded.secrets == []

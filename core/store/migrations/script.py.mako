@@ -10,10 +10,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 ${imports if imports else ""}
-revision = ${repr(up_revision)}
-down_revision = ${repr(down_revision)}
-branch_labels = ${repr(branch_labels)}
-depends_on = ${repr(depends_on)}
+revision = ${repr(up_revision).replace("'", '"')}
+down_revision = ${repr(down_revision).replace("'", '"')}
+branch_labels = ${repr(branch_labels).replace("'", '"')}
+depends_on = ${repr(depends_on).replace("'", '"')}
 
 
 def upgrade() -> None:
