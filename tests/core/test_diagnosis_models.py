@@ -215,7 +215,7 @@ def test_visit_time_messages_are_japanese() -> None:
     )
 
 
-def test_booking_repository_roundtrip(tmp_path, engine) -> None:  # type: ignore[no-untyped-def]
+def test_booking_repository_roundtrip(engine) -> None:  # type: ignore[no-untyped-def]
     repo = DiagnosisRepository(engine, clock=lambda: NOW_TS)
     booking_id = repo.save_booking(
         {

@@ -20,7 +20,7 @@ TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
 @pytest.fixture
-def repo(tmp_path, engine):
+def repo(engine):
     return KnowledgeRepository(engine)
 
 

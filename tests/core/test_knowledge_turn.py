@@ -36,7 +36,7 @@ def raw(*args, **kwargs) -> str:
 
 
 @pytest.fixture
-def stores(tmp_path, engine):
+def stores(engine):
     return knowledge_stores(engine, clock=lambda: 1_700_000_000)
 
 

@@ -5,7 +5,6 @@ Also the mood that the next turn is given (last 500 episodes, response policy in
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
@@ -62,7 +61,7 @@ def _episode(repo: MemoryRepository, at: int, text: str = "こんにちは", ent
     return uid
 
 
-def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Path, engine: Engine) -> None:
+def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(engine: Engine) -> None:
     repo = MemoryRepository(engine)
     old = _episode(repo, NOW - 7 * DAY - 1, "一週間より前")
     ids = [_episode(repo, NOW - 6 * DAY + i * 60, f"発話{i}") for i in range(205)]
@@ -75,7 +74,7 @@ def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Pa
     assert all(f"unit_id={old}]" not in line for line in lines)
 
 
-def test_summaries_follow_their_schedule_across_turns(tmp_path: Path, engine: Engine) -> None:
+def test_summaries_follow_their_schedule_across_turns(engine: Engine) -> None:
     repo = MemoryRepository(engine)
     tanaka = {"type_label": "PERSON", "name": "田中", "roles": [], "aliases": []}
     _episode(repo, NOW, "田中さんと会った", tanaka)
@@ -94,7 +93,7 @@ def test_summaries_follow_their_schedule_across_turns(tmp_path: Path, engine: En
     assert [o.scope_label for o in run_summaries(repo, None, twelve, NOW + 12 * HOUR)] == ["person"]
 
 
-def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(tmp_path: Path, engine: Engine) -> None:
+def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(engine: Engine) -> None:
     repo = MemoryRepository(engine)
     for i, name in enumerate(["読書", "ヨガ", "料理", "映画"]):  # 4, 3, 2, 1 mentions
         for _ in range(4 - i):
@@ -130,7 +129,7 @@ def _angry(repo: MemoryRepository, at: int, label: str = "anger") -> None:
     repo.save_episode("ひどい", "怒っています", reflection, source="trailer", occurred_at=at, now=at)
 
 
-def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path, engine: Engine) -> None:
+def test_mood_policy_is_injected_into_the_next_turn(engine: Engine) -> None:
     repo = MemoryRepository(engine)
     _angry(repo, NOW - 60)
     _angry(repo, NOW - 30)
@@ -143,7 +142,7 @@ def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path, engine: Engi
     assert prepared.mood.response_policy["cooperation"] == round(min(0.9, 1 - 0.5 * anger), 3)
 
 
-def test_mood_reads_only_the_last_500_episodes(tmp_path: Path, engine: Engine) -> None:
+def test_mood_reads_only_the_last_500_episodes(engine: Engine) -> None:
     repo = MemoryRepository(engine)
     _angry(repo, NOW - 2)  # the oldest: pushed out once 500 newer episodes exist
     for _ in range(499):

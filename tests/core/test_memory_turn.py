@@ -170,7 +170,7 @@ def test_unexpected_failure_item_keeps_the_input() -> None:
     assert "入力した文は残っています" in item["content"]
 
 
-def test_repository_times_come_from_its_clock(tmp_path: Path, engine: Engine) -> None:
+def test_repository_times_come_from_its_clock(engine: Engine) -> None:
     clock = Clock(NOW)
     repo = MemoryRepository(engine, clock)
     uid = repo.save_episode("こんにちは", "はい", {"salience": 2, "topic_tags": ["挨拶"]}, source="default")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
@@ -67,7 +66,7 @@ def worker() -> Iterator[BackgroundWorker]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path, engine: Engine) -> ReviewRepository:
+def repo(engine: Engine) -> ReviewRepository:
     return repository(engine, clock=lambda: T0)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
@@ -24,7 +23,7 @@ T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 
 
 @pytest.fixture
-def store(tmp_path: Path, engine: Engine) -> ReviewRepository:
+def store(engine: Engine) -> ReviewRepository:
     ticks = iter(range(T0, T0 + 60))
     return ReviewRepository(engine, clock=lambda: next(ticks))
 

@@ -4,7 +4,6 @@ stream_reply -> finish_turn), run_turn, summaries stored and used, failures, and
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
@@ -37,7 +36,7 @@ T0 = 1_795_255_200
 
 
 @pytest.fixture
-def repo(tmp_path: Path, engine: Engine) -> ReviewRepository:
+def repo(engine: Engine) -> ReviewRepository:
     return repository(engine, clock=lambda: T0)
 
 
@@ -193,7 +192,7 @@ class FailingRepository(ReviewRepository):
         raise OperationalError("INSERT", {}, Exception("disk I/O error"))
 
 
-def test_a_reply_that_cannot_be_stored_is_still_returned(tmp_path: Path, engine: Engine) -> None:
+def test_a_reply_that_cannot_be_stored_is_still_returned(engine: Engine) -> None:
     repo = FailingRepository(engine)
     review = repo.get_review(repo.add_review(REVIEW))
     assert review is not None
