@@ -30,6 +30,7 @@ from sqlalchemy import Engine, func, select
 
 from core.flows.memory.indexing import index_units
 from core.flows.review_chat import ThreadState, load_sample_review
+from core.people import LOCAL_PERSON
 from core.store import make_engine, open_store
 from core.store.knowledge import KnowledgeRepository, knowledge_turns
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
@@ -53,11 +54,12 @@ TURN = {
 
 
 def session(engine: Engine, seconds: float, tag: str) -> dict[str, Any]:
-    """One person saving turns until the time is up: knowledge turn, review rally, memory episode, in turn."""
+    """One person (id `tag`) saving turns until the time is up: knowledge turn, review rally, memory episode,
+    in turn."""
     knowledge, review, memory = (
-        KnowledgeRepository(engine),
-        ReviewRepository(engine),
-        MemoryRepository(engine),
+        KnowledgeRepository(engine, owner_id=tag),
+        ReviewRepository(engine, owner_id=tag),
+        MemoryRepository(engine, owner_id=tag),
     )
     interview = knowledge.create_interview(title=tag)
     thread = review.create_thread(review.ensure_sample(load_sample_review(), "bench"))
@@ -172,7 +174,7 @@ def sessions_row(name: str, url: str, seconds: float, count: int) -> str:
 def versions_row(name: str, url: str) -> str:
     engine = open_store(url=url)
     base = KnowledgeBaseRepository(engine)
-    entry_id = base.save_entry(dict.fromkeys(ENTRY_FIELDS, "同時保存"))
+    entry_id = base.save_entry(dict.fromkeys(ENTRY_FIELDS, "同時保存"), by=LOCAL_PERSON)
     share = [
         KB_SAVES // KB_PROCESSES + (1 if i < KB_SAVES % KB_PROCESSES else 0) for i in range(KB_PROCESSES)
     ]

@@ -345,7 +345,7 @@ def test_a_grid_edit_after_the_unit_changed_underneath_shows_both_and_keeps_the_
         "deleted_rows": [],
     }
     at.run()  # the person has an unsaved edit in the table
-    repo = memory_repository(open_store(tmp_path))
+    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON)
     edit_unit(repo, None, 1, {"reply_text": "別の人の編集"}, 1_900_000_000)  # meanwhile, elsewhere
     at.button(key="memory_save_EPISODE").click().run()
     assert not at.exception
