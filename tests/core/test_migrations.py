@@ -14,8 +14,9 @@ from sqlalchemy import Engine, func, inspect, select, text
 from core.people import LOCAL_PERSON, Person
 from core.store import init_db, make_engine, open_store
 from core.store.db import schema_differences
+from core.store.diagnosis import DiagnosisRepository
 from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries, knowledge_entry_versions
-from core.store.memory_fts import FTS_TRIGRAM, fts_search
+from core.store.memory_fts import FTS_LEXICAL, FTS_TRIGRAM, fts_search
 from core.store.migrate import current_revision, head_revision, main
 from core.store.review import ReviewRepository
 from tests.core.store_workers import start_together
@@ -148,3 +149,44 @@ def test_open_store_on_a_url(tmp_path: Path) -> None:
 # open_store(tmp); a knowledge interview with one failed turn; a knowledge entry saved by 山田 and edited by
 # 佐藤 (v2); the sample review with one thread and one rally; one diagnosis booking; one memory turn with
 # the demo model and the spec's three extraction calls (5 units); then VACUUM.
+
+
+MAIN_PEOPLE = ROOT / "tests" / "data" / "legacy_main_61254f0.db"  # main after issues #12, #14 A and #15
+
+
+@pytest.fixture
+def main_people(tmp_path: Path) -> Engine:
+    """A copy of a database main's create_all + upgrade-hook code wrote (commit 61254f0): owners, people,
+    knowledge_entry_keys, the FTS5 lexical lane and a stored diagnosis session already there."""
+    shutil.copy(MAIN_PEOPLE, tmp_path / "app.db")
+    return make_engine(tmp_path)
+
+
+def test_a_database_from_main_with_people_is_brought_to_head_with_its_rows_and_owners(
+    main_people: Engine,
+) -> None:
+    assert current_revision(main_people) is None
+    init_db(main_people)
+    assert current_revision(main_people) == head_revision()
+    assert schema_differences(main_people) == []
+    alice_id = "https://idp.example|alice"
+    base = KnowledgeBaseRepository(main_people)
+    (entry,) = base.list_entries(search="締切、第8条")
+    assert (entry["created_by_id"], entry["updated_by_id"], entry["version"]) == (alice_id, "local", 2)
+    assert [e["id"] for e in base.list_entries(search="違約金 納期")] == [entry["id"]]
+    with main_people.connect() as conn:
+        owners = dict(
+            conn.execute(text("SELECT owner_id, count(*) FROM memory_units GROUP BY owner_id")).all()
+        )
+        assert owners == {alice_id: 2, LOCAL_PERSON.id: 3}  # each person's memories stay theirs
+        assert fts_search(conn, FTS_LEXICAL, ["ネコ"], 5, alice_id)  # the lexical lane kept its rows
+        assert not fts_search(conn, FTS_LEXICAL, ["ネコ"], 5, LOCAL_PERSON.id)
+        assert "search_text" not in {c["name"] for c in inspect(conn).get_columns("knowledge_entries")}
+    assert DiagnosisRepository(main_people, owner_id=alice_id).load_session("s1") == {"phase": "x"}
+    assert DiagnosisRepository(main_people, owner_id=LOCAL_PERSON.id).load_session("s1") is None
+
+
+# How tests/data/legacy_main_61254f0.db was built, with the code of commit 61254f0 (main before this merge):
+# open_store(tmp); as Alice (https://idp.example|alice) a knowledge entry 締め切りの定め saved from a draft and
+# edited by the local person (v2); a memory turn each for Alice (ねこ) and the local person (ラーメン) with the
+# demo model and the spec's three extraction calls; Alice's diagnosis session "s1" = {"phase": "x"}; VACUUM.
