@@ -25,6 +25,7 @@ from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
 from core.store.knowledge_search import (
     ENTRY_FIELDS,
+    fields_keys,
     knowledge_entry_keys,
     relevance,
     search_condition,
@@ -88,10 +89,6 @@ def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
     return {name: str(entry.get(name, "") or "") for name in ENTRY_FIELDS}
 
 
-def _write_keys(conn: Connection, entry_id: int, fields: Mapping[str, str]) -> None:
-    write_keys(conn, entry_id, "\n".join(fields[name] for name in ENTRY_FIELDS))
-
-
 class StaleEntryError(Exception):
     """The entry changed since the editor opened it: nothing was saved. `current` is the stored entry now
     (with its version and who saved it), `mine` the six fields the editor tried to save."""
@@ -115,6 +112,7 @@ class KnowledgeBaseRepository(Repository):
     ) -> int:
         """Save a new knowledge base entry (version 1) written by `by`; returns its id."""
         ts, fields = self.now(), entry_fields(entry)
+        keys = fields_keys(fields)
         with self.engine.begin() as conn:
             entry_id = inserted_id(
                 conn.execute(
@@ -142,7 +140,7 @@ class KnowledgeBaseRepository(Repository):
                     note=CREATED_NOTE,
                 )
             )
-            _write_keys(conn, entry_id, fields)
+            write_keys(conn, entry_id, keys)
         return entry_id
 
     def update_entry(
@@ -162,9 +160,10 @@ class KnowledgeBaseRepository(Repository):
         Raises KeyError for an unknown id.
         """
         fields = entry_fields(entry)
+        keys = fields_keys(fields)  # outside the transaction: the entry's row stays locked for less time
         for _ in range(MAX_SAVE_ATTEMPTS):
             with self.engine.begin() as conn:
-                saved = self._save_version(conn, entry_id, fields, by, note, expected_version)
+                saved = self._save_version(conn, entry_id, fields, keys, by, note, expected_version)
             if saved is not None:
                 return saved
         raise RuntimeError(f"knowledge entry {entry_id}: too many concurrent saves")
@@ -174,6 +173,7 @@ class KnowledgeBaseRepository(Repository):
         conn: Connection,
         entry_id: int,
         fields: dict[str, str],
+        keys: dict[str, str],
         by: Person,
         note: str,
         expected_version: int | None,
@@ -210,7 +210,7 @@ class KnowledgeBaseRepository(Repository):
                 note=note,
             )
         )
-        _write_keys(conn, entry_id, fields)
+        write_keys(conn, entry_id, keys)
         return read + 1
 
     def get_entry(self, entry_id: int) -> dict[str, Any] | None:

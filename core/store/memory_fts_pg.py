@@ -112,31 +112,40 @@ def bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
 def search(conn: Connection, table: str, terms: list[str], k: int, owner_id: str) -> list[tuple[int, float]]:
     lane = LANES[table]
     phrases = [phrase(lane, term) for term in terms]
-    # One round trip: row -1 carries the lane's statistics (rows, tokens); row -2-i how many rows of the whole
-    # lane contain phrase i (its IDF, as FTS5 counts it: every person's rows); then the person's hits.
+    # One round trip: row -1 carries the lane's statistics (rows, tokens); then, per phrase, the person's hits,
+    # each with how many rows of the whole lane contain the phrase (its IDF, as FTS5 counts it: every
+    # person's rows), from one scan of the phrase's matches.
     stats = select(
         literal(-1).label("i"),
         func.count().label("unit_id"),
         func.coalesce(func.sum(docs.c.n_tokens), 0).label("n_tokens"),
         literal(0).label("freq"),
+        literal(0).label("df"),
     ).where(docs.c.lane == lane)
     parts = []
     for i, needle in enumerate(phrases):
         if needle is None:
             continue
-        matches = docs.c.body.like(like_pattern(needle), escape="\\")
-        parts.append(
-            select(literal(-2 - i), func.count(), literal(0), literal(0)).where(docs.c.lane == lane, matches)
+        matches = (
+            select(
+                docs.c.unit_id,
+                docs.c.n_tokens,
+                docs.c.body,
+                func.count().over().label("df"),
+                units.c.owner_id,
+            )
+            .select_from(docs.outerjoin(units, units.c.id == docs.c.unit_id))
+            .where(docs.c.lane == lane, docs.c.body.like(like_pattern(needle), escape="\\"))
+            .subquery()
         )
         parts.append(
             select(
                 literal(i),
-                docs.c.unit_id,
-                docs.c.n_tokens,
-                func.regexp_count(docs.c.body, _lookahead(needle)),
-            )
-            .join(units, units.c.id == docs.c.unit_id)
-            .where(docs.c.lane == lane, matches, units.c.owner_id == owner_id)
+                matches.c.unit_id,
+                matches.c.n_tokens,
+                func.regexp_count(matches.c.body, _lookahead(needle)),
+                matches.c.df,
+            ).where(matches.c.owner_id == owner_id)
         )
     if not parts:
         return []
@@ -144,14 +153,13 @@ def search(conn: Connection, table: str, terms: list[str], k: int, owner_id: str
     doc_freq = [0 for _ in phrases]
     lengths: dict[int, int] = {}
     n_rows = n_tokens_total = 0
-    for i, unit_id, n_tokens, freq in conn.execute(union_all(stats, *parts)):
-        if int(i) == -1:
+    for i, unit_id, n_tokens, freq, df in conn.execute(union_all(stats, *parts)):
+        if int(i) < 0:
             n_rows, n_tokens_total = int(unit_id), int(n_tokens)
-        elif int(i) < -1:
-            doc_freq[-2 - int(i)] = int(unit_id)
-        else:
-            hits[int(i)][int(unit_id)] = int(freq)
-            lengths[int(unit_id)] = int(n_tokens)
+            continue
+        hits[int(i)][int(unit_id)] = int(freq)
+        doc_freq[int(i)] = int(df)  # a phrase none of the person's rows contain scores nothing: 0 is fine
+        lengths[int(unit_id)] = int(n_tokens)
     if not lengths:
         return []
     return best(fts5_bm25(hits, lengths, n_rows, n_tokens_total, doc_freq), k)
