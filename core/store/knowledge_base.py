@@ -178,9 +178,14 @@ class KnowledgeBaseRepository(Repository):
         note: str,
         expected_version: int | None,
     ) -> int | None:
-        """One compare-and-set attempt: the saved (or unchanged) version, or None when another writer won."""
+        """One compare-and-set attempt: the saved (or unchanged) version, or None when another writer won.
+
+        The read locks the entry's row where the engine can (PostgreSQL: FOR UPDATE; SQLite has no row locks
+        and serializes writers itself), so under contention writers queue instead of retrying."""
         row = (
-            conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
+            conn.execute(
+                select(knowledge_entries).where(knowledge_entries.c.id == entry_id).with_for_update()
+            )
             .mappings()
             .first()
         )
