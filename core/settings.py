@@ -1,6 +1,8 @@
-"""Provider, model, keys and data dir, from the environment or values the shell passes in (st.secrets).
+"""Provider, model, keys, data dir and storage servers, from the environment or values the shell passes in
+(st.secrets).
 
-The demo model is the default whenever no API key is configured.
+The demo model is the default whenever no API key is configured. Storage is embedded (SQLite and Chroma under
+the data dir) unless DATABASE_URL (a SQLAlchemy URL, e.g. PostgreSQL) or CHROMA_HOST name a server.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from core.llm.deadline import Deadlines
 from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
 
@@ -20,6 +25,7 @@ PROVIDER_LABELS = {"demo": "デモモデル", "openai": "OpenAI・互換サー�
 # How an OpenAI-compatible server is asked for structured output (core.llm.server_profiles).
 SERVERS = tuple(PROFILES)
 DEFAULT_SERVER = DEFAULT_PROFILE
+DEFAULT_CHROMA_PORT = 8000
 SERVER_LABELS = {
     "auto": "自動判定（拒否されたら形式を下げる）",
     "openai": "OpenAI（json_schema strict）",
@@ -43,6 +49,9 @@ class Settings:
     anthropic_base_url: str | None = None  # a proxy or gateway in front of the Anthropic API
     server: str = DEFAULT_SERVER  # server profile of the OpenAI-compatible endpoint (SERVERS)
     deadlines: Deadlines = field(default_factory=Deadlines)  # connect / first byte / overall, per call
+    database_url: str | None = field(default=None, repr=False)  # may carry a password: never shown
+    chroma_host: str | None = None  # a Chroma server (`chroma run`) instead of the embedded one
+    chroma_port: int = DEFAULT_CHROMA_PORT
 
     @property
     def api_key(self) -> str | None:
@@ -57,8 +66,19 @@ class Settings:
 
     @property
     def secrets(self) -> list[str]:
-        """Values that must never be shown or logged."""
-        return [s for s in (self.openai_api_key, self.anthropic_api_key) if s]
+        """Values that must never be shown or logged (API keys, the database password and URL)."""
+        found = [s for s in (self.openai_api_key, self.anthropic_api_key) if s]
+        if self.database_url:
+            found.append(self.database_url)
+            password = database_password(self.database_url)
+            if password:
+                found.append(password)
+        return found
+
+    @property
+    def database_label(self) -> str:
+        """Which database is in use, safe to show: engine, host and database name (never the password)."""
+        return database_label(self.database_url)
 
     def with_provider(self, provider: str, model: str | None = None, base_url: str | None = None) -> Settings:
         if provider not in PROVIDERS:
@@ -74,6 +94,33 @@ class Settings:
         return replace(self, server=server)
 
 
+def database_password(url: str) -> str | None:
+    """The password inside a database URL, if any (so it can be redacted)."""
+    try:
+        return make_url(url).password or None
+    except ArgumentError:
+        return None
+
+
+def database_label(url: str | None) -> str:
+    """`SQLite（組み込み）` or e.g. `postgresql://db.internal:5432/katachi`, without user or password."""
+    if not url:
+        return "SQLite（組み込み）"
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return "（DATABASE_URL を読み取れません）"
+    where = f"{parsed.host or ''}{f':{parsed.port}' if parsed.port else ''}"
+    return f"{parsed.get_backend_name()}://{where}/{parsed.database or ''}"
+
+
+def _port(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value else default
+    except ValueError:
+        return default
+
+
 def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str | None:
     value = secrets.get(name) or env.get(name)
     return str(value).strip() or None if value else None
@@ -81,7 +128,7 @@ def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str 
 
 def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
     """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / KATACHI_TIMEOUT_* / OPENAI_* / ANTHROPIC_* /
-    APP_DATA_DIR.
+    APP_DATA_DIR / DATABASE_URL / CHROMA_HOST / CHROMA_PORT.
 
     Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`. Without KATACHI_PROVIDER the
     provider is the first with a key, else the demo model; a provider named in KATACHI_PROVIDER is kept
@@ -109,5 +156,8 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         deadlines=Deadlines.from_env(
             {k: str(v) for k, v in {**env, **secrets}.items() if k.startswith("KATACHI_TIMEOUT_")}
         ),
+        database_url=_pick("DATABASE_URL", env, secrets),
+        chroma_host=_pick("CHROMA_HOST", env, secrets),
+        chroma_port=_port(_pick("CHROMA_PORT", env, secrets), DEFAULT_CHROMA_PORT),
     )
     return settings

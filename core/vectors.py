@@ -8,6 +8,10 @@ The class is registered with Chroma under ``"katachi_ngram_hash"`` when this mod
 Chroma stores the function's name and config (``{"dim": ...}``) with the collection, so any process
 that has imported ``core.vectors`` can call ``client.get_collection(name)`` without passing the
 function again. A process that has not imported it gets a "not found" error on the first text query.
+
+The same holds against a Chroma server (``CHROMA_HOST``, `chroma run`): an ``HttpClient`` embeds on the
+client side with this function, so the server stores and searches vectors and never loads a model; every
+replica computes identical vectors (the function is deterministic across processes).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "EF_NAME",
     "HNSW_EF_SEARCH",
     "NgramHashEmbedding",
+    "chroma_label",
     "cosine_score",
     "embed_text",
     "get_collection",
@@ -171,7 +176,8 @@ def open_chroma(
     host: str | None = None,
     port: int = 8000,
 ) -> ClientAPI:
-    """Open Chroma: a server client when ``host`` (or env ``CHROMA_HOST``) is set, else embedded.
+    """Open Chroma: a server client (``HttpClient``) when ``host`` (or env ``CHROMA_HOST``) is set, else
+    embedded (``PersistentClient``, one process only: Chroma's docs call it unsuitable for more).
 
     Embedded data lives in ``<data_dir>/chroma``; ``data_dir`` defaults to env ``APP_DATA_DIR`` or
     ``.data``. With ``CHROMA_HOST`` from the environment, env ``CHROMA_PORT`` overrides ``port``.
@@ -188,6 +194,11 @@ def open_chroma(
     path = base / "chroma"
     path.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+def chroma_label(host: str | None, port: int) -> str:
+    """Which Chroma is in use, safe to show."""
+    return f"Chroma サーバー {host}:{port}" if host else "Chroma（組み込み）"
 
 
 def get_collection(

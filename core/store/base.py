@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CursorResult, Engine
+from sqlalchemy import BigInteger, CursorResult, Engine, Integer
 
 from core.clock import Clock, utc_now
+
+# The column type of every UTC epoch-seconds time: BIGINT on PostgreSQL (a 4-byte INTEGER ends in 2038),
+# INTEGER on SQLite (its integers are 8 bytes already; the declared type stays what older databases have).
+EpochSeconds = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class Repository:

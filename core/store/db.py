@@ -1,27 +1,29 @@
-"""One SQLAlchemy Core engine factory and one MetaData for every flow's tables (SQLite, WAL)."""
+"""One SQLAlchemy Core engine factory and one MetaData for every flow's tables.
+
+SQLite (a file under the data dir, WAL) is the embedded default; `DATABASE_URL` (any SQLAlchemy URL, e.g.
+`postgresql://user:pass@host/katachi`) selects a database server. The schema is built and changed only by the
+Alembic migrations in core/store/migrations (run by `init_db`, see core/store/migrate.py); `metadata` is what
+the repositories query with and what a new migration is compared against.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, create_engine, event, select
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+
+from core.store import migrate
 
 STORE_DIR = Path(__file__).resolve().parent  # core/store: every module here may declare tables
-SCHEMA_VERSION = 1
+SQLITE_BUSY_TIMEOUT_S = 30  # how long a SQLite writer waits for another one before "database is locked"
 metadata = MetaData()
-
-schema_version = Table(
-    "schema_version",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("version", Integer, nullable=False),
-    Column("applied_at", Integer, nullable=False),
-    Column("note", String, nullable=False, default=""),
-)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -32,52 +34,67 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def database_url(url: str) -> str:
+    """A URL as SQLAlchemy should get it: `postgresql://` / `postgres://` use the psycopg (v3) driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
 def make_engine(data_dir: Path | str = ".data", *, url: str | None = None) -> Engine:
-    """An engine on `data_dir/app.db` (or `url`); SQLite connections get WAL and foreign keys."""
+    """An engine on `url` (a database server) or on `data_dir/app.db` (SQLite: WAL, foreign keys)."""
     if url is None:
         path = Path(data_dir)
         path.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{path / 'app.db'}"
-    engine = create_engine(url, connect_args={"check_same_thread": False} if url.startswith("sqlite") else {})
-    if url.startswith("sqlite"):
+    url = database_url(url)
+    if make_url(url).get_backend_name() == "sqlite":
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S}
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
+        return engine
+    # A server closes idle connections; pre-ping replaces them instead of failing the next save.
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
 def load_table_modules() -> None:
     """Import every module of core.store so each flow's tables join `metadata`."""
     for info in pkgutil.iter_modules([str(STORE_DIR)]):
-        if info.name != "db":
+        if info.name not in ("db", "migrate") and not info.ispkg:
             importlib.import_module(f"core.store.{info.name}")
 
 
-def _upgrades() -> list[Any]:
-    """Each store module may define `upgrade(conn)`: an idempotent fix of rows written by older code."""
-    found = []
-    for info in sorted(pkgutil.iter_modules([str(STORE_DIR)]), key=lambda i: i.name):
-        if info.name != "db":
-            hook = getattr(importlib.import_module(f"core.store.{info.name}"), "upgrade", None)
-            if callable(hook):
-                found.append(hook)
-    return found
+def schema_differences(engine: Engine) -> list[Any]:
+    """What differs between the database and `metadata` (empty when the migrations built what the code
+    declares; engine-specific lexical tables left out, see core.store.migrate.include_name)."""
+    load_table_modules()
+    with engine.connect() as conn:
+        opts = {"include_name": migrate.include_name, "compare_type": True}
+        return list(compare_metadata(MigrationContext.configure(conn, opts=opts), metadata))
 
 
 def init_db(engine: Engine) -> None:
-    """Create all tables (idempotent), run each store module's `upgrade(conn)`, record the schema version."""
-    load_table_modules()
-    metadata.create_all(engine)
-    with engine.begin() as conn:
-        for upgrade in _upgrades():
-            upgrade(conn)
-    with engine.begin() as conn:
-        if conn.execute(select(schema_version.c.version).where(schema_version.c.id == 1)).first() is None:
-            conn.execute(
-                schema_version.insert().values(id=1, version=SCHEMA_VERSION, applied_at=int(time.time()))
-            )
+    """Bring the schema to the newest migration (idempotent; safe when several processes start at once)."""
+    migrate.upgrade(engine)
 
 
-def open_store(data_dir: Path | str = ".data") -> Engine:
-    """make_engine + init_db: the one call the shell makes."""
-    engine = make_engine(data_dir)
-    init_db(engine)
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached or opened (server down, wrong DATABASE_URL, disk full); the message
+    names the database without its password."""
+
+
+def open_store(data_dir: Path | str = ".data", *, url: str | None = None) -> Engine:
+    """make_engine + init_db: the one call the shell makes (`url`: DATABASE_URL, else SQLite in data_dir).
+
+    Raises StoreUnavailable when the database cannot be reached.
+    """
+    engine = make_engine(data_dir, url=url)
+    try:
+        init_db(engine)
+    except DBAPIError as exc:
+        engine.dispose()
+        where = engine.url.render_as_string(hide_password=True)
+        raise StoreUnavailable(f"{where}: {type(exc.orig).__name__}") from exc
     return engine

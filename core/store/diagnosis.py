@@ -14,29 +14,13 @@ another person's session id reads as unknown.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    Column,
-    Connection,
-    ForeignKey,
-    Integer,
-    String,
-    Table,
-    Text,
-    and_,
-    delete,
-    desc,
-    func,
-    select,
-    type_coerce,
-)
+from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, and_, delete, desc, select
 
-from core.clock import from_local
-from core.store.base import OwnedRepository, inserted_id
+from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
-from core.store.owners import add_owner_column, owned_by, owner_column
+from core.store.owners import owned_by, owner_column
 
 diagnosis_bookings = Table(
     "diagnosis_bookings",
@@ -56,7 +40,7 @@ diagnosis_bookings = Table(
     Column("visit_urgency", String, nullable=False, default=""),
     Column("can_drive", Integer, nullable=False, default=1),
     Column("reasons", Text, nullable=False, default="[]"),
-    Column("created_at", Integer, nullable=False),  # UTC epoch seconds
+    Column("created_at", EpochSeconds, nullable=False),  # UTC epoch seconds
     owner_column(),
 )
 
@@ -75,7 +59,7 @@ diagnosis_sessions = Table(
     metadata,
     Column("session_id", String(64), primary_key=True),
     Column("state", Text, nullable=False),  # JSON of the SessionState (snapshots included)
-    Column("updated_at", Integer, nullable=False),  # UTC epoch seconds
+    Column("updated_at", EpochSeconds, nullable=False),  # UTC epoch seconds
     owner_column(),
 )
 DETAIL_FIELDS = ("symptoms", "answers", "summary", "manual_coverage")
@@ -200,27 +184,3 @@ class DiagnosisRepository(OwnedRepository):
         """Forget one of this person's stored sessions (「最初からやり直す」); another person's is left alone."""
         with self.engine.begin() as conn:
             conn.execute(delete(diagnosis_sessions).where(self._own_session(session_id)))
-
-
-def upgrade(conn: Connection) -> None:
-    """Bookings taken before there were people belong to the local person. Older code stored `created_at` as
-    a naive local DateTime text ("2026-11-21 10:00:00"); make it epoch.
-
-    Sessions stored before there were people (diagnosis_sessions without `owner_id`) are the local person's.
-
-    Idempotent: the owner column is added once; only rows whose value is still text are converted (SQLite
-    keeps each value's own type).
-    """
-    add_owner_column(conn, diagnosis_bookings)
-    add_owner_column(conn, diagnosis_sessions)
-    if conn.dialect.name != "sqlite":
-        return
-    created = type_coerce(diagnosis_bookings.c.created_at, String)
-    old = conn.execute(
-        select(diagnosis_bookings.c.id, created).where(func.typeof(diagnosis_bookings.c.created_at) == "text")
-    ).all()
-    for booking_id, text in old:
-        when = from_local(datetime.fromisoformat(text))
-        conn.execute(
-            diagnosis_bookings.update().where(diagnosis_bookings.c.id == booking_id).values(created_at=when)
-        )

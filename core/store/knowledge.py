@@ -27,9 +27,9 @@ from sqlalchemy import (
     update,
 )
 
-from core.store.base import OwnedRepository, inserted_id
+from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
-from core.store.owners import add_owner_column, owned_by, owner_column
+from core.store.owners import owned_by, owner_column
 
 TITLE_CHARS = 40  # an interview's title: the first line typed, cut to this length
 ATTACHMENT_KEYS = ("name", "kind", "pages", "paragraphs", "chars")  # what is kept of an attachment
@@ -39,8 +39,8 @@ knowledge_interviews = Table(
     metadata,
     Column("id", String(32), primary_key=True),
     Column("title", String, nullable=False, default=""),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     owner_column(),
@@ -58,7 +58,7 @@ knowledge_turns = Table(
         index=True,
     ),
     Column("turn_no", Integer, nullable=False),  # 1-based count of user inputs in the interview
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     Column("user_text", Text, nullable=False, default=""),
@@ -238,8 +238,3 @@ class KnowledgeRepository(OwnedRepository):
                 query.order_by(knowledge_turns.c.interview_id, knowledge_turns.c.id)
             ).mappings()
             return [dict(r) for r in rows]
-
-
-def upgrade(conn: Connection) -> None:
-    """Interviews stored before there were people belong to the local person (idempotent)."""
-    add_owner_column(conn, knowledge_interviews)

@@ -4,12 +4,12 @@ SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_en
 UTC epoch seconds from the repository's clock. The knowledge base is the team's (issue #14): shared by
 everyone, and every version records who wrote it, the signed-in person's name (`*_by`) and id (`*_by_id`);
 versions written before there were people keep the name typed then and belong to the local person.
+Keyword search: core/store/knowledge_search.py (knowledge_entry_keys, rewritten with every save).
 
-Search (issue 12 item 2): knowledge_entry_keys keeps, per entry, its folded text (core.textnorm.fold: ＮＤＡ
-= NDA, 第８条 = 第8条) and its Sudachi lexical keys (core.japanese). A query's terms (split at spaces and 、)
-are ANDed; a term matches an entry whose folded text contains it, or whose keys contain a key of each of
-its words (締め切り finds 締切). Entries with the terms as written in their title or clause come first
-(`relevance`), then the newest. The keys are of the shared entries: they have no owner, like the entries.
+Version numbers come from the database (issue #15): an edit moves the entry from the version it read to
+the next one with a compare-and-set UPDATE (`... WHERE version = <read>`), which no two writers can both
+win on SQLite or PostgreSQL, and (entry_id, version) is unique. An edit made on an entry that changed
+since it was opened (`expected_version`) is refused with StaleEntryError, carrying both versions.
 """
 
 from __future__ import annotations
@@ -17,38 +17,36 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import (
-    Column,
-    ColumnElement,
-    Connection,
-    ForeignKey,
-    Integer,
-    String,
-    Table,
-    Text,
-    and_,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, String, Table, Text, select, update
 
-from core.japanese import lexical_document, split_terms, term_keys
-from core.people import LOCAL_PERSON_ID, MAX_ID_CHARS, Person
-from core.store.base import Repository, inserted_id
+from core.japanese import split_terms
+from core.people import MAX_ID_CHARS, Person
+from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
-from core.store.owners import add_column
-from core.textnorm import fold
-
-# The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order).
-ENTRY_FIELDS = (
-    "contract_type",
-    "knowledge_title",
-    "target_clause",
-    "review_points",
-    "action_plan",
-    "clause_sample",
+from core.store.knowledge_search import (
+    ENTRY_FIELDS,
+    fields_keys,
+    knowledge_entry_keys,
+    relevance,
+    search_condition,
+    write_keys,
 )
+
+__all__ = [
+    "CREATED_NOTE",
+    "ENTRY_FIELDS",
+    "KnowledgeBaseRepository",
+    "StaleEntryError",
+    "entry_fields",
+    "knowledge_entries",
+    "knowledge_entry_keys",
+    "knowledge_entry_versions",
+]
+
+# The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order):
+# ENTRY_FIELDS, from core/store/knowledge_search.py.
 CREATED_NOTE = "作成"
+MAX_SAVE_ATTEMPTS = 100  # compare-and-set retries of an unconditional save before giving up (contention)
 
 knowledge_entries = Table(
     "knowledge_entries",
@@ -57,10 +55,10 @@ knowledge_entries = Table(
     *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
     Column("version", Integer, nullable=False, default=1),
     Column("source_interview_id", String(32)),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     Column("created_by", String, nullable=False),
     Column("created_by_id", String(MAX_ID_CHARS)),
-    Column("updated_at", Integer, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     Column("updated_by", String, nullable=False),
     Column("updated_by_id", String(MAX_ID_CHARS)),
 )
@@ -78,19 +76,11 @@ knowledge_entry_versions = Table(
     ),
     Column("version", Integer, nullable=False),
     *(Column(name, Text, nullable=False, default="") for name in ENTRY_FIELDS),
-    Column("edited_at", Integer, nullable=False),
+    Column("edited_at", EpochSeconds, nullable=False),
     Column("edited_by", String, nullable=False),
     Column("edited_by_id", String(MAX_ID_CHARS)),
     Column("note", String, nullable=False, default=""),
-)
-
-
-knowledge_entry_keys = Table(
-    "knowledge_entry_keys",
-    metadata,
-    Column("entry_id", Integer, ForeignKey("knowledge_entries.id", ondelete="CASCADE"), primary_key=True),
-    Column("folded", Text, nullable=False, default=""),  # core.textnorm.fold of the six fields
-    Column("lexical", Text, nullable=False, default=""),  # " " + lexical_document + " " (LIKE '% key %')
+    Index("uq_knowledge_entry_version", "entry_id", "version", unique=True),
 )
 
 
@@ -99,46 +89,18 @@ def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
     return {name: str(entry.get(name, "") or "") for name in ENTRY_FIELDS}
 
 
-def _write_keys(conn: Connection, entry_id: int, fields: Mapping[str, str]) -> None:
-    text = "\n".join(fields[name] for name in ENTRY_FIELDS)
-    conn.execute(knowledge_entry_keys.delete().where(knowledge_entry_keys.c.entry_id == entry_id))
-    conn.execute(
-        knowledge_entry_keys.insert().values(
-            entry_id=entry_id, folded=fold(text), lexical=f" {lexical_document(text)} "
+class StaleEntryError(Exception):
+    """The entry changed since the editor opened it: nothing was saved. `current` is the stored entry now
+    (with its version and who saved it), `mine` the six fields the editor tried to save."""
+
+    def __init__(self, entry_id: int, expected_version: int, current: dict[str, Any], mine: dict[str, str]):
+        super().__init__(
+            f"knowledge entry {entry_id} is at version {current['version']}, not {expected_version}"
         )
-    )
-
-
-# How much a term found in a field counts when ordering search results (the title and clause name say what an
-# entry is about; the contract type is shared by many entries).
-FIELD_WEIGHTS = {
-    "knowledge_title": 3,
-    "target_clause": 3,
-    "review_points": 2,
-    "action_plan": 1,
-    "clause_sample": 1,
-    "contract_type": 1,
-}
-
-
-def relevance(terms: Sequence[str], entry: Mapping[str, Any]) -> int:
-    """Sum over the terms of the weight of the best field containing the term as written (after folding)."""
-    fields = {name: fold(str(entry.get(name) or "")) for name in FIELD_WEIGHTS}
-    return sum(max((w for name, w in FIELD_WEIGHTS.items() if t in fields[name]), default=0) for t in terms)
-
-
-def search_condition(search: str) -> ColumnElement[bool] | None:
-    """The WHERE clause of a keyword search (see the module docstring); None for an empty search."""
-    terms = term_keys(search)
-    if not terms:
-        return None
-    keys = knowledge_entry_keys.c
-    conditions = []
-    for term, groups in terms:
-        lexical = [or_(*(keys.lexical.contains(f" {k} ", autoescape=True) for k in g)) for g in groups]
-        matched = keys.folded.contains(term, autoescape=True)
-        conditions.append(or_(matched, and_(*lexical)) if lexical else matched)
-    return and_(*conditions)
+        self.entry_id = entry_id
+        self.expected_version = expected_version
+        self.current = current
+        self.mine = mine
 
 
 class KnowledgeBaseRepository(Repository):
@@ -150,6 +112,7 @@ class KnowledgeBaseRepository(Repository):
     ) -> int:
         """Save a new knowledge base entry (version 1) written by `by`; returns its id."""
         ts, fields = self.now(), entry_fields(entry)
+        keys = fields_keys(fields)
         with self.engine.begin() as conn:
             entry_id = inserted_id(
                 conn.execute(
@@ -177,45 +140,83 @@ class KnowledgeBaseRepository(Repository):
                     note=CREATED_NOTE,
                 )
             )
-            _write_keys(conn, entry_id, fields)
+            write_keys(conn, entry_id, keys)
         return entry_id
 
-    def update_entry(self, entry_id: int, entry: Mapping[str, Any], *, by: Person, note: str = "") -> int:
+    def update_entry(
+        self,
+        entry_id: int,
+        entry: Mapping[str, Any],
+        *,
+        by: Person,
+        note: str = "",
+        expected_version: int | None = None,
+    ) -> int:
         """Edit an entry as `by`: a new version row is kept; returns the new version (unchanged if nothing
         changed).
 
+        With `expected_version` (the version the editor opened), an entry saved by someone else since then
+        raises StaleEntryError and nothing is written; without it, the edit applies to the newest version.
         Raises KeyError for an unknown id.
         """
-        ts, fields = self.now(), entry_fields(entry)
-        with self.engine.begin() as conn:
-            row = (
-                conn.execute(select(knowledge_entries).where(knowledge_entries.c.id == entry_id))
-                .mappings()
-                .first()
-            )
-            if row is None:
-                raise KeyError(entry_id)
-            if all(row[name] == fields[name] for name in ENTRY_FIELDS):
-                return int(row["version"])
-            version = int(row["version"]) + 1
+        fields = entry_fields(entry)
+        keys = fields_keys(fields)  # outside the transaction: the entry's row stays locked for less time
+        for _ in range(MAX_SAVE_ATTEMPTS):
+            with self.engine.begin() as conn:
+                saved = self._save_version(conn, entry_id, fields, keys, by, note, expected_version)
+            if saved is not None:
+                return saved
+        raise RuntimeError(f"knowledge entry {entry_id}: too many concurrent saves")
+
+    def _save_version(
+        self,
+        conn: Connection,
+        entry_id: int,
+        fields: dict[str, str],
+        keys: dict[str, str],
+        by: Person,
+        note: str,
+        expected_version: int | None,
+    ) -> int | None:
+        """One compare-and-set attempt: the saved (or unchanged) version, or None when another writer won.
+
+        The read locks the entry's row where the engine can (PostgreSQL: FOR UPDATE; SQLite has no row locks
+        and serializes writers itself), so under contention writers queue instead of retrying."""
+        row = (
             conn.execute(
-                update(knowledge_entries)
-                .where(knowledge_entries.c.id == entry_id)
-                .values(**fields, version=version, updated_at=ts, updated_by=by.name, updated_by_id=by.id)
+                select(knowledge_entries).where(knowledge_entries.c.id == entry_id).with_for_update()
             )
-            conn.execute(
-                knowledge_entry_versions.insert().values(
-                    entry_id=entry_id,
-                    version=version,
-                    **fields,
-                    edited_at=ts,
-                    edited_by=by.name,
-                    edited_by_id=by.id,
-                    note=note,
-                )
+            .mappings()
+            .first()
+        )
+        if row is None:
+            raise KeyError(entry_id)
+        read = int(row["version"])
+        if all(row[name] == fields[name] for name in ENTRY_FIELDS):
+            return read
+        if expected_version is not None and read != expected_version:
+            raise StaleEntryError(entry_id, expected_version, dict(row), fields)
+        ts = self.now()
+        won = conn.execute(
+            update(knowledge_entries)
+            .where(knowledge_entries.c.id == entry_id, knowledge_entries.c.version == read)
+            .values(**fields, version=read + 1, updated_at=ts, updated_by=by.name, updated_by_id=by.id)
+        )
+        if won.rowcount != 1:
+            return None
+        conn.execute(
+            knowledge_entry_versions.insert().values(
+                entry_id=entry_id,
+                version=read + 1,
+                **fields,
+                edited_at=ts,
+                edited_by=by.name,
+                edited_by_id=by.id,
+                note=note,
             )
-            _write_keys(conn, entry_id, fields)
-        return version
+        )
+        write_keys(conn, entry_id, keys)
+        return read + 1
 
     def get_entry(self, entry_id: int) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
@@ -273,30 +274,7 @@ class KnowledgeBaseRepository(Repository):
         return rows
 
     def contract_types(self) -> list[str]:
-        """Distinct contract types in the knowledge base (for the filter)."""
+        """Distinct contract types in the knowledge base (for the filter), in code point order on every engine."""
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(knowledge_entries.c.contract_type)
-                .distinct()
-                .order_by(knowledge_entries.c.contract_type)
-            )
-            return [r[0] for r in rows if r[0]]
-
-
-def upgrade(conn: Connection) -> None:
-    """Entries and versions written before there were people: the author's id is the local person's
-    (the name typed then is kept). Entries saved before the search keys existed get their keys. Idempotent:
-    columns are added once, only entries without keys are keyed."""
-    for table, column in (
-        (knowledge_entries, "created_by_id"),
-        (knowledge_entries, "updated_by_id"),
-        (knowledge_entry_versions, "edited_by_id"),
-    ):
-        add_column(conn, table, column, LOCAL_PERSON_ID)
-    missing = conn.execute(
-        select(knowledge_entries)
-        .outerjoin(knowledge_entry_keys, knowledge_entry_keys.c.entry_id == knowledge_entries.c.id)
-        .where(knowledge_entry_keys.c.entry_id.is_(None))
-    ).mappings()
-    for row in list(missing):
-        _write_keys(conn, int(row["id"]), entry_fields(dict(row)))
+            rows = conn.execute(select(knowledge_entries.c.contract_type).distinct())
+            return sorted(r[0] for r in rows if r[0])

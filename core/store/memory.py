@@ -7,7 +7,7 @@ core/store/memory_repository.py.
 
 One companion per person (issue #14): units, entities, retrieval traces, and the loop and summary payloads
 (whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity
-and is reached through it. Rows of older databases are given owners by core/store/memory_upgrade.py.
+and is reached through it. Rows of older databases are given owners by migration v0005.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from core.store.base import EpochSeconds
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
 
@@ -40,9 +41,9 @@ units = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("kind", String(16), nullable=False),  # EPISODE | FACT | LOOP | SUMMARY
-    Column("occurred_at", Integer, nullable=False),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("occurred_at", EpochSeconds, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     Column("state", String(16), nullable=False, default="active"),  # active | deleted (soft)
     Column("confidence", Float, nullable=False, default=0.5),
     Column("salience", Float, nullable=False, default=0.5),
@@ -77,8 +78,8 @@ payload_fact = Table(
     Column("predicate_raw", String(128), nullable=False, default=""),
     Column("object_text", Text, nullable=False),
     Column("object_entity_id", Integer, ForeignKey("memory_entities.id"), nullable=True),
-    Column("valid_from", Integer, nullable=True),
-    Column("valid_to", Integer, nullable=True),
+    Column("valid_from", EpochSeconds, nullable=True),
+    Column("valid_to", EpochSeconds, nullable=True),
     Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
 )
 
@@ -87,8 +88,8 @@ payload_loop = Table(
     metadata,
     Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("loop_text", Text, nullable=False),
-    Column("due_at", Integer, nullable=True),
-    Column("expires_at", Integer, nullable=False),
+    Column("due_at", EpochSeconds, nullable=True),
+    Column("expires_at", EpochSeconds, nullable=False),
     Column("source_unit_id", Integer, nullable=True),
     owner_column(index=False),
     UniqueConstraint("owner_id", "loop_text", name="uq_memory_loop_text"),
@@ -100,8 +101,8 @@ payload_summary = Table(
     Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), primary_key=True),
     Column("scope_label", String(16), nullable=False),  # bond | person | topic
     Column("scope_key", String(200), nullable=False),  # rolling:7d | entity:<id>
-    Column("range_start", Integer, nullable=False),
-    Column("range_end", Integer, nullable=False),
+    Column("range_start", EpochSeconds, nullable=False),
+    Column("range_end", EpochSeconds, nullable=False),
     Column("summary_text", Text, nullable=False),
     Column("summary_json", Text, nullable=False, default="{}"),
     Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
@@ -117,8 +118,8 @@ entities = Table(
     Column("name", String(200), nullable=False),
     Column("roles_json", Text, nullable=False, default="[]"),
     Column("confidence", Float, nullable=False, default=0.5),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     owner_column(index=False),
     UniqueConstraint("owner_id", "type_label", "name", name="uq_memory_entity"),
 )
@@ -147,8 +148,8 @@ edges = Table(
     Column("relation", String(64), nullable=False),
     Column("dst_entity_id", Integer, ForeignKey("memory_entities.id", ondelete="CASCADE"), nullable=False),
     Column("weight", Float, nullable=False, default=0.5),
-    Column("first_seen_at", Integer, nullable=False),
-    Column("last_seen_at", Integer, nullable=False),
+    Column("first_seen_at", EpochSeconds, nullable=False),
+    Column("last_seen_at", EpochSeconds, nullable=False),
     Column("evidence_unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), nullable=True),
     Column("evidence_text", Text, nullable=False, default=""),
     UniqueConstraint("src_entity_id", "relation", "dst_entity_id", name="uq_memory_edge"),
@@ -160,7 +161,7 @@ unit_versions = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("unit_id", Integer, ForeignKey("memory_units.id", ondelete="CASCADE"), nullable=False),
     Column("version", Integer, nullable=False),
-    Column("changed_at", Integer, nullable=False),
+    Column("changed_at", EpochSeconds, nullable=False),
     Column("change_kind", String(16), nullable=False),  # create | edit | revert | soft_delete | restore
     Column("snapshot_json", Text, nullable=False),
     Column("note", Text, nullable=False, default=""),
@@ -171,7 +172,7 @@ retrieval_traces = Table(
     "memory_retrieval_traces",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     Column("source", String(16), nullable=False, default="chat"),  # chat | search_test
     Column("query_input", Text, nullable=False),
     Column("q1", Text, nullable=False),
@@ -187,7 +188,7 @@ extraction_log = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("unit_id", Integer, nullable=False),
-    Column("at", Integer, nullable=False),
+    Column("at", EpochSeconds, nullable=False),
     Column("step", String(32), nullable=False),
     Column("ok", Integer, nullable=False),
     Column("error_type", String(32), nullable=True),

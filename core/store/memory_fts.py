@@ -1,106 +1,111 @@
-"""FTS5 tables of the companion memory: a trigram index, a 2-character index, and a unicode61 baseline.
+"""The memory keyword lanes, one interface over two engines (issue 5 "keyword lane"; issues #12, #14).
 
-Issue 5: FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane
-uses the `trigram` tokenizer (terms of 3+ characters) plus a bigram table (space-separated
-2-character tokens under unicode61) for words such as 締切. Issue 12 adds the lexical index: the unit's
-Sudachi keys (core.japanese.lexical_document, the one key function a PostgreSQL index consumes as well) under
-unicode61, so ねこ meets 猫 and 締め切り meets 締切. The unicode61 table over the raw text exists only as the
-comparison baseline (tests, benchmark). Row ids are unit ids; every search (lexical included) joins
-memory_units so that only one person's units are ever found (issue #14).
+FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane uses a trigram
+index (terms of 3+ characters) plus a 2-character index (space-separated 2-character tokens) for words
+such as 締切. Issue 12 adds the lexical index: the unit's Sudachi keys (core.japanese.lexical_document, the
+one key function both engines consume), so ねこ meets 猫 and 締め切り meets 締切. A unicode61 index over the
+raw text exists only as the comparison baseline (tests, benchmark). Lanes are named by the FTS_* constants.
+On SQLite they are FTS5 tables (core/store/memory_fts_sqlite.py); on PostgreSQL, documents ranked with the
+same BM25 (core/store/memory_fts_pg.py). The flow computes the documents and the query terms
+(core/flows/memory/text.py) and passes them in, so both engines search the same keys and return the same
+units in the same order (a parity test checks it). Every search returns only the units of the person asking
+(memory_units.owner_id, issue #14).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import DDL, Connection, event, text
+from typing import Protocol
+
+from sqlalchemy import Connection
 
 from core.japanese import lexical_document
-from core.store.db import metadata
+from core.store import memory_fts_pg, memory_fts_sqlite
+from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_LEXICAL, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
 
-FTS_TRIGRAM = "memory_fts_trigram"
-FTS_BIGRAM = "memory_fts_bigram"
-FTS_LEXICAL = "memory_fts_lexical"
-FTS_UNICODE61 = "memory_fts_unicode61"
-FTS_TABLES = (FTS_TRIGRAM, FTS_BIGRAM, FTS_LEXICAL)
+__all__ = [
+    "FTS_BIGRAM",
+    "FTS_LEXICAL",
+    "FTS_TABLES",
+    "FTS_TRIGRAM",
+    "FTS_UNICODE61",
+    "backfill_lexical",
+    "ensure_unicode61_baseline",
+    "fts_bodies",
+    "fts_count",
+    "fts_delete",
+    "fts_search",
+    "fts_upsert",
+]
 
-_DDL = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TRIGRAM} USING fts5(body, tokenize='trigram')",
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_BIGRAM} USING fts5(body, tokenize='unicode61')",
-    # keys are whole words separated by spaces; diacritics kept (ガ is not カ)
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_LEXICAL} USING fts5(body, tokenize='unicode61 remove_diacritics 0')",
-)
-for _statement in _DDL:
-    _create = DDL(_statement)  # type: ignore[no-untyped-call]  # SQLAlchemy's DDL.__init__ is unannotated
-    event.listen(metadata, "after_create", _create.execute_if(dialect="sqlite"))
+
+class Lexicon(Protocol):
+    """What each engine's module provides (core/store/memory_fts_sqlite.py, core/store/memory_fts_pg.py)."""
+
+    def upsert(
+        self, conn: Connection, unit_id: int, body: str, bigram_body: str, lexical_body: str
+    ) -> None: ...
+    def delete(self, conn: Connection, unit_id: int) -> None: ...
+    def bodies(self, conn: Connection, unit_ids: list[int]) -> dict[int, str]: ...
+    def search(
+        self, conn: Connection, table: str, terms: list[str], k: int, owner_id: str
+    ) -> list[tuple[int, float]]: ...
+    def count(self, conn: Connection, table: str, unit_id: int) -> int: ...
+    def lexical_missing(self, conn: Connection) -> list[tuple[int, str]]: ...
+    def write_lexical(self, conn: Connection, unit_id: int, lexical_body: str) -> None: ...
+    def ensure_unicode61_baseline(self, conn: Connection) -> None: ...
+
+
+SQLITE: Lexicon = memory_fts_sqlite
+POSTGRESQL: Lexicon = memory_fts_pg
+
+
+def _engine(conn: Connection) -> Lexicon:
+    return POSTGRESQL if conn.dialect.name == "postgresql" else SQLITE
 
 
 def fts_upsert(conn: Connection, unit_id: int, body: str, bigram_body: str, lexical_body: str) -> None:
     """Index (or re-index) one unit's search text: normalized text, 2-character tokens, lexical keys."""
-    fts_delete(conn, unit_id)
-    for table, value in ((FTS_TRIGRAM, body), (FTS_BIGRAM, bigram_body), (FTS_LEXICAL, lexical_body)):
-        conn.execute(text(f"INSERT INTO {table}(rowid, body) VALUES (:id, :b)"), {"id": unit_id, "b": value})
+    _engine(conn).upsert(conn, unit_id, body, bigram_body, lexical_body)
 
 
 def fts_delete(conn: Connection, unit_id: int) -> None:
-    """Remove one unit from both indexes."""
-    for table in FTS_TABLES:
-        conn.execute(text(f"DELETE FROM {table} WHERE rowid = :id"), {"id": unit_id})
+    """Remove one unit from every lane."""
+    _engine(conn).delete(conn, unit_id)
 
 
 def fts_bodies(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
     """The indexed search text of each unit (what rerank compares against)."""
     if not unit_ids:
         return {}
-    marks = ",".join(str(int(i)) for i in unit_ids)
-    rows = conn.execute(text(f"SELECT rowid, body FROM {FTS_TRIGRAM} WHERE rowid IN ({marks})"))
-    return {int(r[0]): r[1] for r in rows}
-
-
-def _match_expr(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return _engine(conn).bodies(conn, unit_ids)
 
 
 def fts_search(
     conn: Connection, table: str, terms: list[str], k: int, owner_id: str
 ) -> list[tuple[int, float]]:
-    """(unit_id, bm25) of `owner_id`'s best `k` units matching any term, best first (bm25: lower is better)."""
+    """(unit_id, bm25) of `owner_id`'s best `k` units matching any term, best first (bm25: lower is better;
+    ties by id; the statistics are the whole lane's, as FTS5's are)."""
     if not terms:
         return []
-    rows = conn.execute(
-        text(
-            f"SELECT {table}.rowid, bm25({table}) AS s FROM {table} "
-            f"JOIN memory_units ON memory_units.id = {table}.rowid "
-            f"WHERE {table} MATCH :q AND memory_units.owner_id = :owner ORDER BY s LIMIT :k"
-        ),
-        {"q": _match_expr(terms), "k": k, "owner": owner_id},
-    )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    return _engine(conn).search(conn, table, terms, k, owner_id)
 
 
 def fts_count(conn: Connection, table: str, unit_id: int) -> int:
-    """How many rows of `table` a unit has (0 or 1; used to check deletes)."""
-    return int(
-        conn.execute(text(f"SELECT count(*) FROM {table} WHERE rowid = :id"), {"id": unit_id}).scalar() or 0
-    )
+    """How many rows of lane `table` a unit has (0 or 1; used to check deletes)."""
+    return _engine(conn).count(conn, table, unit_id)
+
+
+def backfill_lexical(conn: Connection) -> int:
+    """Give every unit indexed without lexical keys its keys (migration v0005; idempotent: only missing rows).
+    The keys are computed from the trigram lane's normalized text, which keys the same as the original.
+    Returns how many units were keyed."""
+    lexicon = _engine(conn)
+    missing = lexicon.lexical_missing(conn)
+    for unit_id, body in missing:
+        lexicon.write_lexical(conn, unit_id, lexical_document(body))
+    return len(missing)
 
 
 def ensure_unicode61_baseline(conn: Connection) -> None:
-    """(Re)build the unicode61 baseline table from the trigram table's text (tests and benchmark only)."""
-    conn.execute(text(f"DROP TABLE IF EXISTS {FTS_UNICODE61}"))
-    conn.execute(text(f"CREATE VIRTUAL TABLE {FTS_UNICODE61} USING fts5(body, tokenize='unicode61')"))
-    conn.execute(text(f"INSERT INTO {FTS_UNICODE61}(rowid, body) SELECT rowid, body FROM {FTS_TRIGRAM}"))
-
-
-def upgrade(conn: Connection) -> None:
-    """Give every unit indexed before the lexical index its lexical keys (idempotent: only missing rows).
-
-    The keys are computed from the trigram table's normalized text, which keys the same as the original."""
-    if conn.dialect.name != "sqlite":
-        return
-    missing = conn.execute(
-        text(f"SELECT rowid, body FROM {FTS_TRIGRAM} WHERE rowid NOT IN (SELECT rowid FROM {FTS_LEXICAL})")
-    ).all()
-    for unit_id, body in missing:
-        conn.execute(
-            text(f"INSERT INTO {FTS_LEXICAL}(rowid, body) VALUES (:id, :b)"),
-            {"id": int(unit_id), "b": lexical_document(body)},
-        )
+    """(Re)build the unicode61 baseline lane from the trigram lane's text (tests and benchmark only)."""
+    _engine(conn).ensure_unicode61_baseline(conn)

@@ -1,6 +1,9 @@
 """The companion memory's repository (issue 5 "Store"): units with their payloads and versions.
 
 Every new unit gets version 1; every edit appends a version with a snapshot of the editable fields.
+Version numbers are read and written while the unit's row is locked (`lock_unit`: SELECT ... FOR UPDATE on
+PostgreSQL, a no-op UPDATE that takes the database's write lock on SQLite), so concurrent writers never
+number two versions alike and a stale-edit check cannot race; (unit_id, version) is unique besides.
 Times are UTC epoch seconds, passed by the flow (a turn uses one `now` throughout) or read from the clock.
 A method takes `conn` to join the caller's transaction (the flow indexes and traces in the same one);
 without it, the method runs in a transaction of its own.
@@ -72,6 +75,26 @@ class MemoryRepository(OwnedRepository):
     def _at(self, now: int | None) -> int:
         return self.now() if now is None else now
 
+    def lock_unit(self, conn: Connection, unit_id: int) -> bool:
+        """Hold the person's unit's row for the rest of the transaction (False: no such unit of theirs)."""
+        if conn.dialect.name == "postgresql":
+            query = select(units.c.id).where(units.c.id == unit_id, mine(self.owner_id)).with_for_update()
+            return conn.execute(query).first() is not None
+        result = conn.execute(
+            update(units)
+            .where(units.c.id == unit_id, mine(self.owner_id))
+            .values(updated_at=units.c.updated_at)
+        )
+        return bool(result.rowcount)
+
+    def latest_version(self, unit_id: int, *, conn: Connection | None = None) -> int:
+        """The newest version number of a unit (0 when it has none)."""
+        with self._tx(conn) as c:
+            last = c.execute(
+                select(func.max(unit_versions.c.version)).where(unit_versions.c.unit_id == unit_id)
+            ).scalar()
+        return int(last or 0)
+
     def snapshot(self, unit_id: int, *, conn: Connection | None = None) -> dict[str, Any]:
         """The editable state of a unit (unit fields + payload fields), as stored in unit_versions."""
         with self._tx(conn) as c:
@@ -93,10 +116,8 @@ class MemoryRepository(OwnedRepository):
     ) -> int:
         """Append the unit's current state as its next version; returns the version number."""
         with self._tx(conn) as c:
-            last = c.execute(
-                select(func.max(unit_versions.c.version)).where(unit_versions.c.unit_id == unit_id)
-            ).scalar()
-            version = int(last or 0) + 1
+            self.lock_unit(c, unit_id)
+            version = self.latest_version(unit_id, conn=c) + 1
             c.execute(
                 insert(unit_versions).values(
                     unit_id=unit_id,

@@ -7,10 +7,8 @@ change a table's constraints in place, so those tables, and the tables holding f
 `memory_entities`, are rebuilt from the current declarations (same ids, same rows, owner added), inside one
 savepoint. Idempotent: nothing happens once `memory_entities` has its owner column.
 
-Changes a migration must make (e.g. Alembic): add `owner_id` (String(255)) to memory_units (indexed),
-memory_retrieval_traces (indexed), memory_entities, memory_payload_loop and memory_payload_summary, fill it
-with 'local'; replace the unique constraints with (owner_id, type_label, name), (owner_id, loop_text) and
-(owner_id, scope_label, scope_key).
+Run on SQLite only, by migration v0005 (core/store/migrations/versions/v0005_people_and_owners.py), which
+alters PostgreSQL's constraints in place instead.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Personal rows carry the id of the person who made them (core.people.Person.id); repositories bound to a
 person filter every read and write by it. Rows written before there were people belong to the local
-person (`LOCAL_PERSON_ID`): `add_owner_column` adds the column to an existing table and gives them that id.
+person (`LOCAL_PERSON_ID`): migration v0005 adds the column to older tables and gives them that id
+(`add_owner_column`, used by its SQLite memory rebuild).
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Column, Integer, String, Table, select
+from sqlalchemy import Column, String, Table, select
 
 from core.people import LOCAL_PERSON_ID, LOCAL_PERSON_NAME, MAX_ID_CHARS, Person
-from core.store.base import Repository
+from core.store.base import EpochSeconds, Repository
 from core.store.db import metadata
 
 people = Table(
@@ -20,7 +20,7 @@ people = Table(
     Column("id", String(MAX_ID_CHARS), primary_key=True),
     Column("name", String, nullable=False, default=""),
     Column("email", String, nullable=False, default=""),
-    Column("last_seen_at", Integer, nullable=False),
+    Column("last_seen_at", EpochSeconds, nullable=False),
 )
 
 

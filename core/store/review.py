@@ -26,8 +26,9 @@ from sqlalchemy import (
     or_,
     select,
 )
+from sqlalchemy.exc import IntegrityError
 
-from core.store.base import OwnedRepository, inserted_id
+from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
 from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState
@@ -45,8 +46,8 @@ review_reviews = Table(
     Column("review_json", Text, nullable=False),
     Column("answer_text", Text, nullable=False),
     Column("sample_key", String, unique=True, nullable=True),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     owner_column(nullable=True),  # NULL: shared (the bundled sample)
 )
 
@@ -62,8 +63,8 @@ review_threads = Table(
     Column("summary_up_to_turn", Integer, nullable=False, default=0),
     Column("last_section_mention_turn", Integer, nullable=True),
     Column("last_section_paragraph_numbers", Text, nullable=True),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
+    Column("updated_at", EpochSeconds, nullable=False),
     owner_column(),
 )
 
@@ -78,7 +79,7 @@ review_messages = Table(
     Column("role", String, nullable=False),
     Column("content", Text, nullable=False),
     Column("meta", Text, nullable=False, default="{}"),
-    Column("created_at", Integer, nullable=False),
+    Column("created_at", EpochSeconds, nullable=False),
     CheckConstraint("role IN ('user', 'assistant')", name="review_messages_role"),
 )
 
@@ -137,12 +138,18 @@ class ReviewRepository(OwnedRepository):
             return inserted_id(result)
 
     def ensure_sample(self, record: ReviewRecord, sample_key: str) -> int:
-        """The id of the bundled sample, inserting it once."""
+        """The id of the bundled sample, inserting it once (also when several sessions or replicas ask at
+        the same moment: the unique sample_key lets one insert win, the others read its id)."""
+        query = select(review_reviews.c.id).where(review_reviews.c.sample_key == sample_key)
         with self.engine.connect() as conn:
-            found = conn.execute(
-                select(review_reviews.c.id).where(review_reviews.c.sample_key == sample_key)
-            ).first()
-        return int(found[0]) if found else self.add_review(record, sample_key=sample_key)
+            found = conn.execute(query).first()
+        if found:
+            return int(found[0])
+        try:
+            return self.add_review(record, sample_key=sample_key)
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                return int(conn.execute(query).scalar_one())
 
     def list_reviews(self) -> list[dict[str, Any]]:
         """The shared sample and this person's imported reviews, oldest first."""

@@ -1,9 +1,10 @@
-"""Upgrade of review chat rows written by older code: owners, and ISO-8601 text timestamps -> UTC epoch seconds.
+"""Upgrade of rows written by older code (run by migration v0002, SQLite only): text times -> epoch seconds.
 
-Imported reviews and threads stored before there were people (issue #14) get an `owner_id`: the local
-person's; the bundled sample stays shared (owner NULL). Older databases declared `created_at` / `updated_at`
-as text; SQLite keeps numbers in such a column as text, so those tables are rebuilt with integer columns
-(same ids, same rows, owners included), inside one savepoint.
+Review chat: older databases declared `created_at` / `updated_at` as text; SQLite keeps numbers in such a
+column as text, so those tables are rebuilt with integer columns (same ids, same rows), inside one
+savepoint. The tables are rebuilt as the baseline (v0001) declares them, frozen here, so that later
+revisions (new columns) apply on top unchanged. Diagnosis: `created_at` written as a naive local DateTime
+text becomes epoch seconds in place.
 """
 
 from __future__ import annotations
@@ -11,12 +12,71 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, MetaData, Table, func, inspect, select
+import sqlalchemy as sa
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    Connection,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    func,
+    inspect,
+    select,
+    type_coerce,
+)
 
-from core.store.owners import add_owner_column
-from core.store.review import review_messages, review_reviews, review_threads
+from core.clock import from_local
 
+_baseline = MetaData()  # the review tables as revision v0001 creates them
+review_reviews = Table(
+    "review_reviews",
+    _baseline,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("title", String, nullable=False),
+    Column("question_text", Text, nullable=False),
+    Column("purpose_text", Text, nullable=False),
+    Column("grading_impression_text", Text, nullable=False),
+    Column("review_json", Text, nullable=False),
+    Column("answer_text", Text, nullable=False),
+    Column("sample_key", String, unique=True, nullable=True),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
+)
+review_threads = Table(
+    "review_threads",
+    _baseline,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "review_id", Integer, ForeignKey("review_reviews.id", ondelete="CASCADE"), nullable=False, index=True
+    ),
+    Column("title", String, nullable=False),
+    Column("conversation_summary", Text, nullable=False),
+    Column("summary_up_to_turn", Integer, nullable=False),
+    Column("last_section_mention_turn", Integer, nullable=True),
+    Column("last_section_paragraph_numbers", Text, nullable=True),
+    Column("created_at", Integer, nullable=False),
+    Column("updated_at", Integer, nullable=False),
+)
+review_messages = Table(
+    "review_messages",
+    _baseline,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "thread_id", Integer, ForeignKey("review_threads.id", ondelete="CASCADE"), nullable=False, index=True
+    ),
+    Column("turn", Integer, nullable=False),
+    Column("role", String, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("meta", Text, nullable=False),
+    Column("created_at", Integer, nullable=False),
+    CheckConstraint("role IN ('user', 'assistant')", name="review_messages_role"),
+)
 TABLES = (review_reviews, review_threads, review_messages)  # parents first
+_bookings = sa.table("diagnosis_bookings", sa.column("id", Integer), sa.column("created_at", Integer))
 
 
 def epoch_seconds(value: Any) -> int:
@@ -74,13 +134,13 @@ def _convert_text_values(conn: Connection, table: Table) -> None:
 
 
 def upgrade(conn: Connection) -> None:
-    """Idempotent: owners first (so a rebuild copies them), then rebuild tables whose timestamps are declared
-    as text, then convert any text values left."""
-    add_owner_column(conn, review_reviews, where=review_reviews.c.sample_key.is_(None))
-    add_owner_column(conn, review_threads)
+    """Idempotent: review tables whose timestamps are declared as text are rebuilt and any text values left
+    converted; diagnosis bookings with a text `created_at` are converted."""
     if conn.dialect.name != "sqlite":  # only SQLite databases were ever written with text timestamps
         return
     names = set(inspect(conn).get_table_names())
+    if "diagnosis_bookings" in names:
+        upgrade_bookings(conn)
     if not all(t.name in names for t in TABLES):
         return
     # A savepoint opens a real SQLite transaction even before any DML, so the rebuild is all or nothing.
@@ -89,3 +149,14 @@ def upgrade(conn: Connection) -> None:
             _rebuild(conn)
         for table in TABLES:
             _convert_text_values(conn, table)
+
+
+def upgrade_bookings(conn: Connection) -> None:
+    """Older code stored a booking's `created_at` as a naive local DateTime text ("2026-11-21 10:00:00")."""
+    created = type_coerce(_bookings.c.created_at, String)
+    old = conn.execute(
+        select(_bookings.c.id, created).where(func.typeof(_bookings.c.created_at) == "text")
+    ).all()
+    for booking_id, text in old:
+        when = from_local(datetime.fromisoformat(text))
+        conn.execute(_bookings.update().where(_bookings.c.id == booking_id).values(created_at=when))

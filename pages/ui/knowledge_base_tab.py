@@ -18,7 +18,7 @@ from core.flows.people import people_names
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 from pages.ui import state
-from pages.ui.render import plain_label
+from pages.ui.knowledge_base_editor import render_entry_editor
 
 PICK_KEY = "knowledge_base_pick"  # selectbox widget key
 TABLE_SEEN_KEY = "knowledge_base_table_seen"  # data key: the table row selection last acted on
@@ -133,72 +133,6 @@ def render_exports(entries: list[dict]) -> None:
             icon=":material/download:",
             on_click="ignore",
         )
-
-
-def render_entry_editor(entry: dict) -> None:
-    base = ks.stores().base
-    with st.container(border=True):
-        st.markdown(
-            f"**ID {entry['id']}・第{entry['version']}版**（作成: {plain_label(entry['created_by'])} {_when(entry['created_at'])}"
-            f"／更新: {plain_label(entry['updated_by'])} {_when(entry['updated_at'])}）"
-        )
-        with st.form(f"knowledge_base_edit_{entry['id']}_{entry['version']}", border=False):
-            edited = {}
-            for key in kf.KNOWLEDGE_FIELDS:
-                label = kf.KNOWLEDGE_FIELD_LABELS[key]
-                widget_key = f"knowledge_base_{key}_{entry['id']}_{entry['version']}"
-                edited[key] = (
-                    st.text_area(label, entry[key], key=widget_key, height=100)
-                    if key in ("review_points", "action_plan", "clause_sample")
-                    else st.text_input(label, entry[key], key=widget_key)
-                )
-            st.caption(
-                f"編集者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）"
-            )
-            note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
-            submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
-        if submitted:
-            try:
-                version = kb.edit_entry(base, entry["id"], edited, by=state.person(), note=note)
-            except KnowledgeStoreError:
-                st.error(
-                    "変更を保存できませんでした（データベースに書き込めません）。入力内容はそのまま残っています。"
-                )
-                return
-            if version == entry["version"]:
-                st.info("変更はありませんでした。")
-            else:
-                st.success(f"第{version}版として保存しました。")
-                st.rerun()
-        try:
-            versions = kb.entry_history(base, entry["id"])
-        except KnowledgeStoreError:
-            st.error("版の履歴を読み込めませんでした（データベースに接続できません）。")
-            return
-        with st.expander(f"版の履歴（{len(versions)} 版）", icon=":material/history:"):
-            history = pd.DataFrame(versions)[["version", "edited_at", "edited_by", "note", "knowledge_title"]]
-            history["edited_at"] = history["edited_at"].map(_when)
-            st.dataframe(
-                history.rename(
-                    columns={
-                        "version": "版",
-                        "edited_at": "日時",
-                        "edited_by": "編集者",
-                        "note": "メモ",
-                        "knowledge_title": "ナレッジ名",
-                    }
-                ),
-                hide_index=True,
-            )
-        if entry.get("source_interview_id") and st.button(
-            "元の聞き取りを開く", key=f"knowledge_base_open_{entry['id']}", icon=":material/forum:"
-        ):
-            if kr.resume(entry["source_interview_id"]):
-                st.toast("元の聞き取りを開きました。「聞き取り」タブで続きができます。")
-            else:
-                st.warning("元の聞き取りの記録が見つかりませんでした。")
-                return
-            st.rerun()
 
 
 def render_interviews() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.flows import knowledge_base as kb
 from core.flows.knowledge_interviews import resume_interview
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
@@ -17,6 +18,11 @@ def resume(interview_id: str) -> bool:
     """Load a stored interview into the page; False when it cannot be read or has no turns."""
     try:
         resumed = resume_interview(ks.stores(), interview_id)
+        saved = (
+            kb.current_entry(ks.stores().base, resumed.saved_entry_id)
+            if resumed and resumed.saved_entry_id
+            else None
+        )
     except KnowledgeStoreError:
         st.error("保存された聞き取りを読み込めませんでした。")
         return False
@@ -27,6 +33,7 @@ def resume(interview_id: str) -> bool:
     st.session_state.knowledge_outputs = resumed.knowledge
     st.session_state[ks.INTERVIEW_KEY] = interview_id
     st.session_state[ks.SAVED_ENTRY_KEY] = resumed.saved_entry_id
+    st.session_state[ks.SAVED_VERSION_KEY] = saved["version"] if saved else None  # what this session opened
     st.query_params[ks.QUERY_PARAM] = interview_id
     return True
 

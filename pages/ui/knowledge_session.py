@@ -26,6 +26,7 @@ FLOW = "knowledge"
 INTERVIEW_KEY = "knowledge_interview_id"
 DRAFT_VERSION_KEY = "knowledge_draft_version"
 SAVED_ENTRY_KEY = "knowledge_saved_entry_id"
+SAVED_VERSION_KEY = "knowledge_saved_entry_version"  # the version this interview saved or resumed last
 DEMO_STEP_KEY = "knowledge_demo_step"
 UPLOADER_NONCE_KEY = "knowledge_uploader_nonce"
 NOTICES_KEY = "knowledge_notices"  # store notices of the last turn, shown after the rerun
@@ -38,6 +39,7 @@ def init() -> None:
         (INTERVIEW_KEY, None),
         (DRAFT_VERSION_KEY, 0),
         (SAVED_ENTRY_KEY, None),
+        (SAVED_VERSION_KEY, None),
         (DEMO_STEP_KEY, None),
         (UPLOADER_NONCE_KEY, 0),
         (NOTICES_KEY, []),
@@ -149,6 +151,7 @@ def reset() -> None:
     ss.knowledge_outputs = []
     ss[INTERVIEW_KEY] = None
     ss[SAVED_ENTRY_KEY] = None
+    ss[SAVED_VERSION_KEY] = None
     ss[DEMO_STEP_KEY] = None
     ss[NOTICES_KEY] = []
     ss[DRAFT_VERSION_KEY] += 1
@@ -174,9 +177,13 @@ def send_demo_answer() -> None:
         submit(TurnInput(answer))
 
 
-def save_draft(entry: dict[str, str]) -> tuple[int, int]:
-    """Save the edited draft to the knowledge base as the signed-in person (raises KnowledgeStoreError);
-    remembers the entry."""
+def save_draft(entry: dict[str, str], over_version: int | None = None) -> tuple[int, int]:
+    """Save the edited draft to the knowledge base as the signed-in person; remembers the entry and its
+    version.
+
+    Raises KnowledgeStoreError, or StaleEntryError when someone saved the entry since this interview last
+    saved or resumed it (`over_version`: the newer version the person chose to save over).
+    """
     ss = st.session_state
     entry_id, version = kb.save_draft(
         stores().base,
@@ -184,6 +191,8 @@ def save_draft(entry: dict[str, str]) -> tuple[int, int]:
         by=state.person(),
         interview_id=ss[INTERVIEW_KEY],
         saved_entry_id=ss[SAVED_ENTRY_KEY],
+        saved_version=over_version if over_version is not None else ss[SAVED_VERSION_KEY],
     )
     ss[SAVED_ENTRY_KEY] = entry_id
+    ss[SAVED_VERSION_KEY] = version
     return entry_id, version

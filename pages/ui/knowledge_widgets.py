@@ -13,8 +13,10 @@ import streamlit as st
 
 from core.chat import meta
 from core.flows import knowledge as kf
+from core.flows import knowledge_base as kb
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
+from pages.ui import knowledge_conflict as conflict
 from pages.ui import knowledge_session as ks
 from pages.ui import state
 from pages.ui.error_card import item_error_card
@@ -23,6 +25,8 @@ from pages.ui.render import llm_alert, llm_caption, llm_label, llm_markdown, pla
 BadgeColor = Literal["blue", "orange", "green", "gray"]
 MODE_COLORS: dict[str, BadgeColor] = {"interview": "blue", "clarify": "orange", "finalize": "green"}
 LONG_FIELDS = ("review_points", "action_plan", "clause_sample")
+CARD_SCOPE = "knowledge_card"  # the draft card's refused save (pages/ui/knowledge_conflict.py)
+CARD_NOTICE_KEY = "knowledge_card_notice"  # data key: the last save's message, shown after a rerun
 
 
 def attachment_caption(summary: dict[str, Any]) -> str:
@@ -167,13 +171,42 @@ def render_card() -> None:
             if not edited["knowledge_title"].strip():
                 st.error("ナレッジ名を入力してください。")
                 return
-            try:
-                entry_id, entry_version = ks.save_draft(edited)
-            except KnowledgeStoreError:
-                st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
-                return
-            st.success(
-                f"ナレッジベースに保存しました（ID {entry_id}・第{entry_version}版）。"
-                "「ナレッジベース」タブで確認できます。",
-                icon=":material/check:",
-            )
+            _save_card(edited)
+        notice = st.session_state.pop(CARD_NOTICE_KEY, None)
+        if notice:
+            st.success(notice, icon=":material/check:")
+        _card_conflict()
+
+
+def _save_card(edited: dict[str, str], over_version: int | None = None) -> bool:
+    """Save the card; False when the database failed (the message is on screen)."""
+    conflict.clear(CARD_SCOPE)
+    try:
+        entry_id, entry_version = ks.save_draft(edited, over_version)
+    except kb.StaleEntryError as exc:
+        conflict.remember(CARD_SCOPE, exc)
+        return True
+    except KnowledgeStoreError:
+        st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
+        return False
+    st.session_state[CARD_NOTICE_KEY] = (
+        f"ナレッジベースに保存しました（ID {entry_id}・第{entry_version}版）。「ナレッジベース」タブで確認できます。"
+    )
+    return True
+
+
+def _card_conflict() -> None:
+    """The draft's entry was saved by someone else since this interview saved it: both, and the choice."""
+    pending = conflict.pending(CARD_SCOPE)
+    choice = conflict.render(CARD_SCOPE)
+    if pending is None or choice is None:
+        return
+    if choice == "overwrite":
+        if _save_card(pending["mine"], over_version=pending["current"]["version"]):
+            st.rerun()
+    else:
+        conflict.clear(CARD_SCOPE)
+        st.session_state[ks.SAVED_VERSION_KEY] = pending["current"]["version"]
+        st.session_state.knowledge_outputs = [{k: pending["current"][k] for k in kf.KNOWLEDGE_FIELDS}]
+        st.session_state[ks.DRAFT_VERSION_KEY] += 1
+        st.rerun()

@@ -1,5 +1,10 @@
 """Memory page, 記憶ブラウザ tab: filtered, paged tables with versioned edits; entities and edges; the affect
-chart. The detail of one memory (versions, delete, provenance) is in memory_detail.py."""
+chart. The detail of one memory (versions, delete, provenance) is in memory_detail.py.
+
+While a table has unsaved edits it keeps showing the rows as they were read (a changed frame would reset
+the editor and drop the edits); saving checks each row's version, and a row changed since is not saved
+but shown with both states and a choice (issue #15).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,14 @@ import streamlit as st
 
 from core.flows.memory import browse
 from core.flows.memory.constants import AFFECT_LABELS, AFFECT_LABELS_JA
-from core.flows.memory.edits import EDITABLE_COLUMNS, InvalidEdit, apply_edits
+from core.flows.memory.edits import (
+    EDITABLE_COLUMNS,
+)
 from core.flows.memory.provenance import affect_series
-from core.flows.memory.versions import EditError
 from pages.ui import memory_actions as actions
+from pages.ui import memory_grid as grid
 from pages.ui.memory_detail import render_detail, select_unit
 from pages.ui.memory_entities import render_entity_tools
-from pages.ui.render import llm_alert
 
 if TYPE_CHECKING:
     from streamlit.elements.lib.color_util import Color
@@ -111,6 +117,7 @@ COLUMN_LABELS = {
     "evidence_unit_ids_json": "根拠エピソード",
     "valid_from": "有効開始",
     "valid_to": "有効終了",
+    "version": "版",
 }
 
 
@@ -169,7 +176,7 @@ def _filters(kind: str) -> browse.Filters:
 
 def _unit_table(kind: str) -> None:
     filters = _filters(kind)
-    frame, total = browse.units_frame(actions.repo(), kind, filters)
+    frame, total = grid.grid_frame(kind, filters)
     pages = max(1, -(-total // filters.page_size))
     st.caption(
         f"{total} 件中 {len(frame)} 件を表示（{filters.page}/{pages} ページ）。"
@@ -205,33 +212,19 @@ def _unit_table(kind: str) -> None:
             options=list(PREDICATE_JA),
             format_func=lambda k: f"{_option_label(PREDICATE_JA)(k)}（{k}）",
         )
+    config["version"] = st.column_config.NumberColumn("版", disabled=True, help="表を読み込んだときの版")
     edited = st.data_editor(
         frame,
         column_config=config,
         hide_index=True,
         width="stretch",
         num_rows="fixed",
-        key=f"memory_editor_{kind}",
+        key=grid.editor_key(kind),
     )
     c = st.columns([1, 2])
     if c[0].button("変更を保存", key=f"memory_save_{kind}", icon=":material/save:", type="primary"):
-        try:
-            saved = apply_edits(actions.repo(), actions.collection(), kind, frame, edited)
-        except (InvalidEdit, EditError) as exc:
-            llm_alert("error", f"保存できませんでした: {exc}")
-        except (ValueError, TypeError):
-            st.error("保存できませんでした: 数値の列に数値以外が入っています。")
-        except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
-            st.error("保存中に予期しないエラーが発生しました。表を読み込み直して、もう一度お試しください。")
-        else:
-            st.session_state["memory_notice"] = (
-                f"{len(saved)} 件の記憶を更新しました（版: "
-                + "、".join(f"#{u}→v{v}" for u, v in saved.items())
-                + "）。"
-                if saved
-                else "変更はありませんでした。"
-            )
-            st.rerun()
+        grid.save(kind, frame, edited)
+    grid.render_stale(COLUMN_LABELS)
     if len(frame):
         snippets = dict(zip(frame["id"], frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
         c[1].selectbox(

@@ -1,5 +1,10 @@
 """Session-state access for pages: the LLM client, the debug sink, the store engine, the Chroma client, the
-background worker."""
+background worker.
+
+The engine is SQLite under the data dir, or the database of DATABASE_URL (PostgreSQL for a team); Chroma is
+embedded, or the server of CHROMA_HOST / CHROMA_PORT. One of each per process (st.cache_resource); a
+database or Chroma server that cannot be reached stops the page with a Japanese message, never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from core.llm.base import LLMClient
 from core.llm.registry import build_client
 from core.people import Person
 from core.settings import Settings, load_settings
-from core.store import open_store
+from core.store import StoreUnavailable, open_store
 from core.worker import BackgroundWorker
 from pages.ui.nav import FLOW_PAGES
 
@@ -108,25 +113,44 @@ def sink() -> ListSink | None:
 
 
 @st.cache_resource(show_spinner=False)
-def _engine(data_dir: str):  # type: ignore[no-untyped-def]
-    return open_store(data_dir)
+def _engine(data_dir: str, url: str | None):  # type: ignore[no-untyped-def]
+    return open_store(data_dir, url=url)
 
 
 def engine():  # type: ignore[no-untyped-def]
-    """The shared SQLAlchemy engine (created once per data dir)."""
-    return _engine(str(settings().data_dir))
+    """The shared SQLAlchemy engine (created once per data dir and DATABASE_URL)."""
+    s = settings()
+    try:
+        return _engine(str(s.data_dir), s.database_url)
+    except StoreUnavailable:
+        st.error(
+            f"データベースに接続できません（{s.database_label}）。サーバーが起動しているか、"
+            "DATABASE_URL の設定を確認してから、ページを再読み込みしてください。",
+            icon=":material/database_off:",
+        )
+        st.stop()
 
 
 @st.cache_resource(show_spinner=False)
-def _chroma(data_dir: str):  # type: ignore[no-untyped-def]
+def _chroma(data_dir: str, host: str | None, port: int):  # type: ignore[no-untyped-def]
     from core.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
 
-    return open_chroma(data_dir)
+    # host "" (not None): the settings decide, env CHROMA_HOST is not read again here
+    return open_chroma(data_dir, host=host or "", port=port)
 
 
 def chroma():  # type: ignore[no-untyped-def]
     """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
-    return _chroma(str(settings().data_dir))
+    s = settings()
+    try:
+        return _chroma(str(s.data_dir), s.chroma_host, s.chroma_port)
+    except Exception:  # noqa: BLE001 - chromadb raises several types for an unreachable server; the page stops with a notice
+        st.error(
+            f"ベクトル検索のサーバーに接続できません（{s.chroma_host}:{s.chroma_port}）。Chroma サーバーが"
+            "起動しているか、CHROMA_HOST / CHROMA_PORT を確認してから、ページを再読み込みしてください。",
+            icon=":material/cloud_off:",
+        )
+        st.stop()
 
 
 @st.cache_resource(show_spinner=False)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sqlalchemy import insert
+from sqlalchemy import insert, text
 
 from core.flows.memory.constants import DAY
 from core.flows.memory.evaluation import load_eval_set
@@ -35,12 +35,13 @@ from core.vectors import open_chroma
 NOW = 1_795_000_000
 
 
-def bulk_store(size: int):  # type: ignore[no-untyped-def]
-    """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches."""
+def bulk_store(size: int, engine=None, chroma=None):  # type: ignore[no-untyped-def]
+    """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches; on a
+    temporary SQLite store and embedded Chroma unless an engine and a Chroma client are given."""
     data = load_eval_set()
     tmp = Path(tempfile.mkdtemp(prefix="membench"))
-    repo = memory_repository(open_store(tmp), LOCAL_PERSON)
-    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON)
+    repo = memory_repository(engine if engine is not None else open_store(tmp), LOCAL_PERSON)
+    collection = memory_collection(chroma if chroma is not None else open_chroma(tmp), LOCAL_PERSON)
     distractors = generate_conversation(NOW, size - len(data["episodes"]), seed=11, days=365)
     rows = [(ex.occurred_at, ex.input_text, ex.reply_text) for ex in distractors]
     rows += [(NOW - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]
@@ -84,10 +85,17 @@ def bulk_store(size: int):  # type: ignore[no-untyped-def]
                 for i, (_, a, b) in enumerate(rows)
             ],
         )
+        if conn.dialect.name == "postgresql":  # explicit ids leave the sequence behind
+            conn.execute(
+                text("SELECT setval(pg_get_serial_sequence('memory_units', 'id'), :n)"), {"n": len(rows)}
+            )
         ids = list(range(1, len(rows) + 1))
         for s in range(0, len(ids), 5000):
             index_units(conn, collection, ids[s : s + 5000], batch=2000)
         ensure_unicode61_baseline(conn)
+    if repo.engine.dialect.name == "postgresql":  # what autovacuum does after a bulk load: fresh statistics
+        with repo.engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM ANALYZE"))
     build_s = time.perf_counter() - start
     key_ids = {e["key"]: len(distractors) + i + 1 for i, e in enumerate(data["episodes"])}
     return repo, collection, key_ids, build_s

@@ -17,7 +17,6 @@ from core.people import LOCAL_PERSON
 from core.prompts import load_prompt
 from core.schema_strict import is_strict_compatible, openai_strict_schema
 from core.schemas import load_schema
-from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository
 from tests.core.diagnosis_fixtures import NOW, NOW_TS, FakeRag, make_session, src
 
@@ -218,8 +217,8 @@ def test_visit_time_messages_are_japanese() -> None:
     )
 
 
-def test_booking_repository_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = DiagnosisRepository(open_store(tmp_path), clock=lambda: NOW_TS, owner_id=LOCAL_PERSON.id)
+def test_booking_repository_roundtrip(engine) -> None:  # type: ignore[no-untyped-def]
+    repo = DiagnosisRepository(engine, clock=lambda: NOW_TS, owner_id=LOCAL_PERSON.id)
     booking_id = repo.save_booking(
         {
             "booking_type": "visit",

@@ -16,13 +16,12 @@ from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.step_shared import SYMPTOM_QUESTION
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.store import init_db, make_engine, open_store
+from core.store import init_db, make_engine
 from core.store.diagnosis import DiagnosisRepository
 from tests.core.diagnosis_fixtures import NOW, NOW_TS, diag
 
 
-def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    engine = open_store(tmp_path)
+def test_two_diagnostic_turns_to_a_stored_booking(engine) -> None:  # type: ignore[no-untyped-def]
     client = ReplayClient(
         [
             diag(message="いつ音がしますか？"),
@@ -97,9 +96,9 @@ def test_two_diagnostic_turns_to_a_stored_booking(tmp_path) -> None:  # type: ig
     )
 
 
-def test_a_rewind_keeps_the_same_history_list(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_rewind_keeps_the_same_history_list(engine) -> None:  # type: ignore[no-untyped-def]
     client = ReplayClient([diag(message="Q1？"), diag(message="Q2？")])
-    deps = open_deps(client, open_store(tmp_path), LOCAL_PERSON, clock=lambda: NOW_TS)
+    deps = open_deps(client, engine, LOCAL_PERSON, clock=lambda: NOW_TS)
     service = ChatService()
     session, _ = run_turn(
         service, ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"), deps

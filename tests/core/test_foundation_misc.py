@@ -3,13 +3,13 @@
 import json
 
 import pytest
-from sqlalchemy import select
 
 from core.debug_report import attempts_per_flow, calls_frame, filter_calls
 from core.debuglog import DebugEvent, ListSink, events_from_jsonl, events_to_csv, events_to_jsonl, redact
 from core.prompts import UnknownPromptError, fill, load_prompt
 from core.schemas import UnknownSchemaError, load_schema, schema_names, validator_for
-from core.store.db import SCHEMA_VERSION, open_store, schema_version
+from core.store.db import open_store
+from core.store.migrate import current_revision, head_revision
 
 
 def test_every_schema_is_checked_and_cached():
@@ -112,7 +112,7 @@ def test_store_uses_wal_foreign_keys_and_records_the_version(tmp_path):
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-        assert conn.execute(select(schema_version.c.version)).scalar_one() == SCHEMA_VERSION
+    assert current_revision(engine) == head_revision()  # the schema version is Alembic's revision
     assert (tmp_path / "app.db").exists()
 
 

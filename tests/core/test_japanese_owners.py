@@ -1,4 +1,4 @@
-"""Issue 12's tables and lanes are each person's own (issue #14), with a real SQLite store: the lexical memory
+"""Issue 12's tables and lanes are each person's own (issue #14), on SQLite and PostgreSQL: the lexical memory
 lane, entity resolution / rename / merge, stored diagnosis sessions, booking details and the stored reply of a
 cut review turn never reach another person; the knowledge base's search keys stay shared with its authors.
 
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, delete, select, text
+from sqlalchemy import Connection, Engine, create_engine, delete, select, text
 
 from core.flows import knowledge_base as kb
 from core.flows import review_chat
@@ -34,8 +34,10 @@ from core.store import open_store
 from core.store.db import init_db
 from core.store.diagnosis import DiagnosisRepository, diagnosis_sessions
 from core.store.knowledge_base import knowledge_entry_keys
+from core.store.knowledge_search import backfill_keys
 from core.store.memory import entities, entity_aliases
-from core.store.memory_fts import FTS_LEXICAL
+from core.store.memory_fts import FTS_LEXICAL, backfill_lexical
+from core.store.memory_fts_pg import LANES, docs
 from core.store.memory_repository import MemoryRepository
 from tests.core.diagnosis_fixtures import NOW_TS, diag
 from tests.core.test_review_messages import REVIEW
@@ -44,9 +46,12 @@ from tests.persons import ADMIN, ALICE, BOB
 NOW = 1_795_000_000
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return open_store(tmp_path)
+def clear_lexical(conn: Connection) -> None:
+    """Forget the lexical lane's rows (as in a database indexed before the lane existed)."""
+    if conn.dialect.name == "sqlite":
+        conn.execute(text(f"DELETE FROM {FTS_LEXICAL}"))
+    else:
+        conn.execute(delete(docs).where(docs.c.lane == LANES[FTS_LEXICAL]))
 
 
 # --- memory: the lexical lane and entities ------------------------------------------------------------------
@@ -82,8 +87,8 @@ def test_the_lexical_lane_finds_only_the_persons_own_units(engine: Engine) -> No
     assert cat in [c.unit_id for c in retrieve(alice, None, [], "ねこ、元気になったよ", NOW).selected]
     # the upgrade backfill keys rows by unit id: they stay the person's
     with alice.begin() as conn:
-        conn.execute(text(f"DELETE FROM {FTS_LEXICAL}"))
-    init_db(engine)
+        clear_lexical(conn)
+        assert backfill_lexical(conn) == 2  # migration v0007's backfill
     assert lexical(alice, "ねこ") == [cat] and lexical(bob, "ねこ") == []
 
 
@@ -267,6 +272,6 @@ def test_knowledge_search_keys_are_shared_and_results_name_their_authors(engine:
         assert [e["id"] for e in kb.find_entries(base, search="違約金")] == [entry_id]
     with engine.begin() as conn:
         conn.execute(delete(knowledge_entry_keys))
-    init_db(engine)  # the backfill keys entries that already carry their authors
+        assert backfill_keys(conn) == 1  # migration v0007's backfill keys entries that carry their authors
     [hit] = kb.find_entries(bob.base, search="締め切り 違約金")
     assert (hit["created_by"], hit["updated_by"]) == (ALICE.name, BOB.name)

@@ -14,7 +14,6 @@ from core.flows import knowledge_demo as kd
 from core.flows.knowledge_turn import TurnInput, run_turn
 from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
-from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from tests.persons import ALICE
 
@@ -22,8 +21,8 @@ TURN, ENTRY = kf.turn_schema(), kf.entry_schema()
 
 
 @pytest.fixture
-def repo(tmp_path):
-    return KnowledgeRepository(open_store(tmp_path), owner_id=ALICE.id)
+def repo(engine):
+    return KnowledgeRepository(engine, owner_id=ALICE.id)
 
 
 def interview(repo, inputs, client=None):

@@ -8,8 +8,8 @@ from sqlalchemy import delete, select
 from core.flows import knowledge_base as kb
 from core.people import Person
 from core.store import open_store
-from core.store.db import init_db
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, knowledge_entry_keys
+from core.store.knowledge_search import backfill_keys
 
 NDA = {
     "contract_type": "秘密保持契約（NDA）",
@@ -97,7 +97,8 @@ def test_edits_rekey_and_upgrade_backfills(base):
     assert ids["sales"] in found(repo, "違約金")
     with repo.engine.begin() as conn:
         conn.execute(delete(knowledge_entry_keys))
-    init_db(repo.engine)
+        assert backfill_keys(conn) == 3  # what migration v0007 does for entries saved before the keys
+        assert backfill_keys(conn) == 0  # idempotent
     assert found(repo, "秘密保持、損害賠償") == {ids["nda"]}
     with repo.engine.connect() as conn:
         assert len(conn.execute(select(knowledge_entry_keys)).all()) == 3

@@ -10,7 +10,6 @@ from core.flows import knowledge as kf
 from core.flows.knowledge_analytics import interview_overview, interview_progress, stop_phase_counts
 from core.flows.knowledge_turn import record_fields
 from core.people import Person
-from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
 from tests.persons import ALICE
@@ -31,11 +30,6 @@ class Clock:
         value = self.now
         self.now += self.step
         return value
-
-
-@pytest.fixture
-def engine(tmp_path):
-    return open_store(tmp_path)
 
 
 @pytest.fixture

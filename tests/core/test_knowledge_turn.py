@@ -18,7 +18,6 @@ from core.flows.knowledge_demo import DEMO_OPENING, DEMO_SCRIPT
 from core.flows.knowledge_stores import KnowledgeStoreError, knowledge_stores
 from core.llm.replay import ReplayClient
 from core.prompts import load_prompt
-from core.store import open_store
 from tests.persons import ALICE, BOB
 
 ENTRY = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
@@ -38,8 +37,8 @@ def raw(*args, **kwargs) -> str:
 
 
 @pytest.fixture
-def stores(tmp_path):
-    return knowledge_stores(open_store(tmp_path), ALICE, clock=lambda: 1_700_000_000)
+def stores(engine):
+    return knowledge_stores(engine, ALICE, clock=lambda: 1_700_000_000)
 
 
 def run(items, stores, client, text, files=(), interview_id=None, **kw):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from core.chat import ChatItem, user_item
 from core.flows.memory.background import memory_job_key, retry_job, submit_memory_job
@@ -45,8 +45,8 @@ def worker() -> Iterator[BackgroundWorker]:
 
 
 @pytest.fixture
-def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    return memory_repository(open_store(tmp_path), LOCAL_PERSON, lambda: NOW), memory_collection(
+def store(tmp_path: Path, engine: Engine):  # type: ignore[no-untyped-def]
+    return memory_repository(engine, LOCAL_PERSON, lambda: NOW), memory_collection(
         open_chroma(tmp_path), LOCAL_PERSON
     )
 

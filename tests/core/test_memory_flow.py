@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from core.flows.memory import chat, extraction
 from core.flows.memory.browse import Filters, units_frame
@@ -25,7 +25,6 @@ from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, vers
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.store import open_store
 from core.store.memory import (
     edges,
     payload_episode,
@@ -105,8 +104,8 @@ PERSON = {
 
 
 @pytest.fixture
-def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def store(tmp_path: Path, engine: Engine):  # type: ignore[no-untyped-def]
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     return repo, memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
 
 

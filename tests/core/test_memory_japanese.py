@@ -15,9 +15,8 @@ from core.flows.memory.retrieval import retrieve
 from core.japanese import lexical_document, lexical_keys, name_key, term_keys
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.db import init_db
 from core.store.memory import edges, entities, entity_aliases, payload_fact, unit_entities
-from core.store.memory_fts import FTS_LEXICAL, fts_count
+from core.store.memory_fts import FTS_LEXICAL, backfill_lexical, fts_count
 from core.store.memory_repository import MemoryRepository
 
 NOW = 1_795_000_000
@@ -89,9 +88,10 @@ def test_lexical_index_follows_deletes(repo: MemoryRepository) -> None:
     with repo.begin() as conn:
         assert fts_count(conn, FTS_LEXICAL, uid) == 1
         conn.execute(text(f"DELETE FROM {FTS_LEXICAL}"))
-    init_db(repo.engine)  # upgrade(): units indexed before the lexical index get their keys
+        assert backfill_lexical(conn) == 1  # migration v0007: units indexed before the lexical lane get keys
     assert lexical_hits(repo, "ねこ") == [uid]
-    init_db(repo.engine)  # idempotent
+    with repo.begin() as conn:
+        assert backfill_lexical(conn) == 0  # idempotent
     with repo.connect() as conn:
         assert conn.execute(text(f"SELECT count(*) FROM {FTS_LEXICAL}")).scalar() == 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from core.flows.memory.constants import INJECT_MAX_SENSITIVITY
 from core.flows.memory.retrieval import format_pack, retrieve
@@ -13,7 +13,6 @@ from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import edit_unit
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.store import open_store
 from core.store.memory import payload_fact, payload_loop, payload_summary
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
@@ -22,8 +21,8 @@ from tests.core.test_memory_flow import NOW, USER, full_turn_outputs, run_turn  
 QUERY = "田中さんとのラーメンの話、覚えてる？"
 
 
-def test_secret_units_are_never_injected(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_secret_units_are_never_injected(tmp_path: Path, engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     collection = memory_collection(open_chroma(tmp_path), LOCAL_PERSON)
     run_turn(repo, collection, ReplayClient(full_turn_outputs()), [], USER, NOW)
     with repo.connect() as conn:

@@ -5,9 +5,9 @@ Also the mood that the next turn is given (last 500 episodes, response policy in
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from core.flows.memory.chat import prepare_turn
 from core.flows.memory.constants import DAY, HOUR
@@ -16,7 +16,6 @@ from core.flows.memory.mood import load_mood
 from core.flows.memory.summaries import bond_summary_due, entity_summary_due, run_summaries, top_entities
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.store import open_store
 from core.store.memory_repository import MemoryRepository
 
 NOW = 1_795_000_000
@@ -63,8 +62,8 @@ def _episode(repo: MemoryRepository, at: int, text: str = "こんにちは", ent
     return uid
 
 
-def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     old = _episode(repo, NOW - 7 * DAY - 1, "一週間より前")
     ids = [_episode(repo, NOW - 6 * DAY + i * 60, f"発話{i}") for i in range(205)]
     client = ReplayClient([BOND])
@@ -76,8 +75,8 @@ def test_bond_summary_reads_at_most_200_episodes_of_the_last_7_days(tmp_path: Pa
     assert all(f"unit_id={old}]" not in line for line in lines)
 
 
-def test_summaries_follow_their_schedule_across_turns(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_summaries_follow_their_schedule_across_turns(engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     tanaka = {"type_label": "PERSON", "name": "田中", "roles": [], "aliases": []}
     _episode(repo, NOW, "田中さんと会った", tanaka)
     first = ReplayClient([BOND, PERSON])
@@ -95,8 +94,8 @@ def test_summaries_follow_their_schedule_across_turns(tmp_path: Path) -> None:
     assert [o.scope_label for o in run_summaries(repo, None, twelve, NOW + 12 * HOUR)] == ["person"]
 
 
-def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_only_the_3_most_mentioned_entities_of_14_days_get_summaries(engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     for i, name in enumerate(["読書", "ヨガ", "料理", "映画"]):  # 4, 3, 2, 1 mentions
         for _ in range(4 - i):
             _episode(repo, NOW - DAY, name, {"type_label": "TOPIC", "name": name})
@@ -131,8 +130,8 @@ def _angry(repo: MemoryRepository, at: int, label: str = "anger") -> None:
     repo.save_episode("ひどい", "怒っています", reflection, source="trailer", occurred_at=at, now=at)
 
 
-def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_mood_policy_is_injected_into_the_next_turn(engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     _angry(repo, NOW - 60)
     _angry(repo, NOW - 30)
     prepared = prepare_turn(repo, None, [], "ねえ", NOW)
@@ -144,8 +143,8 @@ def test_mood_policy_is_injected_into_the_next_turn(tmp_path: Path) -> None:
     assert prepared.mood.response_policy["cooperation"] == round(min(0.9, 1 - 0.5 * anger), 3)
 
 
-def test_mood_reads_only_the_last_500_episodes(tmp_path: Path) -> None:
-    repo = MemoryRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id)
+def test_mood_reads_only_the_last_500_episodes(engine: Engine) -> None:
+    repo = MemoryRepository(engine, owner_id=LOCAL_PERSON.id)
     _angry(repo, NOW - 2)  # the oldest: pushed out once 500 newer episodes exist
     for _ in range(499):
         _angry(repo, NOW - 1, "neutral")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from core.chat import ChatItem, history, pop_failed_turn, user_item
 from core.clock import format_local
@@ -20,7 +21,6 @@ from core.llm.base import LLMClient, LLMReply, ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.prompts import fill, load_prompt
-from core.store import open_store
 from core.store.memory_repository import MemoryRepository
 from core.vectors import open_chroma
 from tests.core.test_memory_flow import (
@@ -49,10 +49,10 @@ class Clock:
 
 
 @pytest.fixture
-def page(tmp_path: Path):  # type: ignore[no-untyped-def]
+def page(tmp_path: Path, engine: Engine):  # type: ignore[no-untyped-def]
     """What the page holds: the repository (from the flow, on the shared engine), the collection, a clock."""
     clock = Clock(NOW)
-    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON, clock)
+    repo = memory_repository(engine, LOCAL_PERSON, clock)
     return repo, memory_collection(open_chroma(tmp_path), LOCAL_PERSON), clock
 
 
@@ -171,9 +171,9 @@ def test_unexpected_failure_item_keeps_the_input() -> None:
     assert "入力した文は残っています" in item["content"]
 
 
-def test_repository_times_come_from_its_clock(tmp_path: Path) -> None:
+def test_repository_times_come_from_its_clock(engine: Engine) -> None:
     clock = Clock(NOW)
-    repo = MemoryRepository(open_store(tmp_path), clock, owner_id=LOCAL_PERSON.id)
+    repo = MemoryRepository(engine, clock, owner_id=LOCAL_PERSON.id)
     uid = repo.save_episode("こんにちは", "はい", {"salience": 2, "topic_tags": ["挨拶"]}, source="default")
     clock.value = NOW + 60
     loop = repo.upsert_loop("明日電話する", 0.7, None, NOW + 7 * DAY, uid, NOW)

@@ -1,13 +1,15 @@
-"""Databases from before there were people (issue #14): `init_db` gives every personal row to the local person,
-keeps the review sample shared, makes memory uniqueness per person, and is idempotent.
+"""Databases from before there were people (issue #14): `init_db` (migrations v0005-v0007) gives every personal
+row to the local person, keeps the review sample shared, makes memory uniqueness per person, and is
+idempotent, on SQLite and PostgreSQL.
 
-The old database is today's schema without the owner columns and with the old unique constraints (the
-CREATE TABLE statements of a fresh database, edited), filled with rows the old code would have written.
+The old database is at revision 0004 (the last schema without owners: old unique constraints, no people
+table, no search keys), filled with rows the old code would have written. A database of the create_all era
+is covered by tests/core/test_migrations.py.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,41 +24,29 @@ from core.flows.memory.retrieval import retrieve
 from core.flows.memory.stores import memory_repository
 from core.flows.review_chat import list_reviews, list_threads, repository
 from core.people import LOCAL_PERSON
-from core.store.db import init_db, make_engine
+from core.store import migrate
+from core.store.db import init_db, make_engine, schema_differences
 from core.store.diagnosis import diagnosis_bookings
 from core.store.knowledge import knowledge_interviews, knowledge_turns
 from core.store.knowledge_base import knowledge_entries, knowledge_entry_versions
 from core.store.memory import entities, payload_episode, payload_loop, units
+from core.store.migrate import current_revision, head_revision
 from core.store.review import review_messages, review_reviews, review_threads
 from tests.persons import ALICE
+from tests.servers import PgCluster
 
 T0 = 1_795_255_200
-NEW_COLUMNS = r"(owner_id|created_by_id|updated_by_id|edited_by_id)"
 
 
-def old_schema(fresh: Engine) -> list[str]:
-    """CREATE TABLE statements as the code before issue #14 declared them."""
-    with fresh.connect() as conn:
-        rows = conn.exec_driver_sql(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"
-        ).all()
-    statements = []
-    for name, sql in rows:
-        if name.startswith(("memory_fts", "people", "schema_version")):
-            continue
-        sql = re.sub(rf"\n\t{NEW_COLUMNS} VARCHAR\(255\)( NOT NULL)?, ", "", sql)
-        statements.append(sql.replace("UNIQUE (owner_id, ", "UNIQUE ("))
-    return statements
-
-
-@pytest.fixture
-def old_engine(tmp_path: Path) -> Engine:
-    fresh = make_engine(tmp_path / "fresh")
-    init_db(fresh)
-    engine = make_engine(tmp_path / "old")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def old_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    if request.param == "sqlite":
+        engine = make_engine(tmp_path / "old")
+    else:
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        engine = make_engine(url=cluster.url(cluster.create_database()))
+    migrate.upgrade(engine, "0004")
     with engine.begin() as conn:
-        for statement in old_schema(fresh):
-            conn.exec_driver_sql(statement)
         assert "owner_id" not in {c["name"] for c in inspect(conn).get_columns("memory_units")}
         conn.execute(
             knowledge_interviews.insert().values(id="i1", title="古い聞き取り", created_at=T0, updated_at=T0)
@@ -115,10 +105,23 @@ def old_engine(tmp_path: Path) -> Engine:
             )
         )
         conn.execute(payload_loop.insert().values(unit_id=2, loop_text="転職を伝える", expires_at=T0 + 86400))
-    init_db(engine)  # creates the FTS tables, then upgrades
+        if conn.dialect.name == "postgresql":  # rows inserted with their ids: move the id sequences past them
+            for table in (
+                "knowledge_entries",
+                "review_reviews",
+                "review_threads",
+                "memory_units",
+                "memory_entities",
+            ):
+                conn.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
+                )
+    init_db(engine)
+    assert current_revision(engine) == head_revision() and schema_differences(engine) == []
     with engine.begin() as conn:
         index_units(conn, None, [1, 2])  # as the old code had indexed them
-    return engine
+    yield engine
+    engine.dispose()
 
 
 SAID = "来月転職する予定で、上司の佐藤さんにはまだ言っていない"

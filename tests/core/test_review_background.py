@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from core.chat import ChatItem, history, user_item
 from core.flows.review_chat import (
@@ -24,7 +24,6 @@ from core.flows.review_chat import (
     summary_job_key,
 )
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
-from core.store import open_store
 from core.store.review import ReviewRepository
 from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
@@ -68,8 +67,8 @@ def worker() -> Iterator[BackgroundWorker]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> ReviewRepository:
-    return repository(open_store(tmp_path), ALICE, clock=lambda: T0)
+def repo(engine: Engine) -> ReviewRepository:
+    return repository(engine, ALICE, clock=lambda: T0)
 
 
 @pytest.fixture

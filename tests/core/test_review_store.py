@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
+from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from core.flows.review_chat import (
@@ -16,7 +17,6 @@ from core.flows.review_chat import (
     read_review_file,
 )
 from core.flows.review_chat.records import SAMPLE_KEY
-from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
 from tests.persons import ALICE
 
@@ -24,9 +24,9 @@ T0 = 1_795_255_200  # 2026-11-21T10:00:00Z
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> ReviewRepository:
+def store(engine: Engine) -> ReviewRepository:
     ticks = iter(range(T0, T0 + 60))
-    return ReviewRepository(open_store(tmp_path), clock=lambda: next(ticks), owner_id=ALICE.id)
+    return ReviewRepository(engine, clock=lambda: next(ticks), owner_id=ALICE.id)
 
 
 def test_sample_is_inserted_once_and_round_trips(store: ReviewRepository) -> None:
@@ -40,16 +40,16 @@ def test_sample_is_inserted_once_and_round_trips(store: ReviewRepository) -> Non
     assert store.get_review(999) is None
 
 
-def test_thread_columns_and_messages_survive_a_new_store(store: ReviewRepository, tmp_path: Path) -> None:
+def test_thread_columns_and_messages_survive_a_new_store(
+    store: ReviewRepository, engine_factory: Callable[[], Engine]
+) -> None:
     review_id = store.ensure_sample(load_sample_review(), SAMPLE_KEY)
     thread_id = store.create_thread(review_id)
     state = ThreadState("【1～5ターンの要約】\nS", 5, 4, "[3,5]")
     store.save_turn(thread_id, 1, "  §3 について\n教えて ", "回答1", state, {"turn": 1})
     store.save_turn(thread_id, 2, "続き", "回答2", state)
     assert store.save_summary(thread_id, state)  # the summary columns are written apart (see save_summary)
-    reopened = ReviewRepository(
-        open_store(tmp_path), owner_id=ALICE.id
-    )  # as after a browser reload / restart
+    reopened = ReviewRepository(engine_factory(), owner_id=ALICE.id)  # as after a browser reload / restart
     thread = reopened.get_thread(thread_id)
     assert thread == {"id": thread_id, "review_id": review_id, "title": "§3 について 教えて", "state": state}
     assert [(m.role, m.content, m.turn, m.meta) for m in reopened.load_messages(thread_id)] == [

@@ -4,9 +4,9 @@ stream_reply -> finish_turn), run_turn, summaries stored and used, failures, and
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from core.chat import ChatItem, history, pop_failed_turn, user_item
@@ -29,7 +29,6 @@ from core.flows.review_chat import (
 from core.flows.review_chat.notices import STORE_FAILED, UNEXPECTED_AFTER, UNEXPECTED_REPLY
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
-from core.store import open_store
 from core.store.review import ReviewRepository
 from tests.core.test_review_messages import CTX_S3, CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.persons import ALICE
@@ -38,8 +37,8 @@ T0 = 1_795_255_200
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> ReviewRepository:
-    return repository(open_store(tmp_path), ALICE, clock=lambda: T0)
+def repo(engine: Engine) -> ReviewRepository:
+    return repository(engine, ALICE, clock=lambda: T0)
 
 
 @pytest.fixture
@@ -194,8 +193,8 @@ class FailingRepository(ReviewRepository):
         raise OperationalError("INSERT", {}, Exception("disk I/O error"))
 
 
-def test_a_reply_that_cannot_be_stored_is_still_returned(tmp_path: Path) -> None:
-    repo = FailingRepository(open_store(tmp_path), owner_id=ALICE.id)
+def test_a_reply_that_cannot_be_stored_is_still_returned(engine: Engine) -> None:
+    repo = FailingRepository(engine, owner_id=ALICE.id)
     review = repo.get_review(repo.add_review(REVIEW))
     assert review is not None
     outcome = run_turn(repo, ReplayClient(["A1"]), review, None, [], "§3 は？")

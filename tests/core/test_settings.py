@@ -51,3 +51,19 @@ def test_with_server_and_with_provider_keep_the_choice() -> None:
 def test_registry_passes_the_server_profile_to_the_openai_client() -> None:
     client = build_client(load_settings(env={**LOCAL, "KATACHI_SERVER": "llamacpp"}))
     assert isinstance(client, OpenAIClient) and client.profile.name == "llamacpp"
+
+
+def test_storage_servers_come_from_the_environment_or_secrets() -> None:
+    s = load_settings(env={"DATABASE_URL": "postgresql://katachi:s3cret@db.internal:5432/katachi"})
+    assert s.database_url == "postgresql://katachi:s3cret@db.internal:5432/katachi"
+    assert s.database_label == "postgresql://db.internal:5432/katachi"
+    assert "s3cret" in s.secrets and s.database_url in s.secrets  # redacted wherever secrets are
+    assert "s3cret" not in repr(s)
+    assert (
+        load_settings(env={}, secrets={"DATABASE_URL": "sqlite:////tmp/x.db"}).database_url
+        == "sqlite:////tmp/x.db"
+    )
+    embedded = load_settings(env={})
+    assert (embedded.database_url, embedded.chroma_host, embedded.chroma_port) == (None, None, 8000)
+    assert embedded.database_label == "SQLite（組み込み）" and embedded.secrets == []
+    assert Settings(database_url="::not a url::").database_label == "（DATABASE_URL を読み取れません）"

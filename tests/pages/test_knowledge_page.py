@@ -365,3 +365,32 @@ def test_stored_times_are_shown_in_japan_time(tmp_path):
     at.selectbox(key="knowledge_base_pick").select(entry_id)
     run(at)
     assert any("作成: 山田 2023-11-15 07:13" in m.value for m in at.markdown)
+
+
+def test_a_save_after_someone_else_saved_shows_both_versions_and_overwrites_on_request(tmp_path):
+    _, kbase = repos(tmp_path)
+    entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
+    first = kbase.save_entry(entry, by=YAMADA)
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.selectbox(key="knowledge_base_pick").select(first)
+    run(at)
+    key = f"knowledge_base_action_plan_{first}_1"
+    at.text_area(key=key).set_value("私の修正")
+    kbase.update_entry(first, {**entry, "action_plan": "佐藤の修正"}, by=SATO)  # meanwhile, another person
+    at.button[[b.label for b in at.button].index("変更を保存（新しい版）")].click()
+    run(at)
+    assert kbase.get_entry(first)["action_plan"] == "佐藤の修正"  # nothing overwritten
+    (warning,) = [w.value for w in at.warning]
+    assert "佐藤 さんが第2版" in warning and "上書きはしていません" in warning
+    (table,) = [d.value for d in at.dataframe if "あなたの編集" in d.value.columns]
+    row = table[table["項目"] == kf.KNOWLEDGE_FIELD_LABELS["action_plan"]].iloc[0]
+    assert (row["あなたの編集"], row["保存済みの第2版"], row["違い"]) == ("私の修正", "佐藤の修正", "●")
+    assert at.text_area(key=key).value == "私の修正"  # what was typed is still there
+    at.button(key=f"knowledge_base_{first}_overwrite").click()
+    run(at)
+    saved = kbase.get_entry(first)
+    assert (saved["version"], saved["action_plan"]) == (3, "私の修正")
+    versions = kbase.entry_versions(first)
+    assert [v["edited_by"] for v in versions] == ["山田", "佐藤", LOCAL_PERSON.name]  # the signed-in person
+    assert [v["edited_by_id"] for v in versions] == [YAMADA.id, SATO.id, LOCAL_PERSON.id]
+    assert not at.warning and "第3版として保存しました。" in [s.value for s in at.success]

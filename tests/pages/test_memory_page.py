@@ -333,3 +333,29 @@ def test_a_failed_extraction_is_shown_on_top_until_a_retry_succeeds(tmp_path: Pa
     assert (
         details["extract_state"] == "done" and details["extraction"]["facts"][0]["object_text"] == "ラーメン"
     )
+
+
+def test_a_grid_edit_after_the_unit_changed_underneath_shows_both_and_keeps_the_edit(tmp_path: Path) -> None:
+    at = app(tmp_path, replay())
+    settle(at.chat_input(key="memory_input").set_value(USER).run())
+    editor = "memory_editor_EPISODE_0"
+    at.session_state[editor] = {
+        "edited_rows": {0: {"input_text": "私の編集"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()  # the person has an unsaved edit in the table
+    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON)
+    edit_unit(repo, None, 1, {"reply_text": "別の人の編集"}, 1_900_000_000)  # meanwhile, elsewhere
+    at.button(key="memory_save_EPISODE").click().run()
+    assert not at.exception
+    assert [v["version"] for v in versions_of(repo, 1)] == [1, 2]  # not applied on top silently
+    (warning,) = [w.value for w in at.warning]
+    assert "表を開いた後に別の操作で変更されました（v1 → v2）" in warning
+    (table,) = [d.value for d in at.dataframe if "あなたの編集" in d.value.columns]
+    assert table.to_dict("records") == [{"項目": "ユーザー", "あなたの編集": "私の編集", "現在の内容": USER}]
+    assert not any("変更はありませんでした" in s.value for s in at.success)
+    at.button(key="memory_stale_keep_1").click().run()
+    snapshot = versions_of(repo, 1)[-1]["snapshot"]
+    assert (snapshot["input_text"], snapshot["reply_text"]) == ("私の編集", "別の人の編集")
+    assert not at.warning and any("あなたの編集で保存しました（v3）" in s.value for s in at.success)

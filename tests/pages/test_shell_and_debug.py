@@ -138,3 +138,17 @@ def test_shell_data_keys_survive_reruns_without_the_sidebar(tmp_path):
     at.run()
     assert not at.exception
     assert at.session_state["app_fault_pct"] == 0 and at.session_state["app_debug"] is True
+
+
+def test_an_unreachable_database_is_a_notice_without_the_password(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state["app_settings"] = Settings(
+        data_dir=tmp_path, database_url="postgresql://katachi:s3cret@127.0.0.1:9/katachi"
+    )
+    at.run()
+    at.switch_page("pages/knowledge.py")
+    at.run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "データベースに接続できません（postgresql://127.0.0.1:9/katachi）" in error
+    assert "s3cret" not in error

@@ -29,6 +29,7 @@ from core.store.memory import (
     payload_loop,
     payload_summary,
     unit_entities,
+    unit_versions,
     units,
 )
 from core.store.memory_repository import MemoryRepository
@@ -86,7 +87,13 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
         units.c.extract_state,
     ]
     extra = [table.c[c] for c in KIND_COLUMNS[kind] if c in table.c and c not in ("persona_affect_label",)]
-    query = select(*cols, *extra).join(table, table.c.unit_id == units.c.id)
+    version = (
+        select(func.max(unit_versions.c.version))
+        .where(unit_versions.c.unit_id == units.c.id)
+        .scalar_subquery()
+        .label("version")
+    )
+    query = select(*cols, *extra, version).join(table, table.c.unit_id == units.c.id)
     if kind == KIND_FACT:
         query = query.add_columns(entities.c.name.label("subject")).outerjoin(
             entities, entities.c.id == payload_fact.c.subject_entity_id
@@ -104,8 +111,8 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
         conds.append(units.c.occurred_at >= _day_start(filters.date_from))
     if filters.date_to:
         conds.append(units.c.occurred_at < _day_start(filters.date_to + dt.timedelta(days=1)))
-    if filters.tag:
-        conds.append(units.c.topic_tags.like(f"%{filters.tag}%"))
+    if filters.tag:  # lower() on both sides: LIKE ignores case on SQLite, not on PostgreSQL
+        conds.append(func.lower(units.c.topic_tags).contains(filters.tag.lower(), autoescape=True))
     if filters.emotion_labels:
         conds.append(units.c.persona_affect_label.in_(filters.emotion_labels))
     if filters.entity_id is not None:
@@ -126,7 +133,7 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
             .mappings()
             .all()
         )
-    wanted = list(UNIT_COLUMNS) + list(KIND_COLUMNS[kind])
+    wanted = [*UNIT_COLUMNS, *KIND_COLUMNS[kind], "version"]  # version: as read, for the stale-edit check
     frame = pd.DataFrame([{c: r.get(c) for c in wanted} for r in rows], columns=wanted)
     for col in TIME_COLUMNS:
         if col in frame:

@@ -1,7 +1,12 @@
-"""Turn the browser's st.data_editor changes into versioned unit edits (issue 5: each edit versioned)."""
+"""Turn the browser's st.data_editor changes into versioned unit edits (issue 5: each edit versioned).
+
+The grid's `version` column is the version each row had when it was read: an edit of a unit that has
+changed since is not applied (StaleEdit, with both states), the other rows are (issue #15).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -9,7 +14,7 @@ from chromadb.api.models.Collection import Collection
 
 from core.flows.memory.constants import AFFECT_LABELS
 from core.flows.memory.normalize import PREDICATES
-from core.flows.memory.versions import edit_unit
+from core.flows.memory.versions import StaleEdit, StaleUnit, edit_unit
 from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, clamp01
 from core.store.memory_repository import MemoryRepository
 
@@ -26,6 +31,7 @@ EDITABLE_COLUMNS = {
     KIND_LOOP: (*COMMON_EDITABLE, "loop_text"),
     KIND_SUMMARY: (*COMMON_EDITABLE, "summary_text"),
 }
+EDIT_NOTE = "記憶ブラウザで編集"
 
 
 class InvalidEdit(ValueError):
@@ -68,6 +74,13 @@ def changed_rows(kind: str, before: pd.DataFrame, after: pd.DataFrame) -> dict[i
     return changes
 
 
+def seen_versions(frame: pd.DataFrame) -> dict[int, int]:
+    """unit id -> the version it had when the grid was read (the frame's `version` column)."""
+    if "version" not in frame:
+        return {}
+    return {int(i): int(v) for i, v in zip(frame["id"], frame["version"], strict=True)}
+
+
 def apply_edits(
     repo: MemoryRepository,
     collection: Collection | None,
@@ -76,9 +89,44 @@ def apply_edits(
     after: pd.DataFrame,
     now: int | None = None,
 ) -> dict[int, int]:
-    """Apply every changed row as one versioned edit; returns unit id -> new version."""
+    """Apply every changed row as one versioned edit; returns unit id -> new version.
+
+    `before` is the grid as it was read: a row whose unit changed since is not applied; when any is,
+    StaleEdit is raised after the others were saved (its `saved` lists them).
+    """
     changes = changed_rows(kind, before, after)
-    return {
-        uid: edit_unit(repo, collection, uid, values, now, "記憶ブラウザで編集")
-        for uid, values in changes.items()
-    }
+    seen = seen_versions(before)
+    saved: dict[int, int] = {}
+    stale: list[StaleUnit] = []
+    for uid, values in changes.items():
+        try:
+            saved[uid] = edit_unit(
+                repo, collection, uid, values, now, EDIT_NOTE, expected_version=seen.get(uid)
+            )
+        except StaleEdit as exc:
+            stale.extend(exc.stale)
+    if stale:
+        raise StaleEdit(stale, saved)
+    return saved
+
+
+def overwrite_stale(
+    repo: MemoryRepository, collection: Collection | None, stale: StaleUnit, now: int | None = None
+) -> int:
+    """Save the person's edit over the newer state they have now seen (still refused if it moved again)."""
+    return edit_unit(
+        repo, collection, stale.unit_id, stale.mine, now, EDIT_NOTE, expected_version=stale.current_version
+    )
+
+
+def stale_comparison(stale: StaleUnit, labels: Mapping[str, str]) -> pd.DataFrame:
+    """Both versions of the changed fields, side by side: 項目 / あなたの編集 / 現在の内容."""
+    rows = [
+        {
+            "項目": labels.get(name, name),
+            "あなたの編集": str(value),
+            "現在の内容": str(stale.current.get(name)),
+        }
+        for name, value in stale.mine.items()
+    ]
+    return pd.DataFrame(rows, columns=["項目", "あなたの編集", "現在の内容"])

@@ -111,8 +111,8 @@ def entity_lane(
         select(unit_entities.c.unit_id, func.count().label("n"))
         .join(units, units.c.id == unit_entities.c.unit_id)
         .where(unit_entities.c.entity_id.in_(ids), mine(owner_id))
-        .group_by(unit_entities.c.unit_id)
-        .order_by(text("n DESC"), units.c.occurred_at.desc())
+        .group_by(unit_entities.c.unit_id, units.c.occurred_at)  # PostgreSQL: every ordered column grouped
+        .order_by(text("n DESC"), units.c.occurred_at.desc(), unit_entities.c.unit_id.desc())
         .limit(k)
     ).all()
     return matched, [(int(r[0]), float(r[1])) for r in rows]

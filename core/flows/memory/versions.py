@@ -1,10 +1,16 @@
 """Analyst edits: every change versioned and revertible; soft delete and restore (issue 5).
 Hard delete lives in core/flows/memory/deletion.py. Only the repository's person's units can be edited
-(issue #14): another person's unit id reads as not found."""
+(issue #14): another person's unit id reads as not found.
+
+An edit made on what a person saw (`expected_version`: the unit's version when the grid was read) is
+checked with the unit locked: if the unit changed since, nothing is written and StaleEdit carries the
+stored state and the person's edit, so the page can show both (issue #15).
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
@@ -29,6 +35,29 @@ EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 
 class EditError(ValueError):
     """An edit that cannot be applied (unknown unit, unknown field or version); the message is Japanese."""
+
+
+@dataclass(frozen=True)
+class StaleUnit:
+    """A unit that changed after the person read it: what is stored now and what they tried to save."""
+
+    unit_id: int
+    expected_version: int
+    current_version: int
+    current: dict[str, Any]  # the editable fields as stored now
+    mine: dict[str, Any]  # the fields the person changed, with their values
+
+
+@dataclass
+class StaleEdit(EditError):
+    """Some edits were not saved because their units changed since they were read (the others were)."""
+
+    stale: list[StaleUnit]
+    saved: dict[int, int] = field(default_factory=dict)  # unit id -> new version, of the edits that applied
+
+    def __str__(self) -> str:
+        ids = "、".join(f"#{s.unit_id}" for s in self.stale)
+        return f"記憶 {ids} は、表を開いた後に別の操作で変更されています。"
 
 
 def _apply(conn: Connection, owner_id: str, unit_id: int, changes: dict[str, Any], now: int) -> str:
@@ -56,16 +85,25 @@ def edit_unit(
     changes: dict[str, Any],
     now: int | None = None,
     note: str = "",
+    *,
+    expected_version: int | None = None,
 ) -> int:
-    """Apply an analyst's edit, record it as a new version, re-index; returns the new version number."""
+    """Apply an analyst's edit, record it as a new version, re-index; returns the new version number.
+
+    With `expected_version` (the version the person saw), a unit changed since raises StaleEdit and
+    nothing is written; an edit equal to what is stored is no change, whatever the version.
+    """
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        if not repo.owns(unit_id, conn=conn):
+        if not repo.lock_unit(conn, unit_id):
             raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
         before = repo.snapshot(unit_id, conn=conn)
         real = {k: v for k, v in changes.items() if before.get(k) != v}
+        latest = repo.latest_version(unit_id, conn=conn)
         if not real:
-            return _latest_version(conn, unit_id)
+            return latest
+        if expected_version is not None and latest != expected_version:
+            raise StaleEdit([StaleUnit(unit_id, expected_version, latest, before, dict(changes))])
         _apply(conn, repo.owner_id, unit_id, real, now)
         version = repo.record_version(unit_id, "edit", now, note, conn=conn)
         _reindex(conn, collection, unit_id)
@@ -133,15 +171,6 @@ def versions_of(repo: MemoryRepository, unit_id: int) -> list[dict[str, Any]]:
             .all()
         )
     return [{**dict(r), "snapshot": json.loads(r["snapshot_json"])} for r in rows]
-
-
-def _latest_version(conn: Connection, unit_id: int) -> int:
-    rows = (
-        conn.execute(select(unit_versions.c.version).where(unit_versions.c.unit_id == unit_id))
-        .scalars()
-        .all()
-    )
-    return max(rows, default=0)
 
 
 def _reindex(conn: Connection, collection: Collection | None, unit_id: int) -> None:

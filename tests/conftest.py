@@ -1,0 +1,94 @@
+"""Fixtures shared by every test layer: the store on both engines, and a Chroma server.
+
+`engine` runs a test twice, on SQLite (a file in tmp_path) and on PostgreSQL (a fresh database, copied from
+a template migrated once per session, in a throwaway cluster on 127.0.0.1). Without PostgreSQL's binaries the
+PostgreSQL run is skipped with the reason; `make test` works either way. KATACHI_TEST_PG=0 skips it too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from core.store import init_db, make_engine, open_store
+from tests.servers import ChromaServer, PgCluster, ServerUnavailable
+
+ENGINES = ("sqlite", "postgresql")
+TEMPLATE = "katachi_template"
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """A PostgreSQL cluster for the session (skipped, with the reason, when it cannot run here)."""
+    if os.environ.get("KATACHI_TEST_PG") == "0":
+        pytest.skip("KATACHI_TEST_PG=0: PostgreSQL tests skipped")
+    try:
+        cluster = PgCluster()
+    except ServerUnavailable as exc:
+        pytest.skip(str(exc))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: PgCluster) -> str:
+    """A database at the newest migration, copied for each test (CREATE DATABASE ... TEMPLATE)."""
+    pg_cluster.create_database(name=TEMPLATE)
+    engine = make_engine(url=pg_cluster.url(TEMPLATE))
+    init_db(engine)
+    engine.dispose()
+    return TEMPLATE
+
+
+@pytest.fixture
+def pg_database(pg_cluster: PgCluster, pg_template: str) -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database at the newest migration, dropped after the test."""
+    name = pg_cluster.create_database(template=pg_template)
+    yield pg_cluster.url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture
+def pg_engine(pg_database: str) -> Iterator[Engine]:
+    engine = make_engine(url=pg_database)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """The store at the newest migration, on SQLite and on PostgreSQL (the test runs once per engine)."""
+    if request.param == "sqlite":
+        sqlite = open_store(tmp_path)
+        yield sqlite
+        sqlite.dispose()
+        return
+    yield request.getfixturevalue("pg_engine")
+
+
+@pytest.fixture
+def engine_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Engine]:
+    """Another engine on the same database as `engine` (a second process or a restart)."""
+    engine: Engine = request.getfixturevalue("engine")
+
+    def factory() -> Engine:
+        if engine.dialect.name == "sqlite":
+            return open_store(tmp_path)
+        return make_engine(url=engine.url.render_as_string(hide_password=False))
+
+    return factory
+
+
+@pytest.fixture(scope="session")
+def chroma_server() -> Iterator[ChromaServer]:
+    """`chroma run` for the session (skipped, with the reason, when it cannot start)."""
+    try:
+        server = ChromaServer()
+    except ServerUnavailable as exc:
+        pytest.skip(str(exc))
+    yield server
+    server.stop()
