@@ -11,23 +11,21 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from core.chat import ChatItem, history, user_item
+from core.chat import ChatItem
 from core.flows.review_chat import (
     ReviewRecord,
     TurnResult,
-    finish_turn,
-    prepare_turn,
     repository,
-    stream_reply,
     submit_summary_job,
     summary_backlog,
     summary_job_key,
 )
-from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
+from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 from core.store.review import ReviewRepository
 from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
 from tests.core.test_review_messages import CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
+from tests.core.test_review_turn import page_turn
 from tests.persons import ALICE
 
 T0 = 1_795_255_200
@@ -78,31 +76,11 @@ def review(repo: ReviewRepository) -> ReviewRecord:
     return stored
 
 
-def page_turn(
-    repo: ReviewRepository,
-    client: LLMClient,
-    review: ReviewRecord,
-    thread_id: int | None,
-    chat: list[ChatItem],
-    text: str,
-    worker: BackgroundWorker,
-    wait: float = 20.0,
-) -> TurnResult:
-    """What pages/ui/review_session.py does, with the process's worker."""
-    chat.append(user_item(text))
-    plan = prepare_turn(repo, review, thread_id, history(chat), text, worker=worker, wait=wait)
-    stream = stream_reply(client, plan)
-    "".join(stream)
-    outcome = finish_turn(repo, client, plan, stream.result, worker=worker)
-    chat[-1:] = outcome.items
-    return outcome
-
-
 def five_turns(repo, client, review, worker) -> tuple[int, list[ChatItem], TurnResult]:  # type: ignore[no-untyped-def]
     chat: list[ChatItem] = []
     thread_id = None
     for text in INPUTS[:5]:
-        outcome = page_turn(repo, client, review, thread_id, chat, text, worker)
+        outcome = page_turn(repo, client, review, thread_id, chat, text, worker=worker)
         thread_id = outcome.thread_id
     assert thread_id is not None
     return thread_id, chat, outcome
@@ -121,7 +99,7 @@ def test_turn_five_returns_after_one_call_and_turn_six_uses_the_summary(repo, re
         ("会話の要約", "done", DONE)
     ]
     assert repo.thread_state(thread_id).conversation_summary == "【1～5ターンの要約】\nS1"
-    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker)
+    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker=worker)
     assert sixth.summary_job is None and client.steps == ["reply"] * 5 + ["summarize", "reply"]
     assert sixth.plan is not None and sixth.plan.messages == [SYSTEM, ctx(**CTX_S12), SUM1, u(5), a(5), q(6)]
 
@@ -132,7 +110,7 @@ def test_turn_six_waits_for_a_summary_still_running(repo, review, worker) -> Non
     timer = threading.Timer(0.3, client.release)
     timer.start()
     start = time.monotonic()
-    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker)
+    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker=worker)
     assert time.monotonic() - start >= 0.25  # prepare_turn waited for the summary
     assert sixth.plan is not None and sixth.plan.summary_in_force == "【1～5ターンの要約】\nS1"
     assert client.steps[5:] == ["summarize", "reply"]
@@ -141,7 +119,7 @@ def test_turn_six_waits_for_a_summary_still_running(repo, review, worker) -> Non
 def test_a_summary_still_running_after_the_wait_is_used_from_a_later_turn(repo, review, worker) -> None:  # type: ignore[no-untyped-def]
     client = GatedClient(Scripted(), gated={"summarize"})
     thread_id, chat, _ = five_turns(repo, client, review, worker)
-    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker, wait=0.05)
+    sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker=worker, wait=0.05)
     assert (
         sixth.plan is not None and sixth.plan.summary_in_force == ""
     )  # went on un-summarised, as on failure
@@ -149,7 +127,7 @@ def test_a_summary_still_running_after_the_wait_is_used_from_a_later_turn(repo, 
     client.release()
     assert worker.wait(summary_job_key(thread_id, ALICE.id), timeout=20)
     assert repo.thread_state(thread_id).summary_up_to_turn == 5 and summary_backlog(repo, thread_id) is None
-    seventh = page_turn(repo, client, review, thread_id, chat, INPUTS[6], worker)
+    seventh = page_turn(repo, client, review, thread_id, chat, INPUTS[6], worker=worker)
     assert seventh.plan is not None and seventh.plan.summary_in_force == "【1～5ターンの要約】\nS1"
 
 
@@ -183,7 +161,7 @@ def test_a_full_queue_leaves_the_segment_due_for_the_next_turn(repo, review) -> 
         assert fifth.stored and fifth.summary_job is None and summary_backlog(repo, thread_id) == (1, 5)
         gate.set()
         assert worker.wait("other", timeout=20)
-        sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker)
+        sixth = page_turn(repo, client, review, thread_id, chat, INPUTS[5], worker=worker)
         assert sixth.summary_job is not None  # the missed segment is caught up after turn 6
         assert worker.wait(summary_job_key(thread_id, ALICE.id), timeout=20)
     finally:

@@ -27,9 +27,10 @@ from core.flows.review_chat import (
     stream_reply,
 )
 from core.flows.review_chat.notices import STORE_FAILED, UNEXPECTED_AFTER, UNEXPECTED_REPLY
-from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
+from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.store.review import ReviewRepository
+from core.worker import BackgroundWorker
 from tests.core.test_review_messages import CTX_S3, CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.persons import ALICE
 
@@ -50,20 +51,23 @@ def review(repo: ReviewRepository) -> ReviewRecord:
 
 def page_turn(
     repo: ReviewRepository,
-    client: ReplayClient,
+    client: LLMClient,
     review: ReviewRecord,
     thread_id: int | None,
     chat: list[ChatItem],
     text: str,
     sink: CaptureSink | None = None,
+    worker: BackgroundWorker | None = None,
+    wait: float = 20.0,
 ) -> TurnResult:
     """What pages/ui/review_session.py does: the pending question first, one core call before the stream,
-    the stream read to its end, one core call after it, the pending question replaced by the items."""
+    the stream read to its end, one core call after it, the pending question replaced by the items
+    (with the process's worker when one is given)."""
     chat.append(user_item(text))
-    plan = prepare_turn(repo, review, thread_id, history(chat), text)
+    plan = prepare_turn(repo, review, thread_id, history(chat), text, worker=worker, wait=wait)
     stream = stream_reply(client, plan, sink=sink)
     "".join(stream)
-    outcome = finish_turn(repo, client, plan, stream.result, sink=sink)
+    outcome = finish_turn(repo, client, plan, stream.result, sink=sink, worker=worker)
     chat[-1:] = outcome.items
     return outcome
 
