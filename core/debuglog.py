@@ -50,6 +50,19 @@ class DebugEvent:
     response_format: str | None = None  # structured-output form sent ("json_schema strict", ...)
     usage_estimated: bool = False  # usage counted locally because the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
+    # issue #9: where the call sits (core.trace) ...
+    session_id: str = ""  # the browser session
+    conversation_id: str = ""  # interview id / review thread id / memory conversation / diagnosis session id
+    turn: int = 0  # 1-based turn of the conversation (0: not a numbered turn)
+    parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
+    # ... and what was really sent (the wire request, never credentials)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    wire_schema: dict[str, Any] | None = None  # the JSON Schema as sent (None: text, or json_object alone)
+    strict: bool | None = None  # json_schema strict flag as sent
+    request_id: str | None = None  # the provider's request id header
+    base_host: str | None = None  # host[:port] of the base URL
+    sdk: str | None = None  # "openai 1.x.y" / "anthropic 0.x.y" / "demo"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -36,6 +36,7 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     estimated: bool = False
+    cached_input_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
 
     @property
     def total(self) -> int:
@@ -60,6 +61,12 @@ class LLMReply:
     notes: list[str] = field(default_factory=list)
     response_format: str | None = None
     ttft_ms: float | None = None
+    # issue #9: the request as it went on the wire (filled by the SDK clients; never credentials)
+    request_id: str | None = None  # provider's request id header (x-request-id / request-id)
+    base_host: str | None = None  # host[:port] of the base URL
+    sdk: str | None = None  # "openai 1.x.y", "anthropic 0.x.y", "demo", "replay"
+    strict: bool | None = None  # the json_schema strict flag as sent
+    wire_schema: dict[str, Any] | None = None  # the schema as sent (after strict-mode rewriting)
 
 
 class TextStream:
