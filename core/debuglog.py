@@ -55,6 +55,7 @@ class DebugEvent:
     conversation_id: str = ""  # interview id / review thread id / memory conversation / diagnosis session id
     turn: int = 0  # 1-based turn of the conversation (0: not a numbered turn)
     parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
+    user_input: str = ""  # the person's input of the turn (core.trace), for replaying an export
     # ... and what was really sent (the wire request, never credentials)
     temperature: float | None = None
     max_tokens: int | None = None

@@ -25,6 +25,7 @@ class Trace:
     conversation_id: str = ""
     turn: int = 0
     parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
+    user_input: str = ""  # what the person typed / chose for this turn (replay of an export re-sends it)
 
     def fields(self) -> dict[str, Any]:
         return asdict(self)
@@ -41,7 +42,7 @@ def current() -> Trace:
 @contextmanager
 def bind(**fields: Any) -> Iterator[Trace]:
     """Run the block with some trace fields replaced (`session_id`, `flow`, `conversation_id`, `turn`,
-    `parent_id`); empty values ("" / None) leave the outer value in place."""
+    `parent_id`, `user_input`); empty values ("" / None) leave the outer value in place."""
     changes = {k: v for k, v in fields.items() if v not in ("", None)}
     token = _current.set(replace(_current.get(), **changes))
     try:
