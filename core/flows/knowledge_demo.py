@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.flows.knowledge import ATTACHMENT_HEADER, DRAFT_HEADER, USER_TEXT_HEADER
+from core.flows.knowledge import ATTACHMENT_HEADER, DRAFT_HEADER, REFERENCE_HEADER, USER_TEXT_HEADER
 from core.llm.base import LLMRequest
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "knowledge"
@@ -347,7 +347,8 @@ def _turn(
 
 
 def knowledge_persona(request: LLMRequest) -> str:
-    """The demo model's reply to a knowledge interview request (repair requests get the same valid turn)."""
+    """The demo model's reply to a knowledge interview request (repair requests get the same valid turn;
+    reference blocks of similar entries are read past)."""
     messages = list(request.messages)
     while (
         len(messages) >= 2
@@ -355,5 +356,10 @@ def knowledge_persona(request: LLMRequest) -> str:
         and messages[-1]["content"].startswith(REPAIR_HEADER)
     ):
         messages = messages[:-2]
-    user_texts = [m["content"] for m in messages if m["role"] == "user"]
+    # the similar-entries reference block (issue #13) is not the person's answer
+    user_texts = [
+        m["content"]
+        for m in messages
+        if m["role"] == "user" and not m["content"].startswith(REFERENCE_HEADER)
+    ]
     return json.dumps(reply_for(user_texts), ensure_ascii=False)

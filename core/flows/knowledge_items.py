@@ -119,3 +119,17 @@ def seen_missing_items(items: Iterable[Mapping[str, Any]]) -> list[str]:
 def next_turn_no(items: Iterable[Mapping[str, Any]]) -> int:
     """The number of the next user input (user inputs counted, so a retried input keeps its number)."""
     return sum(1 for i in items if i.get("role") == "user") + 1
+
+
+CASE_DRAFT_FIELDS = ("contract_type", "target_clause", "knowledge_title")
+
+
+def case_text(items: Iterable[Mapping[str, Any]]) -> str:
+    """What an interview is about, for the similar-entry lookup (issue #13): every text the person typed (not
+    attachments: a whole contract would outweigh the case), then the latest draft's contract type, clause
+    and title when there is a draft."""
+    listed = list(items)
+    parts = [item_text(i) for i in listed if i.get("role") == "user" and item_text(i).strip()]
+    draft = (last_turn(listed) or {}).get("knowledge_json") or {}
+    parts += [str(draft.get(k) or "") for k in CASE_DRAFT_FIELDS if draft.get(k)]
+    return "\n".join(parts)

@@ -10,10 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from chromadb.api import ClientAPI
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.clock import Clock, utc_now
+from core.flows.knowledge_index import KnowledgeIndex, knowledge_index
 from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import KnowledgeBaseRepository
@@ -22,18 +24,26 @@ from core.store.knowledge_base import KnowledgeBaseRepository
 @dataclass(frozen=True)
 class KnowledgeStores:
     """One person's interviews and turns (`interviews`), the team's knowledge base entries and versions
-    (`base`), and the person they are opened for (the author of what they save)."""
+    (`base`), the person they are opened for (the author of what they save), and the knowledge base's vector
+    index (`index`, issue #13; None when opened without Chroma)."""
 
     interviews: KnowledgeRepository
     base: KnowledgeBaseRepository
     person: Person
+    index: KnowledgeIndex | None = None
 
 
-def knowledge_stores(engine: Engine, person: Person, clock: Clock = utc_now) -> KnowledgeStores:
+def knowledge_stores(
+    engine: Engine, person: Person, clock: Clock = utc_now, chroma: ClientAPI | None = None
+) -> KnowledgeStores:
     """Both repositories of the knowledge flow over `engine`, on one clock, for `person` (issue #14: their
-    own interviews, the shared knowledge base)."""
+    own interviews, the shared knowledge base), with the knowledge base's vector index on `chroma` when given."""
+    base = KnowledgeBaseRepository(engine, clock)
     return KnowledgeStores(
-        KnowledgeRepository(engine, clock, owner_id=person.id), KnowledgeBaseRepository(engine, clock), person
+        KnowledgeRepository(engine, clock, owner_id=person.id),
+        base,
+        person,
+        knowledge_index(base, chroma) if chroma is not None else None,
     )
 
 

@@ -20,6 +20,7 @@ from core.attachments import ExtractedDocument
 from core.chat import ChatItem, history, meta, pop_failed_turn
 from core.debuglog import DebugSink, redact_text
 from core.flows import knowledge as kf
+from core.flows.knowledge_index import KnowledgeIndex, find_references
 from core.flows.knowledge_items import (
     UNEXPECTED_ERROR,
     UNEXPECTED_MESSAGE,
@@ -76,12 +77,14 @@ class TurnInput:
 
 @dataclass
 class PreparedTurn:
-    """The user's item (already in the conversation), the history before it, and the interview it belongs to."""
+    """The user's item (already in the conversation), the history before it, the interview it belongs to, and the
+    saved entries similar to the case (issue #13: sent as the reference block)."""
 
     user: ChatItem
     history: list[ChatItem]
     interview_id: str | None
     notices: list[str] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -97,6 +100,7 @@ class TurnOutcome:
     interview_id: str | None
     notices: list[str]
     result: dict[str, Any]
+    references: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def new_draft(self) -> list[dict[str, str]] | None:
@@ -128,13 +132,15 @@ def _prepare(
     interview_id: str | None,
     repo: KnowledgeRepository,
     client: LLMClient,
+    index: KnowledgeIndex | None,
 ) -> PreparedTurn:
     past = history(items)
     user["status"] = "pending"
     items.append(user)
     notices: list[str] = []
     interview_id = _ensure_interview(repo, interview_id, title, client, notices)
-    return PreparedTurn(user, past, interview_id, notices)
+    references = find_references(items, interview_id, index, notices)
+    return PreparedTurn(user, past, interview_id, notices, references)
 
 
 def prepare_turn(
@@ -144,8 +150,10 @@ def prepare_turn(
     interview_id: str | None,
     repo: KnowledgeRepository,
     client: LLMClient,
+    index: KnowledgeIndex | None = None,
 ) -> PreparedTurn:
-    """spec 00: append the user's item first (status "pending"), then create the interview row when missing."""
+    """spec 00: append the user's item first (status "pending"), then create the interview row when missing;
+    issue #13: with the knowledge base's `index`, find the saved entries similar to the case."""
     user = interview_user_item(
         turn_input.text,
         turn_input.file_texts,
@@ -154,7 +162,9 @@ def prepare_turn(
         attachment_errors=turn_input.attachment_errors,
         draft=turn_input.draft,
     )
-    return _prepare(items, user, turn_input.title, interview_id=interview_id, repo=repo, client=client)
+    return _prepare(
+        items, user, turn_input.title, interview_id=interview_id, repo=repo, client=client, index=index
+    )
 
 
 def call_turn(
@@ -179,6 +189,7 @@ def call_turn(
             kf.entry_schema(),
             sink=sink,
             current_draft=extras.get("draft"),
+            references=prepared.references,
         )
     except Exception as exc:  # noqa: BLE001 - the guard returns results: a raise is a bug, shown as an error item
         return {
@@ -239,6 +250,7 @@ def finish_turn(
         interview_id=prepared.interview_id,
         notices=notices,
         result=result,
+        references=list(prepared.references),
     )
 
 
@@ -267,15 +279,18 @@ def run_turn(
     secrets: Iterable[str] = (),
     system_prompt: str | None = None,
     on_added: Callable[[ChatItem], None] | None = None,
+    index: KnowledgeIndex | None = None,
 ) -> TurnOutcome:
     """One interview turn (spec 00): prepare_turn -> call_turn -> finish_turn.
 
     `on_added` is called with the user's item once it is in the conversation, before the call (the page
-    shows it at once).
+    shows it at once). `index`: the knowledge base's vector index (issue #13: similar entries as reference).
     """
     if turn_input.is_empty:
         raise ValueError("a turn needs text or an attachment")
-    prepared = prepare_turn(items, turn_input, interview_id=interview_id, repo=repo, client=client)
+    prepared = prepare_turn(
+        items, turn_input, interview_id=interview_id, repo=repo, client=client, index=index
+    )
     if on_added is not None:
         on_added(prepared.user)
     return _complete(
@@ -292,6 +307,7 @@ def retry_turn(
     sink: DebugSink | None = None,
     secrets: Iterable[str] = (),
     system_prompt: str | None = None,
+    index: KnowledgeIndex | None = None,
 ) -> TurnOutcome | None:
     """再試行: drop a trailing failed reply and send its user input again (same turn number, same payload).
 
@@ -301,7 +317,7 @@ def retry_turn(
     if user is None:
         return None
     title = item_text(user) or next((a.get("name") or "" for a in meta(user).get("attachments") or []), "")
-    prepared = _prepare(items, user, title, interview_id=interview_id, repo=repo, client=client)
+    prepared = _prepare(items, user, title, interview_id=interview_id, repo=repo, client=client, index=index)
     return _complete(
         items, prepared, repo=repo, client=client, sink=sink, secrets=secrets, system_prompt=system_prompt
     )

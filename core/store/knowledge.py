@@ -27,6 +27,7 @@ from sqlalchemy import (
     update,
 )
 
+from core.people import MAX_ID_CHARS
 from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
@@ -44,6 +45,9 @@ knowledge_interviews = Table(
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     owner_column(),
+    # issue #13: an archived interview is hidden from the person's list; its turns stay (audit)
+    Column("archived_at", EpochSeconds),  # NULL: active
+    Column("archived_by", String(MAX_ID_CHARS)),  # the id of the person who archived it (the owner)
 )
 
 knowledge_turns = Table(
@@ -187,8 +191,32 @@ class KnowledgeRepository(OwnedRepository):
                 out.append(item)
         return out
 
-    def list_interviews(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Interviews, newest first (ties by creation, then id), with their number of turns and last phase."""
+    def set_archived(self, interview_id: str, archived: bool) -> bool:
+        """Archive (`archived=True`) or restore one of this person's interviews; its turns stay. True when it
+        changed; raises KeyError when the interview is not this person's."""
+        c = knowledge_interviews.c
+        values = (
+            {"archived_at": self.now(), "archived_by": self.owner_id}
+            if archived
+            else {
+                "archived_at": None,
+                "archived_by": None,
+            }
+        )
+        state = c.archived_at.is_(None) if archived else c.archived_at.is_not(None)
+        with self.engine.begin() as conn:
+            if not self.owns(interview_id, conn):
+                raise KeyError(interview_id)
+            changed = conn.execute(
+                update(knowledge_interviews)
+                .where(c.id == interview_id, owned_by(knowledge_interviews, self.owner_id), state)
+                .values(**values)
+            )
+            return changed.rowcount == 1
+
+    def list_interviews(self, limit: int = 50, *, archived: bool = False) -> list[dict[str, Any]]:
+        """Active interviews (`archived=True`: the archived ones only), newest first (ties by creation, then
+        id), with their number of turns and last phase."""
         last_phase = (
             select(knowledge_turns.c.phase)
             .where(
@@ -205,7 +233,12 @@ class KnowledgeRepository(OwnedRepository):
         )
         query = (
             select(knowledge_interviews, turns.label("turns"), last_phase.label("last_phase"))
-            .where(owned_by(knowledge_interviews, self.owner_id))
+            .where(
+                owned_by(knowledge_interviews, self.owner_id),
+                knowledge_interviews.c.archived_at.is_not(None)
+                if archived
+                else knowledge_interviews.c.archived_at.is_(None),
+            )
             .order_by(
                 knowledge_interviews.c.updated_at.desc(),
                 knowledge_interviews.c.created_at.desc(),

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, String, Table, Text, select, update
+from sqlalchemy.sql import ColumnElement
 
 from core.japanese import split_terms
 from core.people import MAX_ID_CHARS, Person
@@ -25,12 +26,14 @@ from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
 from core.store.knowledge_search import (
     ENTRY_FIELDS,
+    clause_condition,
     fields_keys,
     knowledge_entry_keys,
     relevance,
     search_condition,
     write_keys,
 )
+from core.textnorm import fold
 
 __all__ = [
     "CREATED_NOTE",
@@ -42,6 +45,8 @@ __all__ = [
     "knowledge_entry_keys",
     "knowledge_entry_versions",
 ]
+
+ORDERS = ("relevance", "newest", "oldest")  # list_entries: search relevance (then newest), or update time
 
 # The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order):
 # ENTRY_FIELDS, from core/store/knowledge_search.py.
@@ -61,6 +66,10 @@ knowledge_entries = Table(
     Column("updated_at", EpochSeconds, nullable=False),
     Column("updated_by", String, nullable=False),
     Column("updated_by_id", String(MAX_ID_CHARS)),
+    # issue #13: an archived entry is hidden from lists, searches and similar-entry lookups; it keeps its versions
+    Column("archived_at", EpochSeconds),  # NULL: active
+    Column("archived_by", String),
+    Column("archived_by_id", String(MAX_ID_CHARS)),
 )
 
 knowledge_entry_versions = Table(
@@ -252,29 +261,90 @@ class KnowledgeBaseRepository(Repository):
             ).mappings()
             return [dict(r) for r in rows]
 
-    def list_entries(self, *, search: str = "", contract_types: Sequence[str] = ()) -> list[dict[str, Any]]:
-        """Saved entries, newest edit first (ties: newest id first); `search` ANDs its terms over every field
-        (see the module docstring; entries containing more terms as written come first), `contract_types`
-        filters exactly."""
+    def list_entries(
+        self,
+        *,
+        search: str = "",
+        contract_types: Sequence[str] = (),
+        clause: str = "",
+        archived: bool = False,
+        order: str = "relevance",
+    ) -> list[dict[str, Any]]:
+        """Active entries (`archived=True`: the archived ones only), filtered and sorted (issue #13 item 4).
+
+        `search` ANDs its terms over every field (see the module docstring), `contract_types` filters
+        exactly, `clause` keeps entries whose target clause contains it (folded: 第８条 = 第8条).
+        `order`: "relevance" (entries containing more terms as written first, then newest edit), "newest"
+        or "oldest" (update time; ties: newest / oldest id)."""
+        if order not in ORDERS:
+            raise ValueError(f"unknown order {order!r}")
+        c = knowledge_entries.c
+        by_time = (
+            (c.updated_at.asc(), c.id.asc()) if order == "oldest" else (c.updated_at.desc(), c.id.desc())
+        )
         query = (
             select(knowledge_entries)
-            .outerjoin(knowledge_entry_keys, knowledge_entry_keys.c.entry_id == knowledge_entries.c.id)
-            .order_by(knowledge_entries.c.updated_at.desc(), knowledge_entries.c.id.desc())
+            .outerjoin(knowledge_entry_keys, knowledge_entry_keys.c.entry_id == c.id)
+            .where(c.archived_at.is_not(None) if archived else c.archived_at.is_(None))
+            .order_by(*by_time)
         )
-        condition = search_condition(search)
-        if condition is not None:
-            query = query.where(condition)
+        for condition in (search_condition(search), clause_condition(clause)):
+            if condition is not None:
+                query = query.where(condition)
         if contract_types:
-            query = query.where(knowledge_entries.c.contract_type.in_(list(contract_types)))
+            query = query.where(c.contract_type.in_(list(contract_types)))
         with self.engine.connect() as conn:
             rows = [dict(r) for r in conn.execute(query).mappings()]
-        if condition is not None:
+        if search.strip() and order == "relevance":
             terms = split_terms(search)
             rows.sort(key=lambda r: -relevance(terms, r))  # stable: newest first among equals
+        if clause.strip():  # the SQL filter is a coarse LIKE; the folded comparison decides
+            rows = [r for r in rows if fold(clause.strip()) in fold(r["target_clause"])]
         return rows
 
     def contract_types(self) -> list[str]:
-        """Distinct contract types in the knowledge base (for the filter), in code point order on every engine."""
+        """Distinct contract types of the active entries (for the filter), in code point order on every engine."""
+        return self._distinct(knowledge_entries.c.contract_type)
+
+    def clauses(self, contract_types: Sequence[str] = ()) -> list[str]:
+        """Distinct target clauses of the active entries (of `contract_types` when given), in code point order."""
+        condition = knowledge_entries.c.contract_type.in_(list(contract_types)) if contract_types else None
+        return self._distinct(knowledge_entries.c.target_clause, condition)
+
+    def _distinct(self, column: Any, condition: ColumnElement[bool] | None = None) -> list[str]:
+        query = select(column).distinct().where(knowledge_entries.c.archived_at.is_(None))
+        if condition is not None:
+            query = query.where(condition)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(knowledge_entries.c.contract_type).distinct())
-            return sorted(r[0] for r in rows if r[0])
+            return sorted(r[0] for r in conn.execute(query) if r[0])
+
+    def get_entries(self, entry_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The stored entries of `entry_ids` (archived ones included) by id; unknown ids are left out."""
+        if not entry_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(knowledge_entries).where(knowledge_entries.c.id.in_(list(entry_ids))))
+            return {int(r["id"]): dict(r) for r in rows.mappings()}
+
+    def active_versions(self) -> dict[int, int]:
+        """Every active entry's id and version (what the vector index must hold)."""
+        c = knowledge_entries.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(c.id, c.version).where(c.archived_at.is_(None)))
+            return {int(i): int(v) for i, v in rows}
+
+    def set_archived(self, entry_id: int, archived: bool, *, by: Person) -> bool:
+        """Archive (`archived=True`) or restore an entry as `by`; its fields and versions stay. True when it
+        changed; raises KeyError for an unknown id."""
+        c = knowledge_entries.c
+        values = (
+            {"archived_at": self.now(), "archived_by": by.name, "archived_by_id": by.id}
+            if archived
+            else {"archived_at": None, "archived_by": None, "archived_by_id": None}
+        )
+        state = c.archived_at.is_(None) if archived else c.archived_at.is_not(None)
+        with self.engine.begin() as conn:
+            if conn.execute(select(c.id).where(c.id == entry_id)).first() is None:
+                raise KeyError(entry_id)
+            changed = conn.execute(update(knowledge_entries).where(c.id == entry_id, state).values(**values))
+            return changed.rowcount == 1

@@ -106,3 +106,12 @@ def search_condition(search: str) -> ColumnElement[bool] | None:
         matched = keys.folded.contains(term, autoescape=True)
         conditions.append(or_(matched, and_(*lexical)) if lexical else matched)
     return and_(*conditions)
+
+
+def clause_condition(clause: str) -> ColumnElement[bool] | None:
+    """A coarse WHERE clause for a clause filter (the folded clause anywhere in the entry; the caller keeps the
+    entries whose target clause contains it); None for an empty clause."""
+    wanted = clause.strip()
+    if not wanted:
+        return None
+    return knowledge_entry_keys.c.folded.contains(fold(wanted), autoescape=True)
