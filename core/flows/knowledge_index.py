@@ -31,9 +31,10 @@ from core.vectors import embed_text, get_collection
 
 COLLECTION = "knowledge_entries"
 SIMILAR_K = 3  # issue #13: the closest few
-# Cosine distances of the n-gram embedding: a case about a saved entry's clause lies around 0.3-0.45 from it,
-# another contract type or clause around 0.8-0.9.
-SIMILAR_MAX_DISTANCE = 0.65
+# Cosine distances of the n-gram embedding (a short case against a whole entry is far even when related): a case
+# about a saved entry's clause lies around 0.5-0.8 from it (0.3 once the draft's fields join the case text),
+# another contract type or clause around 0.85-1.05.
+SIMILAR_MAX_DISTANCE = 0.8
 NEAR_DUPLICATE_DISTANCE = 0.25  # a draft this close to a saved entry is the same knowledge, reworded
 NOTICE_NO_REFERENCES = "類似ナレッジを検索できませんでした。参考なしで聞き取りを続けます。"
 CANDIDATE_POOL = 10  # vectors asked for before the database check drops archived or excluded entries
