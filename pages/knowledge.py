@@ -19,6 +19,7 @@ st.caption(
 
 state.demo_badge()
 ks.init()
+ks.reconcile_on_start()
 if st.session_state.pop("knowledge_demo_request", False):
     with st.spinner("サンプル契約書を読み込み、聞き取りを始めています…"):
         ks.start_demo()

@@ -15,6 +15,7 @@ from core.flows import knowledge_base as kb
 from core.flows import knowledge_export as kx
 from core.flows.knowledge_stores import KnowledgeStoreError
 from core.flows.people import people_names
+from pages.ui import knowledge_archive as archive
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
 from pages.ui import state
@@ -39,14 +40,25 @@ def _when(ts: float | None) -> str:
     return format_local(ts) if ts else ""
 
 
-def render_knowledge_base() -> None:
-    base = ks.stores().base
+ORDER_LABELS = {
+    "relevance": "標準（検索語に合う順・新しい順）",
+    "newest": "更新が新しい順",
+    "oldest": "更新が古い順",
+}
+NO_ENTRIES = (
+    "保存されたナレッジはまだありません（または条件に合うものがありません）。"
+    "聞き取りタブで草案を作り、「ナレッジベースに保存」を押してください。"
+)
+
+
+def _filters(base: Any) -> dict[str, Any] | None:
+    """The search and filter widgets (issue #13 item 4); None when the choices cannot be read."""
     try:
         types = kb.contract_type_choices(base)
     except KnowledgeStoreError:
         st.error("ナレッジベースを読み込めませんでした（データベースに接続できません）。")
-        return
-    cols = st.columns([2, 2])
+        return None
+    cols = st.columns([3, 2])
     search = cols[0].text_input(
         "キーワード検索", key="knowledge_base_search", placeholder="例: 秘密保持、損害賠償"
     )
@@ -54,16 +66,51 @@ def render_knowledge_base() -> None:
         "契約類型で絞り込み", types, key="knowledge_base_types", placeholder="すべての契約類型"
     )
     try:
-        entries = kb.find_entries(base, search=search, contract_types=chosen)
+        clauses = kb.clause_choices(base, chosen)
+    except KnowledgeStoreError:
+        clauses = []
+    cols = st.columns([3, 2, 1], vertical_alignment="bottom")
+    clause = cols[0].selectbox(
+        "対象条項で絞り込み",
+        clauses,
+        index=None,
+        key="knowledge_base_clause",
+        placeholder="すべての条項",
+    )
+    order = cols[1].selectbox(
+        "並び順", list(ORDER_LABELS), format_func=ORDER_LABELS.__getitem__, key="knowledge_base_order"
+    )
+    archived = cols[2].toggle("アーカイブを表示", key="knowledge_base_show_archived")
+    return {
+        "search": search,
+        "contract_types": chosen,
+        "clause": clause or "",
+        "order": order,
+        "archived": archived,
+    }
+
+
+def render_knowledge_base() -> None:
+    base = ks.stores().base
+    archive.show_notice()
+    filters = _filters(base)
+    if filters is None:
+        return
+    try:
+        entries = kb.find_entries(base, **filters)
     except KnowledgeStoreError:
         st.error("ナレッジベースを読み込めませんでした（データベースに接続できません）。")
         return
+    if filters["archived"]:
+        st.caption("アーカイブしたナレッジです（読み取り専用。「復元」で一覧と類似検索に戻ります）。")
     if not entries:
         st.info(
-            "保存されたナレッジはまだありません（または条件に合うものがありません）。"
-            "聞き取りタブで草案を作り、「ナレッジベースに保存」を押してください。",
+            "アーカイブしたナレッジはありません（または条件に合うものがありません）。"
+            if filters["archived"]
+            else NO_ENTRIES,
             icon=":material/inventory_2:",
         )
+        archive.render_reconcile()
         return
     frame = pd.DataFrame(entries)[list(TABLE_COLUMNS)]
     frame["updated_at"] = frame["updated_at"].map(_when)
@@ -74,11 +121,16 @@ def render_knowledge_base() -> None:
         on_select="rerun",
         selection_mode="single-row",
     )
-    render_exports(entries)
+    if not filters["archived"]:
+        render_exports(entries)
     rows = selection.selection.rows if selection is not None else []
     picked = _pick_entry(entries, entries[rows[0]]["id"] if rows else None)
-    if picked is not None:
+    if picked is not None and filters["archived"]:
+        archive.render_archived_entry(picked)
+    elif picked is not None:
         render_entry_editor(picked)
+        archive.render_archive_button(picked)
+    archive.render_reconcile()
 
 
 def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
@@ -146,6 +198,7 @@ def render_interviews() -> None:
         st.info("あなたが記録した聞き取りはまだありません。", icon=":material/forum:")
     else:
         _render_own_interviews(overview)
+    archive.render_archived_interviews()
     render_team_analytics()
 
 
@@ -158,7 +211,7 @@ def _render_own_interviews(overview: ka.InterviewOverview) -> None:
         f"{kf.PHASE_LABELS.get(i['last_phase'] or '', '未応答')}）"
         for i in interviews
     }
-    cols = st.columns([4, 1], vertical_alignment="bottom")
+    cols = st.columns([4, 1, 1], vertical_alignment="bottom")
     chosen = cols[0].selectbox(
         "聞き取り", list(labels), format_func=labels.__getitem__, key="knowledge_interview_pick"
     )
@@ -166,6 +219,8 @@ def _render_own_interviews(overview: ka.InterviewOverview) -> None:
         if kr.resume(chosen):
             st.toast("聞き取りを再開しました。「聞き取り」タブに戻って続けてください。")
         st.rerun()
+    if cols[2].button("アーカイブ", key="knowledge_interview_archive", icon=":material/archive:") and chosen:
+        archive.archive_interview(chosen)
     st.markdown("**分析（あなたの聞き取り）**")
     frame = pd.DataFrame(progress, columns=PROGRESS_COLUMNS)  # columns even when no turn is stored yet
     reached = frame["to_draft"].dropna()

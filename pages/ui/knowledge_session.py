@@ -17,6 +17,7 @@ from core.attachments import ExtractedDocument
 from core.chat import ChatItem
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
+from core.flows.knowledge_index import IndexReport
 from core.flows.knowledge_items import last_turn as last_turn_of
 from core.flows.knowledge_stores import KnowledgeStores, knowledge_stores
 from core.flows.knowledge_turn import TurnInput, TurnOutcome, retry_turn, run_turn
@@ -30,6 +31,8 @@ SAVED_VERSION_KEY = "knowledge_saved_entry_version"  # the version this intervie
 DEMO_STEP_KEY = "knowledge_demo_step"
 UPLOADER_NONCE_KEY = "knowledge_uploader_nonce"
 NOTICES_KEY = "knowledge_notices"  # store notices of the last turn, shown after the rerun
+SIMILAR_KEY = "knowledge_similar"  # data key: the saved entries the last turn sent as reference (issue #13)
+DUPLICATE_KEY = "knowledge_duplicate"  # data key: a save waiting for the near-duplicate question (issue #13)
 QUERY_PARAM = "interview"
 
 
@@ -43,6 +46,8 @@ def init() -> None:
         (DEMO_STEP_KEY, None),
         (UPLOADER_NONCE_KEY, 0),
         (NOTICES_KEY, []),
+        (SIMILAR_KEY, []),
+        (DUPLICATE_KEY, None),
     ):
         ss.setdefault(key, value)
 
@@ -52,8 +57,31 @@ def chat() -> list[ChatItem]:
 
 
 def stores() -> KnowledgeStores:
-    """This person's interviews and the team's knowledge base (issue #14)."""
-    return knowledge_stores(state.engine(), state.person())
+    """This person's interviews and the team's knowledge base with its vector index (issues #13, #14)."""
+    return knowledge_stores(state.engine(), state.person(), chroma=state.chroma())
+
+
+@st.cache_resource(show_spinner=False)
+def _reconciled_on_start(data_dir: str) -> IndexReport | None:
+    """Once per process and data dir: entries missing from the similar-entry index get indexed (issue #13)."""
+    index = stores().index
+    try:
+        return index.reconcile() if index is not None else None
+    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
+        return None
+
+
+def reconcile_on_start() -> None:
+    """The start-up reconciliation of the knowledge base's vector index (cached: once per process)."""
+    _reconciled_on_start(str(state.settings().data_dir))
+
+
+def reconcile_now() -> IndexReport:
+    """「類似検索の索引を照合」: reconcile the index now (raises what the store or Chroma raised)."""
+    index = stores().index
+    if index is None:
+        raise RuntimeError("no vector index")
+    return index.reconcile()
 
 
 def last_turn() -> dict[str, Any] | None:
@@ -102,6 +130,7 @@ def _apply(outcome: TurnOutcome | None) -> None:
         ss[INTERVIEW_KEY] = outcome.interview_id
         st.query_params[QUERY_PARAM] = outcome.interview_id
     ss[NOTICES_KEY] = list(outcome.notices)
+    ss[SIMILAR_KEY] = list(outcome.references)
 
 
 def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None = None) -> None:
@@ -120,6 +149,7 @@ def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None
             sink=sink,
             secrets=state.settings().secrets,
             on_added=on_added,
+            index=stores().index,
         )
     _apply(outcome)
 
@@ -134,6 +164,7 @@ def retry() -> None:
             repo=stores().interviews,
             sink=sink,
             secrets=state.settings().secrets,
+            index=stores().index,
         )
     _apply(outcome)
 
@@ -154,6 +185,8 @@ def reset() -> None:
     ss[SAVED_VERSION_KEY] = None
     ss[DEMO_STEP_KEY] = None
     ss[NOTICES_KEY] = []
+    ss[SIMILAR_KEY] = []
+    ss[DUPLICATE_KEY] = None
     ss[DRAFT_VERSION_KEY] += 1
     last_call.clear(FLOW)
     st.query_params.pop(QUERY_PARAM, None)
@@ -185,14 +218,35 @@ def save_draft(entry: dict[str, str], over_version: int | None = None) -> tuple[
     saved or resumed it (`over_version`: the newer version the person chose to save over).
     """
     ss = st.session_state
+    opened = stores()
     entry_id, version = kb.save_draft(
-        stores().base,
+        opened.base,
         entry,
         by=state.person(),
         interview_id=ss[INTERVIEW_KEY],
         saved_entry_id=ss[SAVED_ENTRY_KEY],
         saved_version=over_version if over_version is not None else ss[SAVED_VERSION_KEY],
+        index=opened.index,
     )
     ss[SAVED_ENTRY_KEY] = entry_id
     ss[SAVED_VERSION_KEY] = version
     return entry_id, version
+
+
+def draft_duplicates(entry: dict[str, str]) -> list[dict[str, Any]]:
+    """Saved entries the draft nearly duplicates (issue #13), closest first; none once this interview saved an
+    entry (saving then updates it)."""
+    found = kb.draft_duplicates(stores().index, entry, saved_entry_id=st.session_state[SAVED_ENTRY_KEY])
+    return [s.entry for s in found]
+
+
+def update_duplicate(duplicate: dict[str, Any], entry: dict[str, str]) -> tuple[int, int]:
+    """「既存を更新する」: the draft as a new version of `duplicate` (the row shown); this interview then keeps
+    updating that entry. Raises StaleEntryError (the entry is remembered, so 上書き goes to it) or
+    KnowledgeStoreError."""
+    ss = st.session_state
+    ss[SAVED_ENTRY_KEY] = int(duplicate["id"])
+    opened = stores()
+    version = kb.update_duplicate(opened.base, duplicate, entry, by=state.person(), index=opened.index)
+    ss[SAVED_VERSION_KEY] = version
+    return int(duplicate["id"]), version

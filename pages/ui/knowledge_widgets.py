@@ -17,6 +17,7 @@ from core.flows import knowledge_base as kb
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
 from pages.ui import knowledge_conflict as conflict
+from pages.ui import knowledge_reuse as reuse
 from pages.ui import knowledge_session as ks
 from pages.ui import state
 from pages.ui.error_card import item_error_card
@@ -136,6 +137,7 @@ def render_side_panel() -> None:
     with st.container(border=True):
         st.markdown("**まだ聞き取りが必要な項目**")
         render_checklist(turn["state"]["missing_info"] if turn else [])
+    reuse.render_similar()
     render_card()
 
 
@@ -171,11 +173,51 @@ def render_card() -> None:
             if not edited["knowledge_title"].strip():
                 st.error("ナレッジ名を入力してください。")
                 return
-            _save_card(edited)
+            _save_or_ask(edited)
         notice = st.session_state.pop(CARD_NOTICE_KEY, None)
         if notice:
             st.success(notice, icon=":material/check:")
+        _duplicate_question()
         _card_conflict()
+
+
+def _save_or_ask(edited: dict[str, str]) -> None:
+    """Issue #13: a new entry that nearly duplicates a saved one is asked about first; otherwise it is saved."""
+    reuse.clear_duplicate()
+    try:
+        duplicates = ks.draft_duplicates(edited)
+    except KnowledgeStoreError:
+        duplicates = []  # the save below reports the database
+    if duplicates:
+        reuse.ask_duplicate(edited, duplicates)
+    else:
+        _save_card(edited)
+
+
+def _duplicate_question() -> None:
+    """「よく似たナレッジがあります」 and what the person chose: update that entry, save anew, or cancel."""
+    pending = reuse.pending_duplicate()
+    choice = reuse.render_duplicate_question()
+    if pending is None or choice is None:
+        return
+    existing = reuse.chosen_duplicate()
+    reuse.clear_duplicate()
+    if choice == "new":
+        _save_card(pending["draft"])
+    elif choice == "update" and existing is not None:
+        conflict.clear(CARD_SCOPE)
+        try:
+            entry_id, version = ks.update_duplicate(existing, pending["draft"])
+        except kb.StaleEntryError as exc:
+            conflict.remember(CARD_SCOPE, exc)
+        except KnowledgeStoreError:
+            st.error("ナレッジベースに保存できませんでした（データベースに書き込めません）。")
+            return
+        else:
+            st.session_state[CARD_NOTICE_KEY] = (
+                f"既存のナレッジ（ID {entry_id}）を更新しました（第{version}版）。「ナレッジベース」タブで確認できます。"
+            )
+    st.rerun()
 
 
 def _save_card(edited: dict[str, str], over_version: int | None = None) -> bool:
