@@ -1,0 +1,280 @@
+"""AppTest, issue #13 items 3 and 4: 類似ナレッジ in a second interview (with the exact message stack the model
+got), the near-duplicate question and its three answers, archiving entries and interviews, filters and sort."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from core.flows import knowledge as kf
+from core.flows import knowledge_base as kb
+from core.flows.knowledge_interviews import demo_opening
+from core.flows.knowledge_stores import knowledge_stores
+from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON, Person
+from core.prompts import load_prompt
+from core.store import open_store
+from core.vectors import open_chroma
+from tests.pages.conftest import make_app
+
+SATO = Person("sato", "佐藤")
+PAGE = "pages/knowledge.py"
+NDA = {
+    "contract_type": "業務委託契約",
+    "knowledge_title": "秘密保持の存続期間（3年→5年）",
+    "target_clause": "第8条（秘密保持）",
+    "review_points": "相手方から秘密保持義務の存続期間を「契約終了後3年」に限定する案が出た。",
+    "action_plan": "存続期間を5年とするよう修正を求めた。",
+    "clause_sample": "前項の義務は、本契約終了後5年間存続する。",
+}
+SALES = {
+    "contract_type": "売買契約",
+    "knowledge_title": "損害賠償の上限",
+    "target_clause": "第12条（損害賠償）",
+    "review_points": "賠償上限を代金額に限定する案。",
+    "action_plan": "故意・重過失を除外した。",
+    "clause_sample": "ただし、故意又は重大な過失による場合はこの限りでない。",
+}
+LEASE = {
+    "contract_type": "賃貸借契約",
+    "knowledge_title": "原状回復の範囲",
+    "target_clause": "第15条（原状回復）",
+    "review_points": "通常損耗まで借主負担。",
+    "action_plan": "通常損耗は貸主負担に修正。",
+    "clause_sample": "借主は、通常の使用による損耗を除き、原状に回復する。",
+}
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def stores(tmp_path, person=SATO, clock=None):
+    """The knowledge stores on the app's data dir, with the shared knowledge base's vector index."""
+    extra = {"clock": clock} if clock else {}
+    return knowledge_stores(open_store(tmp_path), person, chroma=open_chroma(tmp_path), **extra)
+
+
+def saved(tmp_path, entry, person=SATO) -> int:
+    opened = stores(tmp_path, person)
+    entry_id, _ = kb.save_draft(
+        opened.base, entry, by=person, interview_id=None, saved_entry_id=None, index=opened.index
+    )
+    return entry_id
+
+
+def reply(message="ほかに教えてください。") -> str:
+    return json.dumps(
+        {
+            "control": {"schema_version": "1.0", "mode": "interview"},
+            "state": {"phase": "collect_case", "missing_info": ["リスク"]},
+            "assistant_message": message,
+            "knowledge_json": None,
+        },
+        ensure_ascii=False,
+    )
+
+
+def expander_labels(at: AppTest) -> list[str]:
+    return [e.label for e in at.expander]
+
+
+def test_a_second_interview_about_a_saved_clause_shows_and_sends_similar_knowledge(tmp_path):
+    nda = saved(tmp_path, NDA)
+    saved(tmp_path, LEASE)
+    client = ReplayClient([reply()])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    at.session_state["knowledge_demo_request"] = True
+    run(at)
+    row = stores(tmp_path).base.get_entry(nda)
+    opening = demo_opening()
+    assert client.requests[0].messages == [
+        {"role": "system", "content": load_prompt(kf.SYSTEM_PROMPT_NAME)},
+        {"role": "assistant", "content": kf.FEW_SHOT_TURN},
+        {"role": "user", "content": kf.build_reference_block([row])},
+        {"role": "user", "content": kf.build_user_payload(opening.text, opening.file_texts)},
+    ]
+    assert (
+        client.requests[0]
+        .messages[2]["content"]
+        .startswith("参考: 類似ナレッジ（既存の登録内容）\n\n以下は、チームのナレッジベースに登録済みの")
+    )
+    assert f"[1] ID {nda}（第1版）\n契約類型: 業務委託契約\n" in client.requests[0].messages[2]["content"]
+    assert "類似ナレッジ（1 件）" in expander_labels(at)
+    shown = "\n".join(m.value for m in at.markdown)
+    assert f"秘密保持の存続期間（3年→5年）（ID {nda}・第1版）" in shown
+    assert "賃貸借" not in shown  # the unrelated entry is not a reference
+
+
+def test_an_interview_with_nothing_similar_sends_spec_00s_stack_and_shows_no_section(tmp_path):
+    saved(tmp_path, LEASE)
+    client = ReplayClient([reply()])
+    at = make_app(tmp_path, client=client, page=PAGE)
+    at.chat_input(key="knowledge_input").set_value("業務委託契約の秘密保持について相談です。")
+    run(at)
+    assert client.requests[0].messages == kf.build_messages(
+        "業務委託契約の秘密保持について相談です。", [], load_prompt(kf.SYSTEM_PROMPT_NAME), []
+    )
+    assert not any(label.startswith("類似ナレッジ") for label in expander_labels(at))
+
+
+def draft_app(tmp_path) -> AppTest:
+    """The page with a draft on the card that nearly duplicates the saved NDA entry (same clause, reworded)."""
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.session_state["knowledge_outputs"] = [{**NDA, "action_plan": "5年に延長し、個人情報は無期限とした。"}]
+    run(at)
+    at.button[[b.label for b in at.button].index("ナレッジベースに保存")].click()
+    run(at)
+    return at
+
+
+def warnings(at: AppTest) -> str:
+    return "\n".join(w.value for w in at.warning)
+
+
+def test_saving_a_near_duplicate_asks_first_and_updates_the_existing_entry(tmp_path):
+    nda = saved(tmp_path, NDA)
+    at = draft_app(tmp_path)
+    base = stores(tmp_path).base
+    assert "よく似たナレッジがあります" in warnings(at)
+    assert [e["id"] for e in base.list_entries()] == [nda]  # nothing saved yet
+    assert base.get_entry(nda)["version"] == 1
+    assert f"既存: 秘密保持の存続期間（3年→5年）（ID {nda}・第1版）" in "\n".join(
+        m.value for m in at.markdown
+    )
+    at.button(key="knowledge_dup_update").click()
+    run(at)
+    entry = base.get_entry(nda)
+    assert (entry["version"], entry["action_plan"], entry["updated_by_id"]) == (
+        2,
+        "5年に延長し、個人情報は無期限とした。",
+        LOCAL_PERSON.id,
+    )
+    assert [v["note"] for v in base.entry_versions(nda)] == ["作成", "類似の聞き取りから更新"]
+    assert [e["id"] for e in base.list_entries()] == [nda]
+    assert any(f"既存のナレッジ（ID {nda}）を更新しました（第2版）" in s.value for s in at.success)
+    assert "よく似たナレッジがあります" not in warnings(at)
+    assert at.session_state["knowledge_saved_entry_id"] == nda  # saving again adds a version, no question
+    at.button[[b.label for b in at.button].index("ナレッジベースを更新（新しい版）")].click()
+    run(at)
+    assert "よく似たナレッジがあります" not in warnings(at)
+
+
+def test_saving_a_near_duplicate_as_new(tmp_path):
+    nda = saved(tmp_path, NDA)
+    at = draft_app(tmp_path)
+    at.button(key="knowledge_dup_new").click()
+    run(at)
+    entries = stores(tmp_path).base.list_entries()
+    assert len(entries) == 2 and entries[1]["id"] == nda and entries[0]["version"] == 1
+    assert any("ナレッジベースに保存しました（ID" in s.value for s in at.success)
+    assert stores(tmp_path).base.get_entry(nda)["version"] == 1
+
+
+def test_cancelling_the_near_duplicate_question_saves_nothing_and_keeps_the_card(tmp_path):
+    nda = saved(tmp_path, NDA)
+    at = draft_app(tmp_path)
+    at.button(key="knowledge_dup_cancel").click()
+    run(at)
+    assert [e["id"] for e in stores(tmp_path).base.list_entries()] == [nda]
+    assert "よく似たナレッジがあります" not in warnings(at)
+    assert at.text_area(key="knowledge_card_action_plan_0").value == "5年に延長し、個人情報は無期限とした。"
+
+
+def table_ids(at: AppTest) -> list[int]:
+    return list(at.dataframe[0].value["ID"])
+
+
+def test_archive_hides_an_entry_and_the_toggle_shows_it_read_only_with_restore(tmp_path):
+    nda, sales = saved(tmp_path, NDA), saved(tmp_path, SALES)
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    assert table_ids(at) == [sales, nda]
+    at.selectbox(key="knowledge_base_pick").select(nda)
+    run(at)
+    at.button(key=f"knowledge_base_archive_{nda}").click()
+    run(at)
+    assert table_ids(at) == [sales]
+    assert any(f"ID {nda} をアーカイブしました" in s.value for s in at.success)
+    at.toggle(key="knowledge_base_show_archived").set_value(True)
+    run(at)
+    assert table_ids(at) == [nda]
+    at.selectbox(key="knowledge_base_pick").select(nda)
+    run(at)
+    assert not [
+        w for w in at.text_input if w.key and w.key.startswith(f"knowledge_base_knowledge_title_{nda}")
+    ]
+    assert "アーカイブ済み・読み取り専用" in "\n".join(m.value for m in at.markdown)
+    assert [b.key for b in at.button if b.key == f"knowledge_base_archive_{nda}"] == []
+    at.button(key=f"knowledge_base_restore_{nda}").click()
+    run(at)
+    assert any(f"ID {nda} を復元しました" in s.value for s in at.success)
+    at.toggle(key="knowledge_base_show_archived").set_value(False)
+    run(at)
+    assert table_ids(at) == [sales, nda]
+    assert [v["version"] for v in stores(tmp_path).base.entry_versions(nda)] == [1]
+
+
+def test_filter_by_contract_type_clause_and_words_and_sort_by_update_time(tmp_path):
+    times = iter([100, 200, 300])
+    opened = stores(tmp_path, clock=lambda: next(times))
+    ids = [
+        kb.save_draft(opened.base, e, by=SATO, interview_id=None, saved_entry_id=None, index=opened.index)[0]
+        for e in (NDA, SALES, LEASE)
+    ]
+    nda, sales, lease = ids
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    assert table_ids(at) == [lease, sales, nda]
+    at.selectbox(key="knowledge_base_order").select("oldest")
+    run(at)
+    assert table_ids(at) == [nda, sales, lease]
+    assert at.selectbox(key="knowledge_base_clause").options == [
+        "第12条（損害賠償）",
+        "第15条（原状回復）",
+        "第8条（秘密保持）",
+    ]
+    at.multiselect(key="knowledge_base_types").select("売買契約")
+    run(at)
+    assert table_ids(at) == [sales]
+    assert at.selectbox(key="knowledge_base_clause").options == ["第12条（損害賠償）"]
+    at.multiselect(key="knowledge_base_types").unselect("売買契約")
+    run(at)
+    at.selectbox(key="knowledge_base_clause").select("第8条（秘密保持）")
+    run(at)
+    assert table_ids(at) == [nda]
+    at.selectbox(key="knowledge_base_clause").set_value(None)
+    at.text_input(key="knowledge_base_search").set_value("ＮＤＡ 損耗")  # folded; ANDed
+    run(at)
+    assert len(at.dataframe) == 0
+    assert any("条件に合うものがありません" in i.value for i in at.info)
+    at.text_input(key="knowledge_base_search").set_value("損耗")
+    run(at)
+    assert table_ids(at) == [lease]
+
+
+def test_archiving_an_interview_hides_it_from_the_owners_list_and_restore_brings_it_back(tmp_path):
+    mine = stores(tmp_path, LOCAL_PERSON).interviews
+    kept = mine.create_interview(title="残す聞き取り")
+    gone = mine.create_interview(title="片付ける聞き取り")
+    for interview in (kept, gone):
+        mine.record_turn(interview, turn_no=1, user_text="相談です。", turn=json.loads(reply()))
+    theirs = stores(tmp_path, SATO).interviews.create_interview(title="佐藤さんの聞き取り")
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.selectbox(key="knowledge_interview_pick").select(gone)
+    run(at)
+    at.button(key="knowledge_interview_archive").click()
+    run(at)
+    options = at.selectbox(key="knowledge_interview_pick").options
+    assert len(options) == 1 and "残す聞き取り" in options[0]
+    assert [i["id"] for i in mine.list_interviews()] == [kept]
+    assert len(mine.interview_turns(gone)) == 1
+    at.toggle(key="knowledge_interviews_show_archived").set_value(True)
+    run(at)
+    assert "片付ける聞き取り" in "\n".join(m.value for m in at.markdown)
+    assert f"knowledge_interview_restore_{theirs}" not in [b.key for b in at.button]
+    at.button(key=f"knowledge_interview_restore_{gone}").click()
+    run(at)
+    assert {i["id"] for i in mine.list_interviews()} == {kept, gone}
+    assert any("聞き取りを復元しました" in s.value for s in at.success)
