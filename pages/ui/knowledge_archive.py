@@ -88,7 +88,12 @@ def render_archived_entry(entry: dict[str, Any]) -> None:
 
 def render_reconcile() -> None:
     """「類似検索の索引を照合」: entries missing from the similar-entry index get indexed."""
-    if st.button("類似検索の索引を照合", key="knowledge_base_reconcile", icon=":material/sync:"):
+    if st.button(
+        "類似検索の索引を照合",
+        key="knowledge_base_reconcile",
+        icon=":material/sync:",
+        help="「類似ナレッジ」の検索に使う索引を、ナレッジベースの内容と突き合わせて直します（登録漏れの追加・不要分の削除）。",
+    ):
         try:
             report = ks.reconcile_now()
         except Exception:  # noqa: BLE001 - SQLAlchemy and chromadb raise many types; say so and go on

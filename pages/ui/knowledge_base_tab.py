@@ -69,7 +69,7 @@ def _filters(base: Any) -> dict[str, Any] | None:
         clauses = kb.clause_choices(base, chosen)
     except KnowledgeStoreError:
         clauses = []
-    cols = st.columns([3, 2, 1], vertical_alignment="bottom")
+    cols = st.columns([5, 4, 3], vertical_alignment="bottom")
     clause = cols[0].selectbox(
         "対象条項で絞り込み",
         clauses,

@@ -101,11 +101,19 @@ def render_duplicate_question() -> DuplicateChoice | None:
         st.markdown(f"**既存: {entry_heading(existing)}**")
         llm_caption(entry_caption(existing))
         render_entry_fields(existing)
-    cols = st.columns(3)
-    if cols[0].button("既存を更新する", key="knowledge_dup_update", icon=":material/update:", type="primary"):
+    # one under another: the side column is narrow
+    if st.button(
+        f"既存を更新する（ID {existing['id']} の第{existing['version'] + 1}版として保存）",
+        key="knowledge_dup_update",
+        icon=":material/update:",
+        type="primary",
+        width="stretch",
+    ):
         return "update"
-    if cols[1].button("新規として保存", key="knowledge_dup_new", icon=":material/add:"):
+    if st.button("新規として保存", key="knowledge_dup_new", icon=":material/add:", width="stretch"):
         return "new"
-    if cols[2].button("キャンセル", key="knowledge_dup_cancel", icon=":material/close:"):
+    if st.button(
+        "キャンセル（保存しない）", key="knowledge_dup_cancel", icon=":material/close:", width="stretch"
+    ):
         return "cancel"
     return None

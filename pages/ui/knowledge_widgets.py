@@ -216,6 +216,8 @@ def _duplicate_question() -> None:
         else:
             st.session_state[CARD_NOTICE_KEY] = (
                 f"既存のナレッジ（ID {entry_id}）を更新しました（第{version}版）。「ナレッジベース」タブで確認できます。"
+                if version > int(existing["version"])
+                else f"既存のナレッジ（ID {entry_id}）と同じ内容でした。第{version}版のまま、この聞き取りに結び付けました。"
             )
     st.rerun()
 
