@@ -3,8 +3,8 @@ review, rename / delete / export (Markdown, DOCX) a thread. Deleting asks first:
 how many threads go with it. Storage only through core.flows.review_chat.
 
 Widget keys: review_register, review_edit, review_rename_title, review_rename, review_delete,
-review_delete_confirm, review_delete_cancel; review_thread_title, review_thread_rename, review_export_md,
-review_export_docx, review_thread_delete, review_thread_delete_confirm, review_thread_delete_cancel.
+review_delete_confirm, review_delete_cancel, review_manage (its expander); review_thread_title, review_thread_rename, review_export_md,
+review_export_docx, review_thread_delete, review_thread_delete_confirm, review_thread_delete_cancel, review_thread_manage (its expander).
 Data keys: review_confirm (("review" | "thread", id) while a deletion waits for its confirmation),
 review_rename_for / review_thread_title_for (whose name the rename box was filled with).
 """
@@ -32,6 +32,7 @@ def on_rename_review(review_id: int) -> None:
 
 def on_delete_review(review_id: int) -> None:
     _ask(None)
+    st.session_state["review_manage"] = False
     rs.notify(review_chat.delete_review(rs.repo(), review_id))
     rs.new_thread(rs.sample_id())
 
@@ -50,7 +51,12 @@ def review_actions(review_id: int, title: str) -> None:
     """Edit, rename and delete the person's own review (nothing for the shared sample)."""
     if not review_chat.is_own_review(rs.repo(), review_id):
         return
-    with st.expander("このレビューを編集・名前変更・削除", icon=":material/settings:"):
+    with st.expander(
+        "このレビューを編集・名前変更・削除",
+        icon=":material/settings:",
+        key="review_manage",
+        on_change="rerun",
+    ):
         st.button(
             "答案・講評を編集",
             key="review_edit",
@@ -61,7 +67,7 @@ def review_actions(review_id: int, title: str) -> None:
         if st.session_state.get("review_rename_for") != review_id:  # another review: its own name
             st.session_state["review_rename_for"] = review_id
             st.session_state["review_rename_title"] = title
-        cols = st.columns([4, 1], vertical_alignment="bottom")
+        cols = st.columns([3, 1], vertical_alignment="bottom")
         cols[0].text_input("名前", key="review_rename_title", max_chars=review_chat.manage.REVIEW_TITLE_CHARS)
         cols[1].button("名前を変更", key="review_rename", on_click=on_rename_review, args=(review_id,))
         if st.session_state.get("review_confirm") == ("review", review_id):
@@ -92,6 +98,7 @@ def on_rename_thread(thread_id: int) -> None:
 
 def on_delete_thread(thread_id: int, review_id: int) -> None:
     _ask(None)
+    st.session_state["review_thread_manage"] = False
     rs.notify(review_chat.delete_thread(rs.repo(), thread_id))
     rs.new_thread(review_id)
 
@@ -101,11 +108,17 @@ def thread_actions(thread_id: int | None, review_id: int) -> None:
     export = review_chat.thread_export(rs.repo(), thread_id) if thread_id is not None else None
     if thread_id is None or export is None:
         return
-    with st.expander("このスレッドの名前変更・書き出し・削除", icon=":material/forum:"):
+    # Keyed: it stays open across the rerun of a rename (a notice above would otherwise make it a new one).
+    with st.expander(
+        "このスレッドの名前変更・書き出し・削除",
+        icon=":material/forum:",
+        key="review_thread_manage",
+        on_change="rerun",
+    ):
         if st.session_state.get("review_thread_title_for") != thread_id:  # another thread: its own name
             st.session_state["review_thread_title_for"] = thread_id
             st.session_state["review_thread_title"] = export.title
-        cols = st.columns([4, 1], vertical_alignment="bottom")
+        cols = st.columns([3, 1], vertical_alignment="bottom")
         cols[0].text_input(
             "スレッド名", key="review_thread_title", max_chars=review_chat.manage.THREAD_TITLE_CHARS
         )
