@@ -67,7 +67,7 @@ def review_actions(review_id: int, title: str) -> None:
         if st.session_state.get("review_rename_for") != review_id:  # another review: its own name
             st.session_state["review_rename_for"] = review_id
             st.session_state["review_rename_title"] = title
-        cols = st.columns([3, 1], vertical_alignment="bottom")
+        cols = st.columns([5, 2], vertical_alignment="bottom")
         cols[0].text_input("名前", key="review_rename_title", max_chars=review_chat.manage.REVIEW_TITLE_CHARS)
         cols[1].button("名前を変更", key="review_rename", on_click=on_rename_review, args=(review_id,))
         if st.session_state.get("review_confirm") == ("review", review_id):
@@ -118,7 +118,7 @@ def thread_actions(thread_id: int | None, review_id: int) -> None:
         if st.session_state.get("review_thread_title_for") != thread_id:  # another thread: its own name
             st.session_state["review_thread_title_for"] = thread_id
             st.session_state["review_thread_title"] = export.title
-        cols = st.columns([3, 1], vertical_alignment="bottom")
+        cols = st.columns([5, 2], vertical_alignment="bottom")
         cols[0].text_input(
             "スレッド名", key="review_thread_title", max_chars=review_chat.manage.THREAD_TITLE_CHARS
         )
