@@ -23,7 +23,9 @@ Current = Callable[[], MaterialDraft]
 
 def on_answer_change(answer_key: str, put_back: PutBack, current: Current) -> None:
     """The pasted text changed: split it again (adjustments made before are replaced)."""
-    paragraphs = review_chat.split_answer(st.session_state.get(answer_key, "") or "")
+    text = st.session_state.get(answer_key, "") or ""
+    st.session_state["review_form_split_of"] = text
+    paragraphs = review_chat.split_answer(text)
     draft, dropped = review_chat.with_paragraphs(current(), paragraphs)
     put_back(draft)
     if dropped:

@@ -68,7 +68,7 @@ def review_actions(review_id: int, title: str) -> None:
             st.session_state["review_rename_for"] = review_id
             st.session_state["review_rename_title"] = title
         cols = st.columns([5, 2], vertical_alignment="bottom")
-        cols[0].text_input("名前", key="review_rename_title", max_chars=review_chat.manage.REVIEW_TITLE_CHARS)
+        cols[0].text_input("名前", key="review_rename_title", max_chars=review_chat.REVIEW_TITLE_CHARS)
         cols[1].button("名前を変更", key="review_rename", on_click=on_rename_review, args=(review_id,))
         if st.session_state.get("review_confirm") == ("review", review_id):
             st.warning(review_chat.review_delete_warning(rs.repo(), review_id))
@@ -119,9 +119,7 @@ def thread_actions(thread_id: int | None, review_id: int) -> None:
             st.session_state["review_thread_title_for"] = thread_id
             st.session_state["review_thread_title"] = export.title
         cols = st.columns([5, 2], vertical_alignment="bottom")
-        cols[0].text_input(
-            "スレッド名", key="review_thread_title", max_chars=review_chat.manage.THREAD_TITLE_CHARS
-        )
+        cols[0].text_input("スレッド名", key="review_thread_title", max_chars=review_chat.THREAD_TITLE_CHARS)
         cols[1].button("名前を変更", key="review_thread_rename", on_click=on_rename_thread, args=(thread_id,))
         st.caption(
             f"「{plain_label(export.title, 60)}」を書き出します: 問題文、会話で参照した段落、各ターンの質問と回答、要約。"
@@ -138,7 +136,7 @@ def thread_actions(thread_id: int | None, review_id: int) -> None:
         )
         row.download_button(
             "Word（DOCX）で書き出す",
-            review_chat.export_docx(export),
+            lambda: review_chat.export_docx(export),  # made when clicked, not on every rerun
             file_name=review_chat.export_file_name(export, "docx"),
             mime=DOCX_MIME,
             key="review_export_docx",

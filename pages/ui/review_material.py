@@ -3,7 +3,8 @@ preview to adjust the split, optional 出題趣旨 / 採点実感, the overall r
 paragraph numbers chosen from the preview; 保存 registers (or updates) the person's own review.
 
 Data keys: review_form_mode (None, "new" or the id of the review being edited), review_form_paragraphs,
-review_form_items ([{uid, category, extra}]), review_form_uid, review_form_extra, review_form_errors.
+review_form_items ([{uid, category, extra}]), review_form_uid, review_form_extra, review_form_errors,
+review_form_split_of (the answer text the preview was split from).
 Widget keys: review_form_{title,question,answer,purpose,grading,overall}, review_form_item_{uid}_{title,desc,
 paras}, review_form_merge_{n}, review_form_split_line_{n}, review_form_split_{n}. Core does the splitting,
 the renumbering and the checks (core.flows.review_chat.material / manage).
@@ -30,6 +31,7 @@ TEXT_KEYS = {
     "overall_review": "review_form_overall",
 }
 ANSWER_KEY = "review_form_answer"
+SPLIT_OF = "review_form_split_of"  # the answer text the preview was split from
 
 
 def active() -> bool:
@@ -56,7 +58,7 @@ def load(draft: MaterialDraft, mode: Any) -> None:
     ss["review_form_mode"] = mode
     for field, key in TEXT_KEYS.items():
         ss[key] = getattr(draft, field)
-    ss[ANSWER_KEY] = review_chat.join_paragraphs(draft.paragraphs)
+    ss[ANSWER_KEY] = ss[SPLIT_OF] = review_chat.join_paragraphs(draft.paragraphs)
     ss["review_form_paragraphs"] = list(draft.paragraphs)
     ss["review_form_extra"] = dict(draft.extra)
     ss["review_form_items"] = []
@@ -105,7 +107,7 @@ def on_open_new() -> None:
 def on_open_edit(review_id: int) -> None:
     draft = review_chat.editable_draft(rs.repo(), review_id)
     if draft is None:
-        rs.notify(("error", review_chat.manage.NOT_OWN))
+        rs.notify(("error", review_chat.NOT_OWN))
         return
     load(draft, review_id)
 
@@ -125,13 +127,16 @@ def on_remove(uid: int) -> None:
 
 def on_save() -> None:
     ss = st.session_state
+    if ss.get(ANSWER_KEY) != ss.get(SPLIT_OF):  # typed, then 保存 at once: split what was typed first
+        preview.on_answer_change(ANSWER_KEY, put_back, current)
     mode = ss.get("review_form_mode")
     result = review_chat.save_material(rs.repo(), current(), None if mode == "new" else mode)
     ss["review_form_errors"] = result.errors
     if result.review_id is None:
         return
     close()
-    rs.new_thread(result.review_id)
+    if mode == "new" or ss.get("review_review_id") != result.review_id:
+        rs.new_thread(result.review_id)  # an edit of the open review keeps the open thread
     if result.notice:
         rs.notify(result.notice)
 

@@ -119,9 +119,9 @@ def test_the_sample_and_another_persons_review_cannot_be_changed(
     for review_id in (sample, mine):
         assert not review_chat.is_own_review(bob, review_id)
         assert review_chat.editable_draft(bob, review_id) is None
-        assert review_chat.save_material(bob, draft(), review_id).errors == [review_chat.manage.NOT_OWN]
-        assert review_chat.rename_review(bob, review_id, "乗っ取り") == review_chat.manage.NOT_OWN
-        assert review_chat.delete_review(bob, review_id) == ("error", review_chat.manage.NOT_OWN)
+        assert review_chat.save_material(bob, draft(), review_id).errors == [review_chat.NOT_OWN]
+        assert review_chat.rename_review(bob, review_id, "乗っ取り") == review_chat.NOT_OWN
+        assert review_chat.delete_review(bob, review_id) == ("error", review_chat.NOT_OWN)
     assert review_chat.is_own_review(alice, mine) and not review_chat.is_own_review(alice, sample)
     assert [r["title"] for r in review_chat.list_reviews(alice)][1] == "売買代金請求（自作答案）"
 

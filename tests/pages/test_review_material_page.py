@@ -176,3 +176,17 @@ def test_the_same_file_imported_twice_opens_the_stored_review(tmp_path) -> None:
         f"同じ内容の講評がすでに登録されています（「{load_sample_review().title}」）。登録済みの講評を開きました。"
     ]
     assert len(at.selectbox(key="review_picker").options) == 2  # the sample and one own copy
+
+
+def test_typed_and_saved_at_once_splits_what_was_typed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, page=PAGE)
+    click(at, "review_register")
+    at.text_area(key="review_form_question").input("Q")
+    at.text_area(key="review_form_overall").input("OV")
+    at.text_area(key="review_form_answer").input("一\n二\n三")
+    click(at, "review_form_save")  # one run: the answer's change and 保存 together
+    assert "「Q」を登録しました。" in successes(at)
+    review = ReviewRepository(open_store(tmp_path), owner_id=LOCAL_PERSON.id).get_review(
+        at.session_state["review_review_id"]
+    )
+    assert review is not None and review.answer_text == "$$[1] 一\n$$[2] 二\n$$[3] 三"

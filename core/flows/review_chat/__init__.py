@@ -41,6 +41,9 @@ from core.flows.review_chat.continuation import (
     stream_continuation,
 )
 from core.flows.review_chat.manage import (
+    NOT_OWN,
+    REVIEW_TITLE_CHARS,
+    THREAD_TITLE_CHARS,
     SaveResult,
     delete_review,
     delete_thread,
@@ -123,9 +126,12 @@ from core.flows.review_chat.turn import (
 __all__ = [
     "FLOW",
     "NOT_FOUND_SENTENCE",
+    "NOT_OWN",
+    "REVIEW_TITLE_CHARS",
     "SPECIFIED_WINDOW",
     "SUMMARY_EVERY_TURNS",
     "SUMMARY_WAIT_SECONDS",
+    "THREAD_TITLE_CHARS",
     "ChatMessage",
     "ContextBlock",
     "Continuation",
