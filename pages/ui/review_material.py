@@ -176,7 +176,7 @@ def form() -> None:
     """The whole form (the page shows it instead of the chat while it is open)."""
     ss = st.session_state
     editing = ss.get("review_form_mode") != "new"
-    st.subheader("答案・講評を編集" if editing else "答案・講評を登録")
+    st.subheader("答案・講評を編集" if editing else "答案・講評を登録", anchor=False)
     st.caption(
         "自分の答案と講評を登録すると、このページで §番号を指定して相談できます。登録した内容は自分だけに表示されます。"
     )
