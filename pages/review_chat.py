@@ -8,6 +8,8 @@ from core.chat import last_failed, meta
 from core.clock import format_local
 from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
 from pages.ui import last_call, state
+from pages.ui import review_manage as rm
+from pages.ui import review_material as rmat
 from pages.ui import review_session as rs
 from pages.ui import review_widgets as rw
 from pages.ui.error_card import item_error_card, truncated_banner
@@ -44,6 +46,10 @@ for text in rs.land_jobs():  # summaries made in the background since the last q
     llm_alert("success", text)
 rs.summary_failure(ss["review_thread_id"])
 
+if rmat.active():  # 「答案・講評を登録」 / 編集: the form instead of the chat until it is saved or cancelled
+    rmat.form()
+    st.stop()
+
 left, right = st.columns([5, 6], gap="large")
 
 with left:
@@ -57,6 +63,8 @@ with left:
         key="review_picker",
         on_change=rs.on_pick_review,
     )
+    rm.register_button()
+    rm.review_actions(review.id or 0, review.title)
     with st.expander("講評JSONを読み込む", icon=":material/upload_file:"):
         st.caption(
             "問題文・出題趣旨・採点実感・答案（各段落の先頭行を $$[N] で始める）・講評JSONを1つのJSONファイルに"
@@ -120,6 +128,7 @@ with right:
         args=(review.id,),
         help="このレビューで新しいスレッドを始めます",
     )
+    rm.thread_actions(ss["review_thread_id"], review.id or 0)
     with st.container(height=560):
         if not rs.chat():
             st.caption(

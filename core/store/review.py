@@ -46,6 +46,9 @@ review_reviews = Table(
     Column("review_json", Text, nullable=False),
     Column("answer_text", Text, nullable=False),
     Column("sample_key", String, unique=True, nullable=True),
+    # sha256 of the normalized question + answer + review JSON (review_models.content_hash): the same content
+    # imported or registered again by the same person is found, not stored twice (issue #13).
+    Column("content_hash", String(64), nullable=True, index=True),
     Column("created_at", EpochSeconds, nullable=False),
     Column("updated_at", EpochSeconds, nullable=False),
     owner_column(nullable=True),  # NULL: shared (the bundled sample)
@@ -82,6 +85,15 @@ review_messages = Table(
     Column("created_at", EpochSeconds, nullable=False),
     CheckConstraint("role IN ('user', 'assistant')", name="review_messages_role"),
 )
+
+
+def review_values(record: ReviewRecord) -> dict[str, Any]:
+    """The stored columns of a review's content: its fields, the review JSON as text, the content hash."""
+    return {
+        **record.to_json_dict(),
+        "review_json": json.dumps(record.review_json, ensure_ascii=False),
+        "content_hash": record.content_hash(),
+    }
 
 
 def _summary_values(state: ThreadState) -> dict[str, Any]:
@@ -124,11 +136,10 @@ class ReviewRepository(OwnedRepository):
     def add_review(self, record: ReviewRecord, *, sample_key: str | None = None) -> int:
         """Store a review: this person's import, or (with `sample_key`) a shared sample."""
         now = self.now()
-        values = {**record.to_json_dict(), "review_json": json.dumps(record.review_json, ensure_ascii=False)}
         with self.engine.begin() as conn:
             result = conn.execute(
                 review_reviews.insert().values(
-                    **values,
+                    **review_values(record),
                     sample_key=sample_key,
                     owner_id=None if sample_key else self.owner_id,
                     created_at=now,

@@ -5,6 +5,7 @@ They live with the store (which returns them); `core.flows.review_chat.models` r
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
@@ -32,6 +33,30 @@ class ReviewRecord:
             "answer_text": self.answer_text,
             "review_json": self.review_json,
         }
+
+    def content_hash(self) -> str:
+        """The dedup key of this review's content (`content_hash`)."""
+        return content_hash(self.question_text, self.answer_text, self.review_json)
+
+
+def _normalized(text: str) -> str:
+    return (text or "").replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def content_hash(question_text: str, answer_text: str, review_json: Any) -> str:
+    """sha256 (hex) of the normalized JSON of question + answer + review JSON: line endings unified, outer
+    space stripped, keys sorted. Title, 出題趣旨 and 採点実感 do not count (a renamed copy is the same review)."""
+    canonical = json.dumps(
+        {
+            "question_text": _normalized(question_text),
+            "answer_text": _normalized(answer_text),
+            "review_json": review_json,
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 @dataclass

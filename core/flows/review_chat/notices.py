@@ -39,3 +39,11 @@ def imported(title: str, warnings: list[str]) -> Notice:
     """The notice after a review file was stored."""
     note = f"「{title}」を読み込みました。" + "".join(f" 注意: {w}" for w in warnings)
     return ("warning" if warnings else "success", note)
+
+
+DUPLICATE = "同じ内容の講評がすでに登録されています"
+
+
+def duplicate_notice(title: str) -> Notice:
+    """The content imported or registered is already stored: that review is opened instead."""
+    return ("warning", f"{DUPLICATE}（「{title}」）。登録済みの講評を開きました。")

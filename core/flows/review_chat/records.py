@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,45 @@ def cited_paragraph_numbers(review_json: Any) -> list[int]:
     return sorted(numbers)
 
 
+_MARKER_LIKE = re.compile(r"^[ \t　]*[$＄]\s*[$＄]")
+_VALID_MARKER = re.compile(r"^[ \t]*\$\$\[([0-9]{1,6})\]")
+MARKER_PROBLEM = "answer_text: "
+
+
+def marker_problems(answer_text: str) -> list[str]:
+    """Problems with the `$$[N]` markers a reader would otherwise silently misread, in Japanese: a marker
+    written another way, number 0, a number used twice, text before the first marker (it would be lost)."""
+    problems: list[str] = []
+    seen: set[int] = set()
+    started = False
+    for index, line in enumerate(answer_text.splitlines(), start=1):
+        valid = _VALID_MARKER.match(line)
+        if valid is None:
+            if _MARKER_LIKE.match(line):
+                shown = line.strip()[:12]
+                problems.append(
+                    f"{MARKER_PROBLEM}{index}行目の「{shown}」は段落の目印として読めません"
+                    "（半角で $$[1] のように書いてください）。"
+                )
+            elif line.strip() and not started:
+                problems.append(
+                    f"{MARKER_PROBLEM}最初の $$[N] より前に文章があります（{index}行目）。"
+                    "その文章はどの段落にも入らないため、先頭行を $$[1] で始めてください。"
+                )
+                started = True  # said once
+            continue
+        started = True
+        number = int(valid.group(1))
+        if number == 0:
+            problems.append(
+                f"{MARKER_PROBLEM}{index}行目: 段落番号は1から始めてください（$$[0] は使えません）。"
+            )
+        elif number in seen:
+            problems.append(f"{MARKER_PROBLEM}{index}行目: 段落番号 $$[{number}] が2回使われています。")
+        seen.add(number)
+    return problems
+
+
 def check_review_record(data: Any) -> ImportCheck:
     """Validate against the schema, then check the answer has `$$[N]` paragraphs; cited paragraphs missing from
     the answer are warnings (the chat still works, Specified just shows nothing for them).
@@ -124,6 +164,9 @@ def check_review_record(data: Any) -> ImportCheck:
                 "answer_text: 段落の目印 $$[N] が1つもありません（各段落の先頭行を $$[1] のように始めてください）。"
             ]
         )
+    problems = marker_problems(data["answer_text"])
+    if problems:
+        return ImportCheck(errors=problems)
     existing = {n for n, _ in paragraphs}
     warnings = []
     missing = [n for n in cited_paragraph_numbers(data["review_json"]) if n not in existing]

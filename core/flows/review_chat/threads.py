@@ -13,16 +13,17 @@ from sqlalchemy import Engine
 
 from core.chat import ChatItem, ChatStatus, assistant_item, user_item
 from core.clock import Clock, utc_now
-from core.flows.review_chat.notices import Notice, imported
+from core.flows.review_chat.notices import Notice, duplicate_notice, imported
 from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
 from core.people import Person
 from core.store.review import ReviewRepository
+from core.store.review_manage import ManagedReviewRepository
 from core.store.review_models import ChatMessage, ReviewRecord
 
 
-def repository(engine: Engine, person: Person, clock: Clock = utc_now) -> ReviewRepository:
-    """The review repository of `person` on the app's engine."""
-    return ReviewRepository(engine, clock, owner_id=person.id)
+def repository(engine: Engine, person: Person, clock: Clock = utc_now) -> ManagedReviewRepository:
+    """The review repository of `person` on the app's engine (with the management queries of issue #13)."""
+    return ManagedReviewRepository(engine, clock, owner_id=person.id)
 
 
 def sample_review_id(repo: ReviewRepository) -> int:
@@ -86,12 +87,24 @@ class ImportResult:
     review_id: int | None = None
     errors: list[str] = field(default_factory=list)
     notice: Notice | None = None
+    duplicate: bool = False  # the same content was already stored: review_id is that review
 
 
 def import_review(repo: ReviewRepository, raw: bytes) -> ImportResult:
-    """Check an uploaded review file (schemas/review_record.schema.json) and store it when usable."""
+    """Check an uploaded review file (schemas/review_record.schema.json) and store it when usable; the same
+    content imported again (question + answer + review JSON) returns the review already stored."""
     check = read_review_file(raw)
     if check.record is None:
         return ImportResult(errors=check.errors)
-    review_id = repo.add_review(check.record)
+    store = repo if isinstance(repo, ManagedReviewRepository) else repository_of(repo)
+    review_id, created = store.add_own_review(check.record)
+    if not created:
+        existing = store.get_review(review_id)
+        title = existing.title if existing else check.record.title
+        return ImportResult(review_id, [], duplicate_notice(title), duplicate=True)
     return ImportResult(review_id, [], imported(check.record.title, check.warnings))
+
+
+def repository_of(repo: ReviewRepository) -> ManagedReviewRepository:
+    """The same person's repository with the management queries."""
+    return ManagedReviewRepository(repo.engine, repo.clock, owner_id=repo.owner_id)

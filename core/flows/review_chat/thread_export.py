@@ -1,0 +1,148 @@
+"""A consultation exported as Markdown and DOCX (issue #13 item 2): title, question, the answer paragraphs the
+conversation cited (§N with their text), each turn (user / assistant) and the stored summaries.
+
+Nothing here writes to disk: the page offers the text and bytes as downloads. The per-turn context is not
+exported (it is never stored, spec 02 注意点).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+
+import docx
+
+from core.flows.review_chat.paragraphs import (
+    extract_paragraph_numbers_from_user_input,
+    parse_marked_answer_paragraphs,
+)
+from core.store.review import ReviewRepository
+
+USER_LABEL = "質問"
+ASSISTANT_LABEL = "回答"
+# Characters XML 1.0 cannot hold (a DOCX would not open with them): control characters except tab and newline.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+@dataclass
+class ExportTurn:
+    """One rally: the question and the reply as stored (a reply still missing is empty)."""
+
+    turn: int
+    user: str = ""
+    assistant: str = ""
+
+
+@dataclass
+class ThreadExport:
+    """What an export holds, in the order it is written."""
+
+    title: str
+    review_title: str
+    question_text: str
+    cited: list[tuple[int, str]] = field(default_factory=list)
+    turns: list[ExportTurn] = field(default_factory=list)
+    summary: str = ""
+    summary_up_to_turn: int = 0
+
+
+def thread_export(repo: ReviewRepository, thread_id: int) -> ThreadExport | None:
+    """The person's thread gathered for export, or None (not found or another person's)."""
+    thread = repo.get_thread(thread_id)
+    review = repo.get_review(thread["review_id"]) if thread is not None else None
+    if thread is None or review is None:
+        return None
+    turns: dict[int, ExportTurn] = {}
+    for message in repo.load_messages(thread_id):
+        rally = turns.setdefault(message.turn, ExportTurn(message.turn))
+        if message.role == "user":
+            rally.user = message.content
+        else:
+            rally.assistant = message.content
+    mentioned: set[int] = set()
+    for rally in turns.values():
+        mentioned.update(extract_paragraph_numbers_from_user_input(rally.user))
+    paragraphs = dict(parse_marked_answer_paragraphs(review.answer_text))
+    state = thread["state"]
+    return ThreadExport(
+        title=thread["title"] or "（無題）",
+        review_title=review.title,
+        question_text=review.question_text,
+        cited=[(n, paragraphs[n]) for n in sorted(mentioned) if n in paragraphs],
+        turns=[turns[t] for t in sorted(turns)],
+        summary=state.conversation_summary,
+        summary_up_to_turn=state.summary_up_to_turn,
+    )
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}".rstrip() for line in text.splitlines()) or ">"
+
+
+def export_markdown(export: ThreadExport) -> str:
+    """The consultation as Markdown (texts as stored; the replies are Markdown already)."""
+    parts = [
+        f"# {export.title}",
+        "",
+        f"レビュー: {export.review_title}",
+        "",
+        "## 問題文",
+        "",
+        export.question_text,
+    ]
+    parts += ["", "## 会話で参照した答案の段落", ""]
+    if export.cited:
+        for number, text in export.cited:
+            parts += [f"**§{number}**", "", _quote(text), ""]
+    else:
+        parts += ["（§番号で参照した段落はありません）", ""]
+    parts += ["## 会話", ""]
+    for rally in export.turns:
+        parts += [f"### ターン{rally.turn}", "", f"**{USER_LABEL}:**", "", rally.user, ""]
+        parts += [f"**{ASSISTANT_LABEL}:**", "", rally.assistant or "（回答はありません）", ""]
+    if export.summary:
+        parts += [f"## 会話の要約（ターン1～{export.summary_up_to_turn}）", "", export.summary, ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _text(text: str) -> str:
+    return _XML_INVALID.sub("", text)
+
+
+def export_docx(export: ThreadExport) -> bytes:
+    """The consultation as a Word document: the same sections as the Markdown, each message one paragraph
+    (its line breaks kept)."""
+    document = docx.Document()
+    document.add_heading(_text(export.title), level=0)
+    document.add_paragraph(_text(f"レビュー: {export.review_title}"))
+    document.add_heading("問題文", level=1)
+    document.add_paragraph(_text(export.question_text))
+    document.add_heading("会話で参照した答案の段落", level=1)
+    for number, text in export.cited:
+        paragraph = document.add_paragraph()
+        paragraph.add_run(f"§{number}　").bold = True
+        paragraph.add_run(_text(text))
+    if not export.cited:
+        document.add_paragraph("（§番号で参照した段落はありません）")
+    document.add_heading("会話", level=1)
+    for rally in export.turns:
+        document.add_heading(f"ターン{rally.turn}", level=2)
+        for label, text in (
+            (USER_LABEL, rally.user),
+            (ASSISTANT_LABEL, rally.assistant or "（回答はありません）"),
+        ):
+            document.add_paragraph().add_run(f"{label}:").bold = True
+            document.add_paragraph(_text(text))
+    if export.summary:
+        document.add_heading(f"会話の要約（ターン1～{export.summary_up_to_turn}）", level=1)
+        document.add_paragraph(_text(export.summary))
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()
+
+
+def export_file_name(export: ThreadExport, suffix: str) -> str:
+    """A download name from the thread title (characters file systems refuse replaced)."""
+    stem = re.sub(r'[\\/:*?"<>|\s]+', "_", export.title).strip("_")[:40] or "thread"
+    return f"{stem}.{suffix}"
