@@ -1,7 +1,7 @@
 """Archiving on the knowledge side (issue #13 item 3): knowledge base entries and interviews can be archived.
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 Create Date: 2026-11-22
 
 - knowledge_entries: `archived_at` (UTC epoch, NULL = active), `archived_by` (the name) and `archived_by_id`
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0007"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
