@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from core import trace
 from core.attachments import ExtractedDocument
 from core.chat import ChatItem, history, meta, pop_failed_turn
 from core.debuglog import DebugSink, redact_text
@@ -168,6 +169,23 @@ def call_turn(
     """spec 00 LLM呼び出しフロー: `call_llm` for the prepared input on the history before it. Never raises:
     an unexpected exception becomes a failed result (secrets redacted), shown like any failure."""
     extras = meta(prepared.user)
+    with trace.bind(
+        flow=kf.FLOW,
+        conversation_id=prepared.interview_id or "",
+        turn=item_turn_no(prepared.user),
+        user_input=extras.get("text", ""),
+    ):
+        return _call(prepared, client, extras, sink, secrets, system_prompt)
+
+
+def _call(
+    prepared: PreparedTurn,
+    client: LLMClient,
+    extras: dict[str, Any],
+    sink: DebugSink | None,
+    secrets: Iterable[str],
+    system_prompt: str | None,
+) -> dict[str, Any]:
     try:
         return kf.call_llm(
             extras.get("text", ""),
