@@ -127,6 +127,7 @@ def guarded_json(
     temperature: float | None = None,
     wire_schema: dict[str, Any] | None = None,
     clamp: bool = False,
+    call_id: str | None = None,
 ) -> GuardResult[Any]:
     """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
 
@@ -137,11 +138,14 @@ def guarded_json(
     with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
     against `schema` and `validators`. `max_tokens` defaults to the flow's (core.reply_limits); strings
     of the validated data longer than the flow's character cap are cut with a notice (`raw` is whole).
+
+    Every event is stamped with the trace context (core.trace) and the request settings; `call_id`
+    (default: a fresh one) lets a flow name the call before it is made (a step span other calls hang under).
     """
     tags = dict(tags or {})
     limits = limits_for(tags)
     max_tokens = limits.max_tokens if max_tokens is None else max_tokens
-    call_id = uuid.uuid4().hex[:12]
+    call_id = call_id or uuid.uuid4().hex[:12]
     where = trace_fields(tags)  # flow, step and the trace context, fixed for every attempt
     spec = JSONSchemaSpec(name, wire_schema if wire_schema is not None else schema)
     field_names = list(schema.get("properties", {}))
