@@ -65,7 +65,7 @@ class LLMReply:
     # issue #9: the request as it went on the wire (filled by the SDK clients; never credentials)
     request_id: str | None = None  # provider's request id header (x-request-id / request-id)
     base_host: str | None = None  # host[:port] of the base URL
-    sdk: str | None = None  # "openai 1.x.y", "anthropic 0.x.y", "demo", "replay"
+    sdk: str | None = None  # "openai <version>", "anthropic <version>", "demo", "replay"
     strict: bool | None = None  # the json_schema strict flag as sent
     wire_schema: dict[str, Any] | None = None  # the schema as sent (after strict-mode rewriting)
 

@@ -27,6 +27,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_personas
 from core.flows.review_chat import finish_turn, prepare_turn, repository, stream_reply
 from core.flows.review_chat.summary_job import summary_job_key
+from core.llm.base import ProviderError
 from core.llm.demo import DemoClient
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
@@ -250,3 +251,27 @@ def test_a_diagnosis_session_with_urgency_and_spec_checks_under_the_step(engine:
     (note,) = span.notes
     assert trace_of(note) == (BROWSER, "diagnosis", sid, 2, "") and note.step == "diagnosis_step"
     assert {e.user_input for e in events if e.turn == 2} == {"走行中"}
+
+
+def test_a_new_threads_first_reply_is_logged_under_the_thread_once_it_exists(engine: Engine) -> None:
+    repo = repository(engine, ALICE, clock=lambda: 1_795_255_200)
+    review = repo.get_review(repo.add_review(REVIEW))
+    assert review is not None
+    client = ReplayClient([ProviderError("rate_limit", "slow down"), "最初の返答"])
+    events: list[DebugEvent] = []
+    sink = ListSink(events)
+    results = []
+    for index in range(2):  # the failed first turn, then its retry (still no thread before the reply)
+        plan = prepare_turn(repo, review, None, [], "§1 について")
+        stream = stream_reply(client, plan, sink=sink)
+        "".join(stream)
+        assert len(events) == 2 * index  # this turn's events are held until finish_turn
+        results.append(finish_turn(repo, client, plan, stream.result, sink=sink))
+    failed, stored = results
+    assert not failed.ok and failed.thread_id is None and stored.thread_id is not None
+    assert [(e.kind, e.conversation_id, e.turn) for e in events] == [
+        ("error", "", 1),
+        ("result", "", 1),
+        ("call", str(stored.thread_id), 1),
+        ("result", str(stored.thread_id), 1),
+    ]
