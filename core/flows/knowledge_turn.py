@@ -169,35 +169,26 @@ def call_turn(
     """spec 00 LLM呼び出しフロー: `call_llm` for the prepared input on the history before it. Never raises:
     an unexpected exception becomes a failed result (secrets redacted), shown like any failure."""
     extras = meta(prepared.user)
-    with trace.bind(
+    turn = item_turn_no(prepared.user)  # the calls log under the interview and this turn (core.trace)
+    where = trace.bind(
         flow=kf.FLOW,
         conversation_id=prepared.interview_id or "",
-        turn=item_turn_no(prepared.user),
+        turn=turn,
         user_input=extras.get("text", ""),
-    ):
-        return _call(prepared, client, extras, sink, secrets, system_prompt)
-
-
-def _call(
-    prepared: PreparedTurn,
-    client: LLMClient,
-    extras: dict[str, Any],
-    sink: DebugSink | None,
-    secrets: Iterable[str],
-    system_prompt: str | None,
-) -> dict[str, Any]:
+    )
     try:
-        return kf.call_llm(
-            extras.get("text", ""),
-            extras.get("file_texts") or [],
-            system_prompt if system_prompt is not None else load_prompt(kf.SYSTEM_PROMPT_NAME),
-            prepared.history,
-            client,
-            kf.turn_schema(),
-            kf.entry_schema(),
-            sink=sink,
-            current_draft=extras.get("draft"),
-        )
+        with where:
+            return kf.call_llm(
+                extras.get("text", ""),
+                extras.get("file_texts") or [],
+                system_prompt if system_prompt is not None else load_prompt(kf.SYSTEM_PROMPT_NAME),
+                prepared.history,
+                client,
+                kf.turn_schema(),
+                kf.entry_schema(),
+                sink=sink,
+                current_draft=extras.get("draft"),
+            )
     except Exception as exc:  # noqa: BLE001 - the guard returns results: a raise is a bug, shown as an error item
         return {
             "ok": False,
