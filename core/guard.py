@@ -19,7 +19,10 @@ from core.guard_result import (
     GuardResult,
     call_client,
     emit,
+    error_fields,
     reply_fields,
+    request_fields,
+    trace_fields,
     user_message,
 )
 from core.guard_text import GuardedStream, guarded_stream, guarded_text
@@ -124,6 +127,7 @@ def guarded_json(
     temperature: float | None = None,
     wire_schema: dict[str, Any] | None = None,
     clamp: bool = False,
+    call_id: str | None = None,
 ) -> GuardResult[Any]:
     """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
 
@@ -134,12 +138,15 @@ def guarded_json(
     with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
     against `schema` and `validators`. `max_tokens` defaults to the flow's (core.reply_limits); strings
     of the validated data longer than the flow's character cap are cut with a notice (`raw` is whole).
+
+    Every event is stamped with the trace context (core.trace) and the request settings; `call_id`
+    (default: a fresh one) lets a flow name the call before it is made (a step span other calls hang under).
     """
     tags = dict(tags or {})
     limits = limits_for(tags)
     max_tokens = limits.max_tokens if max_tokens is None else max_tokens
-    call_id = uuid.uuid4().hex[:12]
-    flow, step = tags.get("flow", ""), tags.get("step", "")
+    call_id = call_id or uuid.uuid4().hex[:12]
+    where = trace_fields(tags)  # flow, step and the trace context, fixed for every attempt
     spec = JSONSchemaSpec(name, wire_schema if wire_schema is not None else schema)
     field_names = list(schema.get("properties", {}))
     stack, attempts = list(messages), []
@@ -148,8 +155,8 @@ def guarded_json(
         request = LLMRequest(stack, spec, max_tokens=max_tokens, temperature=temperature, tags=tags)
         reply, exc, latency = call_client(client, request)
         base: dict[str, Any] = {
-            "flow": flow,
-            "step": step,
+            **where,
+            **request_fields(request),
             "call_id": call_id,
             "attempt": number,
             "provider": client.provider,
@@ -166,6 +173,7 @@ def guarded_json(
                 errors=[exc.user_message],
                 latency_ms=latency,
                 notes=[f"{exc.kind}: {exc.detail}"[:500]],
+                **error_fields(client, exc),
             )
             attempts.append(attempt)
             emit(
@@ -175,7 +183,7 @@ def guarded_json(
                     ok=False,
                     error_type="provider_error",
                     errors=[exc.user_message, f"{exc.kind} {exc.status or ''}: {exc.detail}"[:1000]],
-                    latency_ms=latency,
+                    **{**attempt.event_fields(), "notes": []},
                     **base,
                 ),
             )
@@ -209,7 +217,7 @@ def guarded_json(
             if capped:
                 attempt.notes.append(f"{limits.max_chars:,} 文字を超える文字列を切り詰め（issue #15）")
             emit(sink, DebugEvent(kind="result", ok=True, parsed=value, **{**base, "messages": []}))
-            return GuardResult(True, value, raw, None, [], attempts)
+            return GuardResult(True, value, raw, None, [], attempts, call_id=call_id)
         if error_type not in REPAIRABLE or number > max_repairs:
             break
         repair = build_repair_instruction(raw, "\n".join(errors), error_type, field_names)
@@ -225,8 +233,9 @@ def guarded_json(
         sink,
         DebugEvent(
             kind="result",
-            flow=flow,
-            step=step,
+            **where,
+            temperature=temperature,
+            max_tokens=max_tokens,
             call_id=call_id,
             attempt=len(attempts),
             provider=client.provider,
@@ -238,4 +247,5 @@ def guarded_json(
             errors=errors,
         ),
     )
-    return GuardResult(False, None, raw, error_type, errors, attempts, user_message(error_type or "", errors))
+    message = user_message(error_type or "", errors)
+    return GuardResult(False, None, raw, error_type, errors, attempts, message, call_id=call_id)

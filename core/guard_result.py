@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from core import trace
 from core.debuglog import DebugEvent, DebugSink
 from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, ProviderError
 from core.llm.replay import ReplayExhausted
@@ -40,6 +41,12 @@ class Attempt:
     response_format: str | None = None  # the structured-output form the client sent
     usage_estimated: bool = False  # usage counted locally: the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
+    # issue #9: what went on the wire (from the reply, or the provider error)
+    request_id: str | None = None
+    base_host: str | None = None
+    sdk: str | None = None
+    strict: bool | None = None
+    wire_schema: dict[str, Any] | None = None
 
     def event_fields(self) -> dict[str, Any]:
         """The fields a DebugEvent of this attempt carries beside errors and raw text."""
@@ -50,17 +57,56 @@ class Attempt:
             "response_format": self.response_format,
             "ttft_ms": self.ttft_ms,
             "latency_ms": self.latency_ms,
+            "request_id": self.request_id,
+            "base_host": self.base_host,
+            "sdk": self.sdk,
+            "strict": self.strict,
+            "wire_schema": self.wire_schema,
         }
 
 
 def reply_fields(reply: LLMReply) -> dict[str, Any]:
-    """What an Attempt keeps of a reply's metadata: usage (and whether estimated), form, ttft."""
+    """What an Attempt keeps of a reply's metadata: usage (cached input included, and whether
+    estimated), the structured-output form, ttft and the wire facts the client recorded."""
     return {
-        "usage": {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens},
+        "usage": {
+            "input_tokens": reply.usage.input_tokens,
+            "output_tokens": reply.usage.output_tokens,
+            "cached_input_tokens": reply.usage.cached_input_tokens,
+        },
         "usage_estimated": reply.usage.estimated,
         "response_format": reply.response_format,
         "ttft_ms": reply.ttft_ms,
+        "request_id": reply.request_id,
+        "base_host": reply.base_host,
+        "sdk": reply.sdk,
+        "strict": reply.strict,
+        "wire_schema": reply.wire_schema,
     }
+
+
+def error_fields(client: LLMClient, exc: ProviderError) -> dict[str, Any]:
+    """What is known of a failed call's wire side: the request id (when the server answered), the
+    client's base host and SDK."""
+    return {
+        "request_id": exc.request_id,
+        "base_host": getattr(client, "base_host", None),
+        "sdk": getattr(client, "sdk", None),
+    }
+
+
+def request_fields(request: LLMRequest) -> dict[str, Any]:
+    """The request settings every event of a call records (temperature, max tokens as sent)."""
+    return {"temperature": request.temperature, "max_tokens": request.max_tokens}
+
+
+def trace_fields(tags: dict[str, str], context: trace.Trace | None = None) -> dict[str, Any]:
+    """Flow, step and the trace context (core.trace) for a call's events: the bound flow wins, the
+    tags' flow fills in when no flow is bound; the step always comes from the tags."""
+    fields = (context or trace.current()).fields()
+    fields["flow"] = fields["flow"] or tags.get("flow", "")
+    fields["step"] = tags.get("step", "")
+    return fields
 
 
 T = TypeVar("T")
@@ -77,6 +123,7 @@ class GuardResult(Generic[T]):
     errors: list[str] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     message: str = ""  # Japanese text for a staff member when not ok
+    call_id: str = ""  # the debug log's id of this call: follow-up calls hang under it (trace.child_of)
 
     @property
     def value(self) -> T:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
@@ -13,7 +14,10 @@ from core.guard_result import (
     GuardResult,
     call_client,
     emit,
+    error_fields,
     reply_fields,
+    request_fields,
+    trace_fields,
     unexpected_error,
     user_message,
 )
@@ -23,10 +27,16 @@ from core.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
 
 
 class GuardedStream:
-    """Iterate for text deltas; `result` is a GuardResult once the stream ends (never raises)."""
+    """Iterate for text deltas; `result` is a GuardResult once the stream ends (never raises).
+
+    The trace context (core.trace) and `call_id` are fixed when the stream is made, so a page that
+    iterates it later still logs the call where the flow made it.
+    """
 
     def __init__(self, client: LLMClient, request: LLMRequest, sink: DebugSink | None):
         self._client, self._request, self._sink = client, request, sink
+        self.call_id = new_call_id()
+        self._where = trace_fields(request.tags)
         self.result: GuardResult[str] | None = None
 
     def __iter__(self) -> Iterator[str]:
@@ -56,12 +66,10 @@ class GuardedStream:
         except (ProviderError, *MALFORMED) as exc:  # issue #15: a failure mid-stream is a result too
             error = exc if isinstance(exc, ProviderError) else unexpected_error(exc)
             self.result = _text_failure(
-                self._client,
-                self._request,
+                _Call(self._client, self._request, self._sink, self.call_id, self._where),
                 "".join(parts),
                 error,
                 (time.perf_counter() - start) * 1000,
-                self._sink,
             )
             return
         if received > cap:
@@ -73,24 +81,36 @@ class GuardedStream:
         reply.text, reply.latency_ms = text, reply.latency_ms or latency
         if reply.ttft_ms is None:
             reply.ttft_ms = ttft  # the client did not time it: the guard's own first-delta time
-        self.result = _text_result(self._client, self._request, reply, self._sink)
+        self.result = _text_result(
+            _Call(self._client, self._request, self._sink, self.call_id, self._where), reply
+        )
 
 
-def _log(
-    client: LLMClient,
-    request: LLMRequest,
-    sink: DebugSink | None,
-    attempt: Attempt,
-    kind: str,
-    errors: list[str],
-) -> None:
+def new_call_id() -> str:
+    """A fresh id for one guarded call (all its events share it)."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One text call: its client, request, sink, id and where it sits (trace_fields)."""
+
+    client: LLMClient
+    request: LLMRequest
+    sink: DebugSink | None
+    call_id: str
+    where: dict[str, Any]
+
+
+def _log(call: _Call, attempt: Attempt, kind: str, errors: list[str]) -> None:
     """The call (or error) event of a text call, then its result event (one model call per text call)."""
+    client, request, sink = call.client, call.request, call.sink
     if sink is None:
         return
     common: dict[str, Any] = {
-        "flow": request.tags.get("flow", ""),
-        "step": request.tags.get("step", ""),
-        "call_id": uuid.uuid4().hex[:12],
+        **call.where,
+        **request_fields(request),
+        "call_id": call.call_id,
         "attempt": 1,
         "provider": client.provider,
         "model": client.model,
@@ -114,14 +134,7 @@ def _log(
     )
 
 
-def _text_failure(
-    client: LLMClient,
-    request: LLMRequest,
-    partial: str,
-    exc: ProviderError,
-    latency: float,
-    sink: DebugSink | None,
-) -> GuardResult[str]:
+def _text_failure(call: _Call, partial: str, exc: ProviderError, latency: float) -> GuardResult[str]:
     attempt = Attempt(
         1,
         "initial",
@@ -131,9 +144,10 @@ def _text_failure(
         errors=[exc.user_message],
         latency_ms=latency,
         notes=[f"{exc.kind}: {exc.detail}"[:500]],
+        **error_fields(call.client, exc),
     )
     detail = f"{exc.kind} {exc.status or ''}: {exc.detail}"[:1000]
-    _log(client, request, sink, attempt, "error", [exc.user_message, detail])
+    _log(call, attempt, "error", [exc.user_message, detail])
     return GuardResult(
         False,
         None,
@@ -142,12 +156,12 @@ def _text_failure(
         [exc.user_message],
         [attempt],
         user_message("provider_error", [exc.user_message]),
+        call_id=call.call_id,
     )
 
 
-def _text_result(
-    client: LLMClient, request: LLMRequest, reply: LLMReply, sink: DebugSink | None
-) -> GuardResult[str]:
+def _text_result(call: _Call, reply: LLMReply) -> GuardResult[str]:
+    request = call.request
     error_type, errors = None, []
     if reply.finish_reason == "refusal":
         error_type, errors = "refusal", [reply.text or "refusal"]
@@ -169,12 +183,13 @@ def _text_result(
         notes=notes,
         **reply_fields(reply),
     )
-    _log(client, request, sink, attempt, "call", errors)
+    _log(call, attempt, "call", errors)
     if error_type:
+        message = user_message(error_type, errors)
         return GuardResult(
-            False, None, reply.text, error_type, errors, [attempt], user_message(error_type, errors)
+            False, None, reply.text, error_type, errors, [attempt], message, call_id=call.call_id
         )
-    return GuardResult(True, kept, reply.text, None, [], [attempt])
+    return GuardResult(True, kept, reply.text, None, [], [attempt], call_id=call.call_id)
 
 
 def _text_request(
@@ -199,12 +214,13 @@ def guarded_text(
     capped at the flow's characters with a notice, `raw` keeps the whole reply.
     """
     request = _text_request(messages, tags, max_tokens, temperature)
+    call = _Call(client, request, sink, new_call_id(), trace_fields(request.tags))
     reply, exc, latency = call_client(client, request)
     if exc is not None:
-        return _text_failure(client, request, "", exc, latency, sink)
+        return _text_failure(call, "", exc, latency)
     assert reply is not None
     reply.latency_ms = reply.latency_ms or latency
-    return _text_result(client, request, reply, sink)
+    return _text_result(call, reply)
 
 
 def guarded_stream(

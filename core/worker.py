@@ -11,6 +11,7 @@ to show, and never touches Streamlit.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -49,6 +50,8 @@ class Job:
     submitted_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None
+    # the submitter's context (core.trace: a summary logs under the reply that caused it)
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
     @property
     def finished(self) -> bool:
@@ -88,7 +91,11 @@ class BackgroundWorker:
 
     # -- submitting and reading ---------------------------------------------------------------
     def submit(self, key: Hashable, kind: str, label: str, run: Callable[[], str | None]) -> Job | None:
-        """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later)."""
+        """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later).
+
+        The job runs in a copy of the caller's context (contextvars), so the trace bound around the
+        submission (core.trace) is the one its model calls are logged under.
+        """
         with self._cond:
             if self._closed or self._queued >= self.max_queued:
                 return None
@@ -166,7 +173,7 @@ class BackgroundWorker:
     def _loop(self) -> None:
         while (job := self._next()) is not None:
             try:
-                summary = job.run()
+                summary = job.context.run(job.run)
                 job.status, job.message = "done", summary or ""
             except JobFailed as exc:
                 job.status, job.message = "failed", exc.message

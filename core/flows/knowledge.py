@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core import guard
+from core import guard, trace
 from core.chat import is_history
 from core.debuglog import DebugEvent, DebugSink
 from core.jsonrepair import parse_json_locally
@@ -271,7 +271,7 @@ def call_llm(
         tags={"flow": FLOW, "step": STEP_TURN},
         wire_schema=wire_turn_schema(turn_schema, entry_schema),
     )
-    extra = {"messages": messages, "attempts": _attempt_summaries(result)}
+    extra = {"messages": messages, "attempts": _attempt_summaries(result), "call_id": result.call_id}
     if not result.ok:
         return {
             "ok": False,
@@ -283,10 +283,12 @@ def call_llm(
         }
     out = {**_ok_result(result.value, result.raw), **extra}
     if len(out["assistant_message"].strip()) < SHORT_ASSISTANT_MESSAGE_CHARS and sink is not None:
+        where = trace.current().fields()  # the note sits with its call in the debug tree
+        where.update(flow=where["flow"] or FLOW, step=STEP_TURN)
         sink.emit(
             DebugEvent(
-                flow=FLOW,
-                step=STEP_TURN,
+                **where,
+                call_id=result.call_id,
                 kind="note",
                 provider=client.provider,
                 model=client.model,

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from core import trace
 from core.attachments import ExtractedDocument
 from core.chat import ChatItem, history, meta, pop_failed_turn
 from core.debuglog import DebugSink, redact_text
@@ -178,19 +179,27 @@ def call_turn(
     """spec 00 LLM呼び出しフロー: `call_llm` for the prepared input on the history before it. Never raises:
     an unexpected exception becomes a failed result (secrets redacted), shown like any failure."""
     extras = meta(prepared.user)
+    turn = item_turn_no(prepared.user)  # the calls log under the interview and this turn (core.trace)
+    where = trace.bind(
+        flow=kf.FLOW,
+        conversation_id=prepared.interview_id or "",
+        turn=turn,
+        user_input=extras.get("text", ""),
+    )
     try:
-        return kf.call_llm(
-            extras.get("text", ""),
-            extras.get("file_texts") or [],
-            system_prompt if system_prompt is not None else load_prompt(kf.SYSTEM_PROMPT_NAME),
-            prepared.history,
-            client,
-            kf.turn_schema(),
-            kf.entry_schema(),
-            sink=sink,
-            current_draft=extras.get("draft"),
-            references=prepared.references,
-        )
+        with where:
+            return kf.call_llm(
+                extras.get("text", ""),
+                extras.get("file_texts") or [],
+                system_prompt if system_prompt is not None else load_prompt(kf.SYSTEM_PROMPT_NAME),
+                prepared.history,
+                client,
+                kf.turn_schema(),
+                kf.entry_schema(),
+                sink=sink,
+                current_draft=extras.get("draft"),
+                references=prepared.references,
+            )
     except Exception as exc:  # noqa: BLE001 - the guard returns results: a raise is a bug, shown as an error item
         return {
             "ok": False,

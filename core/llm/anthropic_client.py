@@ -9,7 +9,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage
+from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage, base_host
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
@@ -65,6 +65,7 @@ class AnthropicClient:
     """
 
     provider = "anthropic"
+    sdk = f"anthropic {anthropic.__version__}"
 
     def __init__(
         self,
@@ -89,6 +90,7 @@ class AnthropicClient:
             )
         except anthropic.AnthropicError as exc:
             raise ProviderError("auth", sanitize(str(exc), api_key)) from None
+        self.base_host = base_host(self._client.base_url)
 
     def _params(self, request: LLMRequest) -> dict[str, Any]:
         system, turns = split_messages(request.messages)
@@ -102,29 +104,47 @@ class AnthropicClient:
             params["extra_body"] = {"temperature": request.temperature}
         return params
 
-    def _reply(self, message: Any, started: float, ttft_ms: float | None = None) -> LLMReply:
+    def _reply(
+        self,
+        message: Any,
+        params: dict[str, Any],
+        started: float,
+        ttft_ms: float | None = None,
+        request_id: str | None = None,
+    ) -> LLMReply:
+        """The LLMReply of a Message, with the wire facts of `params` (the request as sent)."""
         text = "".join(block.text for block in message.content or [] if getattr(block, "type", "") == "text")
         stop = message.stop_reason or "other"
         usage = message.usage
+        schema = params.get("output_config", {}).get("format", {}).get("schema")
         return LLMReply(
             text=text,
             finish_reason=_FINISH.get(stop, stop),
             usage=Usage(
                 input_tokens=(usage.input_tokens or 0) if usage else 0,
                 output_tokens=(usage.output_tokens or 0) if usage else 0,
+                cached_input_tokens=(getattr(usage, "cache_read_input_tokens", 0) or 0) if usage else 0,
             ),
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,
             model=self.model,
             ttft_ms=ttft_ms,
+            request_id=request_id,
+            base_host=self.base_host,
+            sdk=self.sdk,
+            wire_schema=schema,
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:
         """Send one request with `messages.create` and map the Message into an `LLMReply`."""
         started = time.perf_counter()
+        params = self._params(request)
         try:
-            message = self._client.messages.create(**self._params(request))
-            return self._reply(message, started)
+            message = self._client.messages.create(**params)
+            request_id = getattr(message, "_request_id", None)
+            return self._reply(
+                message, params, started, None, request_id if isinstance(request_id, str) else None
+            )
         except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
             raise map_anthropic_error(exc, self._api_key) from None
         except MALFORMED as exc:  # an HTML page or other non-Message body with status 200
@@ -138,12 +158,14 @@ class AnthropicClient:
         `ttft_ms` is the time from the request to the first text delta.
         """
         started = time.perf_counter()
-        manager = self._client.messages.stream(**self._params(request))
+        params = self._params(request)
+        manager = self._client.messages.stream(**params)
         try:
             message_stream = manager.__enter__()
         except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
             raise map_anthropic_error(exc, self._api_key) from None
         content_type = str(message_stream.response.headers.get("content-type", ""))
+        request_id = message_stream.response.headers.get("request-id")
         if "text/event-stream" not in content_type:  # e.g. an HTML page with status 200
             manager.__exit__(None, None, None)
             raise ProviderError(
@@ -159,7 +181,7 @@ class AnthropicClient:
                             ttft = (time.perf_counter() - started) * 1000
                         yield piece
                     final = message_stream.get_final_message()
-                    reply = self._reply(final, started, ttft)
+                    reply = self._reply(final, params, started, ttft, request_id)
                 except (anthropic.AnthropicError, httpx2.HTTPError) as exc:
                     raise map_anthropic_error(exc, self._api_key) from None
                 except MALFORMED as exc:  # malformed SSE: invalid JSON, events out of order

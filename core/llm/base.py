@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 Message = dict[str, str]
 
@@ -64,7 +65,7 @@ class LLMReply:
     # issue #9: the request as it went on the wire (filled by the SDK clients; never credentials)
     request_id: str | None = None  # provider's request id header (x-request-id / request-id)
     base_host: str | None = None  # host[:port] of the base URL
-    sdk: str | None = None  # "openai 1.x.y", "anthropic 0.x.y", "demo", "replay"
+    sdk: str | None = None  # "openai <version>", "anthropic <version>", "demo", "replay"
     strict: bool | None = None  # the json_schema strict flag as sent
     wire_schema: dict[str, Any] | None = None  # the schema as sent (after strict-mode rewriting)
 
@@ -119,15 +120,29 @@ class ProviderError(Exception):
         "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 
-    def __init__(self, kind: str, detail: str = "", status: int | None = None):
+    def __init__(self, kind: str, detail: str = "", status: int | None = None, request_id: str | None = None):
         self.kind = kind
         self.detail = detail
         self.status = status
+        self.request_id = request_id  # the provider's request id, when the server answered (issue #9)
         super().__init__(f"{kind}: {detail}" if detail else kind)
 
     @property
     def user_message(self) -> str:
         return self.MESSAGES.get(self.kind, "LLMの呼び出しに失敗しました。")
+
+
+def base_host(url: object) -> str | None:
+    """host[:port] of a base URL for the debug log: never the scheme's userinfo, path, query or key."""
+    try:
+        parts = urlsplit(str(url))
+        host, port = parts.hostname, parts.port
+    except ValueError:  # an unparsable URL or port: nothing is recorded rather than a guess
+        return None
+    if not host:
+        return None
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port is not None else host
 
 
 def stream_from_reply(reply: LLMReply, chunk_chars: int = 12) -> TextStream:

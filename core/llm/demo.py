@@ -97,6 +97,8 @@ class DemoClient:
     """The offline demo model. Deterministic: the same request always gets the same reply."""
 
     provider = "demo"
+    sdk = "demo"
+    base_host: str | None = None  # no network
 
     def __init__(self, model: str = "katachi-demo", personas: Mapping[str, Persona] | None = None):
         self.model = model
@@ -121,6 +123,8 @@ class DemoClient:
             latency_ms=(time.perf_counter() - start) * 1000,
             provider=self.provider,
             model=self.model,
+            sdk=self.sdk,
+            wire_schema=request.json_schema.schema if request.json_schema is not None else None,
         )
 
     def stream(self, request: LLMRequest) -> TextStream:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
@@ -63,6 +64,8 @@ class FaultyClient:
         self.random = random.Random(seed)
         self.provider = inner.provider
         self.model = inner.model
+        self.sdk: str | None = getattr(inner, "sdk", None)
+        self.base_host: str | None = getattr(inner, "base_host", None)
         self.injected: list[str] = []
 
     def _draw(self, request: LLMRequest) -> str | None:
@@ -87,14 +90,8 @@ class FaultyClient:
         schema = request.json_schema.schema if request.json_schema else None
         text = corrupt(reply.text, kind, schema)
         finish = "length" if kind == "truncated" else reply.finish_reason
-        return LLMReply(
-            text,
-            finish,
-            reply.usage,
-            reply.latency_ms,
-            reply.provider,
-            reply.model,
-            [*reply.notes, f"fault injected: {kind}"],
+        return replace(
+            reply, text=text, finish_reason=finish, notes=[*reply.notes, f"fault injected: {kind}"]
         )
 
     def stream(self, request: LLMRequest) -> TextStream:

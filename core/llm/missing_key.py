@@ -12,6 +12,9 @@ from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 class MissingKeyClient:
     """`LLMClient` whose calls raise ProviderError("missing_key") without touching the network."""
 
+    sdk: str | None = None  # nothing is ever sent
+    base_host: str | None = None
+
     def __init__(self, provider: str, model: str):
         self.provider = provider
         self.model = model

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import httpx2
 import openai
 
-from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
+from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage, base_host
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
@@ -23,6 +24,7 @@ from core.llm.server_profiles import (
     remembered_form,
     response_format_body,
     token_param,
+    wire_facts,
 )
 from core.llm.token_estimate import usage_or_estimate
 
@@ -34,6 +36,12 @@ def map_openai_error(exc: Exception, api_key: str | None = None) -> ProviderErro
 
 def _is_response_format_rejection(exc: openai.APIStatusError) -> bool:
     return is_response_format_rejection(exc.status_code, f"{exc.message} {exc.body}")
+
+
+def _cached_tokens(usage: Any) -> int:
+    """usage.prompt_tokens_details.cached_tokens (0 when the server does not report it)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return int(getattr(details, "cached_tokens", 0) or 0)
 
 
 def _message_text(completion: Any) -> tuple[str, str]:
@@ -61,6 +69,7 @@ class OpenAIClient:
     """
 
     provider = "openai"
+    sdk = f"openai {openai.__version__}"
 
     def __init__(
         self,
@@ -89,6 +98,7 @@ class OpenAIClient:
         except openai.OpenAIError as exc:  # e.g. no key anywhere
             raise ProviderError("auth", sanitize(str(exc), api_key)) from None
         self.server_url = str(self._client.base_url).rstrip("/")  # the key of the remembered form
+        self.base_host = base_host(self._client.base_url)
 
     # -- structured-output form -------------------------------------------------------------
     def _first_form_index(self) -> int:
@@ -122,16 +132,20 @@ class OpenAIClient:
     def _create(self, request: LLMRequest, response_format: dict[str, Any] | None, **extra: Any) -> Any:
         return self._client.chat.completions.create(**self._params(request, response_format), **extra)
 
-    def _call(self, request: LLMRequest, **extra: Any) -> tuple[Any, str | None, list[str]]:
-        """Create a completion: (SDK result, label of the form sent, notes).
+    def _call(self, request: LLMRequest, **extra: Any) -> tuple[Any, LLMReply, list[str]]:
+        """Create a completion: (SDK result, a reply template with the wire facts, notes).
+
+        The template carries provider, model, sdk, base host, the form label, and the strict flag
+        and schema exactly as sent; the caller fills in text, usage and the request id.
 
         A rejected form steps down to the profile's next form, one extra request per step; any
         other error, or a rejection of the last form, raises `ProviderError`.
         """
         spec = request.json_schema
+        wire = LLMReply("", provider=self.provider, model=self.model, sdk=self.sdk, base_host=self.base_host)
         try:
             if spec is None:
-                return self._create(request, None, **extra), None, []
+                return self._create(request, None, **extra), wire, []
             forms = self.profile.forms
             index = self._first_form_index()
             while True:
@@ -149,33 +163,38 @@ class OpenAIClient:
             raise malformed(exc, self._api_key) from None
         remember_form(self.server_url, forms[index])
         notes = [downgrade_note(forms[0], forms[index])] if index > 0 else []
-        return result, label, notes
+        wire.response_format = label
+        wire.strict, wire.wire_schema = wire_facts(body)
+        return result, wire, notes
 
     # -- LLMClient ----------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMReply:
         """Send one request and map the ChatCompletion into an `LLMReply`."""
         started = time.perf_counter()
-        completion, form, notes = self._call(request)
+        completion, wire, notes = self._call(request)
         latency = (time.perf_counter() - started) * 1000
         try:
             text, finish = _message_text(completion)
             usage = self._usage(request, text, completion.usage)
         except MALFORMED as exc:  # an HTML page or other non-completion body with status 200
             raise malformed(exc, self._api_key) from None
-        return LLMReply(
+        request_id = getattr(completion, "_request_id", None)
+        return replace(
+            wire,
             text=text,
             finish_reason=finish,
             usage=usage,
             latency_ms=latency,
-            provider=self.provider,
-            model=self.model,
             notes=notes,
-            response_format=form,
+            request_id=request_id if isinstance(request_id, str) else None,
         )
 
     def _usage(self, request: LLMRequest, text: str, usage: Any) -> Usage:
-        """The server's token counts, or a labelled local estimate when it sent none."""
-        counted = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None
+        """The server's token counts (cached input included), or a labelled local estimate."""
+        counted = None
+        if usage:
+            counted = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+            counted.cached_input_tokens = _cached_tokens(usage)
         return usage_or_estimate(self.model, request.messages, text, counted)
 
     def stream(self, request: LLMRequest) -> TextStream:
@@ -189,8 +208,10 @@ class OpenAIClient:
         raise `ProviderError` from this call; a failure mid-stream raises it from iteration.
         """
         started = time.perf_counter()
-        raw, form, notes = self._call(request, stream=True, stream_options={"include_usage": True})
-        content_type = str(getattr(getattr(raw, "response", None), "headers", {}).get("content-type", ""))
+        raw, wire, notes = self._call(request, stream=True, stream_options={"include_usage": True})
+        headers = getattr(getattr(raw, "response", None), "headers", {})
+        content_type = str(headers.get("content-type", ""))
+        wire.request_id = headers.get("x-request-id")
         if "text/event-stream" not in content_type:  # e.g. an HTML page with status 200
             raw.close()
             raise ProviderError(
@@ -225,15 +246,13 @@ class OpenAIClient:
             except MALFORMED as exc:  # malformed SSE: invalid JSON in an event, a chunk of the wrong shape
                 raise malformed(exc, self._api_key) from None
             text = "".join(parts)
-            stream.reply = LLMReply(
+            stream.reply = replace(
+                wire,
                 text=text,
                 finish_reason="refusal" if refusal else finish,
                 usage=self._usage(request, text, usage),
                 latency_ms=(time.perf_counter() - started) * 1000,
-                provider=self.provider,
-                model=self.model,
                 notes=notes,
-                response_format=form,
                 ttft_ms=ttft,
             )
 

@@ -16,6 +16,8 @@ class ReplayClient:
     """`ReplayClient(["raw 1", "raw 2"])`; items may also be LLMReply objects or ProviderError to raise."""
 
     provider = "replay"
+    sdk = "replay"
+    base_host: str | None = None  # no network
 
     def __init__(self, raw_outputs: Iterable[str | LLMReply | ProviderError], model: str = "replay"):
         self.outputs = list(raw_outputs)
@@ -32,7 +34,8 @@ class ReplayClient:
             raise item
         if isinstance(item, LLMReply):
             return item
-        return LLMReply(text=item, provider=self.provider, model=self.model)
+        schema = request.json_schema.schema if request.json_schema is not None else None
+        return LLMReply(text=item, provider=self.provider, model=self.model, sdk=self.sdk, wire_schema=schema)
 
     def complete(self, request: LLMRequest) -> LLMReply:
         return self._next(request)

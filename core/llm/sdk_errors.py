@@ -53,7 +53,13 @@ def map_sdk_error(sdk: ModuleType, exc: Exception, api_key: str | None = None) -
         kind = "auth"
     else:
         kind = "bad_request"
-    return ProviderError(kind, detail, status if isinstance(status, int) else None)
+    request_id = getattr(exc, "request_id", None)  # APIStatusError: the x-request-id / request-id header
+    return ProviderError(
+        kind,
+        detail,
+        status if isinstance(status, int) else None,
+        request_id if isinstance(request_id, str) else None,
+    )
 
 
 def malformed(exc: BaseException, api_key: str | None = None) -> ProviderError:

@@ -98,6 +98,15 @@ def response_format_body(form: str, spec: JSONSchemaSpec) -> tuple[dict[str, Any
     raise ValueError(f"unknown structured-output form: {form}")
 
 
+def wire_facts(body: dict[str, Any]) -> tuple[bool | None, dict[str, Any] | None]:
+    """(strict flag, JSON Schema) of a `response_format` body exactly as sent (issue #9): the strict
+    copy for json_schema strict, the schema of json_object+schema, (None, None) for bare json_object."""
+    if body.get("type") == "json_schema":
+        inner = body.get("json_schema") or {}
+        return inner.get("strict"), inner.get("schema")
+    return None, body.get("schema")
+
+
 def is_response_format_rejection(status: int | None, text: str) -> bool:
     """Whether an HTTP error rejects the structured-output form itself (so a lower form may work).
 

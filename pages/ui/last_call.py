@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from core import trace
 from core.debuglog import CaptureSink
 from pages.ui import state
 from pages.ui.render import llm_caption, llm_label, raw_excerpt
@@ -45,10 +46,13 @@ def key(flow: str) -> str:
 
 @contextmanager
 def capture(flow: str) -> Iterator[CaptureSink]:
-    """A sink for one turn: forwards to the debug log (when DEBUG is on) and keeps the turn's calls."""
+    """A sink for one turn: forwards to the debug log (when DEBUG is on) and keeps the turn's calls.
+    The turn's model calls carry this browser session's id (core.trace); background jobs submitted in
+    the block keep it."""
     sink = CaptureSink(state.sink(), secrets=state.settings().secrets)
     try:
-        yield sink
+        with trace.bind(session_id=state.browser_session_id()):
+            yield sink
     finally:
         st.session_state[key(flow)] = sink.calls()
 

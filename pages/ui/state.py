@@ -8,6 +8,7 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import streamlit as st
@@ -24,7 +25,8 @@ from pages.ui.nav import FLOW_PAGES
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/nav.py.
 CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
-PERSON_KEY = "app_person"  # the session's Person, set by the shell's sign-in (pages/ui/auth.py)
+PERSON_KEY = "app_person"
+SESSION_ID_KEY = "app_session_id"  # the session's Person, set by the shell's sign-in (pages/ui/auth.py)
 
 
 def read_secrets() -> dict[str, Any]:
@@ -54,6 +56,12 @@ def init_session() -> None:
     ss.setdefault("llm_client", None)
     ss.setdefault("llm_client_key", None)
     ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
+    ss.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12])  # issue #9: trace id of this browser session
+
+
+def browser_session_id() -> str:
+    """The stable id of this browser session (every debug event of its turns carries it, core.trace)."""
+    return str(st.session_state.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12]))
 
 
 def ensure_shell(page_path: str) -> None:

@@ -244,7 +244,8 @@ def test_attempts_and_events_carry_form_estimated_usage_and_ttft():
     assert result.ok
     attempt = result.attempts[0]
     assert attempt.response_format == "json_object+schema" and attempt.usage_estimated
-    assert attempt.usage == {"input_tokens": 30, "output_tokens": 12} and attempt.ttft_ms is None
+    assert attempt.usage == {"input_tokens": 30, "output_tokens": 12, "cached_input_tokens": 0}
+    assert attempt.ttft_ms is None
     call = events[0]
     assert call.kind == "call" and call.response_format == "json_object+schema" and call.usage_estimated
     assert call.notes == reply.notes

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from core import trace
 from core.worker import BackgroundWorker, JobFailed
 
 
@@ -94,3 +95,21 @@ def test_a_closed_worker_refuses_jobs() -> None:
     worker = BackgroundWorker(threads=1)
     worker.close()
     assert worker.submit("k", "x", "late", lambda: "") is None
+
+
+def test_a_job_runs_in_a_copy_of_the_submitters_context(worker: BackgroundWorker) -> None:
+    seen: list[tuple[str, str, int]] = []
+
+    def run() -> str:
+        now = trace.current()
+        seen.append((now.conversation_id, now.parent_id, now.turn))
+        with trace.bind(conversation_id="changed-in-the-job"):
+            pass
+        return ""
+
+    with trace.bind(flow="review", conversation_id="thread-1", turn=5), trace.child_of("call-abc"):
+        worker.submit("k", "summary", "要約", run)
+    worker.submit("k", "summary", "要約", run)  # submitted outside any binding
+    assert worker.wait("k", timeout=5)
+    assert seen == [("thread-1", "call-abc", 5), ("", "", 0)]
+    assert trace.current() == trace.Trace()  # the submitter's context is untouched

@@ -55,6 +55,7 @@ class Scripted:
     delay: float = 0.0
     chunk_chars: int = 4
     send_usage: bool = True  # False: no usage in the reply, nor a usage chunk when a stream asks for one
+    cached_tokens: int = 0  # prompt tokens served from the provider's cache (reported when > 0)
     body: bytes = b""  # kind raw: the exact body sent (with `content_type`)
     content_type: str = "application/json"
     trickle_seconds: float = 0.0  # kind trickle: keep-alive bytes for this long before the reply
@@ -159,6 +160,7 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    request_id: str = ""  # the request id header the server answered with (x-request-id / request-id)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -186,15 +188,16 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         owner = self.server.owner
-        script = owner._next(
-            Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-        )
+        recorded = Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        script = owner._next(recorded)
         if script.make_text is not None:
             script = dataclasses.replace(script, text=script.make_text(body), make_text=None)
         try:
             if script.delay:
                 time.sleep(script.delay)
             wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+            id_header = {("request-id" if wire == "anthropic" else "x-request-id"): recorded.request_id}
+            script = dataclasses.replace(script, headers={**id_header, **script.headers})
             if not self.path.rstrip("/").endswith(("/messages", "/chat/completions")):
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             elif script.kind == "error":
@@ -205,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_trickle(wire, body, script)
             elif isinstance(body, dict) and body.get("stream"):
                 events = _openai_events(body, script) if wire == "openai" else _anthropic_events(body, script)
-                self._send_sse(events)
+                self._send_sse(events, script.headers)
             else:
                 payload = _openai_json(body, script) if wire == "openai" else _anthropic_json(body, script)
                 self._send_json(200, payload, script.headers)
@@ -269,11 +272,13 @@ class _Handler(BaseHTTPRequestHandler):
             payload = {"type": "error", "error": {"type": err_type, "message": script.message}}
         self._send_json(script.status, payload, script.headers)
 
-    def _send_sse(self, events: list[tuple[str | None, Any]]) -> None:
+    def _send_sse(self, events: list[tuple[str | None, Any]], headers: dict[str, str] | None = None) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.end_headers()
         self.close_connection = True
         parts = []
@@ -310,12 +315,19 @@ def _openai_json(body: Any, s: Scripted) -> dict[str, Any]:
         ],
     }
     if s.send_usage:
-        payload["usage"] = {
-            "prompt_tokens": s.input_tokens,
-            "completion_tokens": s.output_tokens,
-            "total_tokens": s.input_tokens + s.output_tokens,
-        }
+        payload["usage"] = _openai_usage(s)
     return payload
+
+
+def _openai_usage(s: Scripted) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "prompt_tokens": s.input_tokens,
+        "completion_tokens": s.output_tokens,
+        "total_tokens": s.input_tokens + s.output_tokens,
+    }
+    if s.cached_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": s.cached_tokens}
+    return usage
 
 
 def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
@@ -334,12 +346,7 @@ def _openai_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, 
     events += [(None, chunk({field_name: piece})) for piece in _pieces(s.text, s.chunk_chars)]
     events.append((None, chunk({}, "stop" if s.kind == "refusal" else s.finish)))
     if s.send_usage and (body.get("stream_options") or {}).get("include_usage"):
-        usage = {
-            "prompt_tokens": s.input_tokens,
-            "completion_tokens": s.output_tokens,
-            "total_tokens": s.input_tokens + s.output_tokens,
-        }
-        events.append((None, {**base, "choices": [], "usage": usage}))
+        events.append((None, {**base, "choices": [], "usage": _openai_usage(s)}))
     events.append((None, "[DONE]"))
     return events
 
@@ -353,13 +360,17 @@ def _anthropic_json(body: Any, s: Scripted) -> dict[str, Any]:
         "content": [{"type": "text", "text": s.text}] if s.text else [],
         "stop_reason": _ANTHROPIC_STOP.get(s.finish, s.finish),
         "stop_sequence": None,
-        "usage": {"input_tokens": s.input_tokens, "output_tokens": s.output_tokens},
+        "usage": {
+            "input_tokens": s.input_tokens,
+            "output_tokens": s.output_tokens,
+            **({"cache_read_input_tokens": s.cached_tokens} if s.cached_tokens else {}),
+        },
     }
 
 
 def _anthropic_events(body: dict[str, Any], s: Scripted) -> list[tuple[str | None, Any]]:
     start = _anthropic_json(body, s)
-    start.update(content=[], stop_reason=None, usage={"input_tokens": s.input_tokens, "output_tokens": 1})
+    start.update(content=[], stop_reason=None, usage={**start["usage"], "output_tokens": 1})
     events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": start})]
     block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
     events.append(("content_block_start", block))
@@ -399,6 +410,7 @@ class WireServer:
         self.requests: list[Recorded] = []
         self._queue: collections.deque[Scripted] = collections.deque()
         self._rejections: dict[str, Scripted] = {}
+        self._served = 0  # requests answered (numbers the request ids)
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -444,6 +456,8 @@ class WireServer:
 
     def _next(self, request: Recorded) -> Scripted:
         with self._lock:
+            self._served += 1
+            request.request_id = f"req_test_{self._served:04d}"
             if self.record:
                 self.requests.append(request)
             rejection = self._rejections.get(response_format_form(request.body) or "")

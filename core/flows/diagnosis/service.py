@@ -9,6 +9,7 @@ loaded from there, so a browser reload or a server restart resumes the interview
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from core.flows.diagnosis.constants import SESSION_TTL_SECONDS
@@ -16,6 +17,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps, SessionArchive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, SessionState
 from core.flows.diagnosis.session_store import SessionStore
 from core.flows.diagnosis.state_machine import process_step
+from core.flows.diagnosis.tracing import request_trace
 
 
 class ChatService:
@@ -81,8 +83,10 @@ def prepare_turn(
 
 
 def call_turn(session: SessionState, request: ChatRequest, deps: DiagnosisDeps) -> ChatResponse:
-    """spec 04 §1 process_step(session, request): every step the request runs, model calls included."""
-    return process_step(session, request, deps)
+    """spec 04 §1 process_step(session, request): every step the request runs, model calls included,
+    logged under the session, the turn and the request's step span (core/flows/diagnosis/tracing.py)."""
+    with request_trace(session, request, deps.sink) as (_span, sink):
+        return process_step(session, request, replace(deps, sink=sink))
 
 
 def finish_turn(service: ChatService, session: SessionState, deps: DiagnosisDeps | None = None) -> None:

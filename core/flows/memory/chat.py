@@ -11,11 +11,13 @@ as the reply is shown (issue #16), or inline when no worker is given. The page d
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
+from core import trace
 from core.continuation import cut_text
 from core.debuglog import DebugSink
 from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
@@ -70,6 +72,19 @@ class PreparedTurn:
     mood: Mood
     now: int
     purged_loops: list[int] = field(default_factory=list)
+    conversation_id: str = ""  # the trace's conversation: the person's companion chat (their id)
+    turn: int = 0  # 1-based rally of the chat on the page (done rallies + 1)
+
+    def trace(self) -> AbstractContextManager[trace.Trace]:
+        """Bind the memory flow, the person's conversation, the turn and its input (core.trace)."""
+        return trace.bind(
+            flow=FLOW, conversation_id=self.conversation_id, turn=self.turn, user_input=self.user_input
+        )
+
+
+def turn_number(history: Sequence[Mapping[str, Any]]) -> int:
+    """The 1-based number of the next rally: the person's messages in `history`, plus one."""
+    return sum(1 for m in history if m.get("role") == "user") + 1
 
 
 def purge_expired_loops(repo: MemoryRepository, collection: Collection | None, now: int) -> list[int]:
@@ -95,7 +110,7 @@ def prepare_turn(
     with repo.connect() as conn:
         mood = load_mood(conn, repo.owner_id, now)
     messages = build_chat_messages(history, user_input, format_pack(result), mood.describe(), now)
-    return PreparedTurn(user_input, messages, result, mood, now, purged)
+    return PreparedTurn(user_input, messages, result, mood, now, purged, repo.owner_id, turn_number(history))
 
 
 class ReplyStream:
@@ -103,6 +118,7 @@ class ReplyStream:
 
     def __init__(self, stream: GuardedStream):
         self._stream = stream
+        self.call_id = stream.call_id  # the reply call: the turn's background calls hang under it
         self.splitter = TrailerSplitter()
         self.trailer_text: str | None = None
         self.result: GuardResult[str] | None = None
@@ -123,10 +139,12 @@ class ReplyStream:
 
 
 def stream_reply(client: LLMClient, prepared: PreparedTurn, sink: DebugSink | None = None) -> ReplyStream:
-    """The streamed chat reply through guarded_text (tags flow=memory, step=chat)."""
-    stream = guarded_stream(
-        client, prepared.messages, sink=sink, tags={"flow": FLOW, "step": "chat"}, max_tokens=1200
-    )
+    """The streamed chat reply through guarded_text (tags flow=memory, step=chat), logged under the
+    person's conversation and the turn (core.trace)."""
+    with prepared.trace():
+        stream = guarded_stream(
+            client, prepared.messages, sink=sink, tags={"flow": FLOW, "step": "chat"}, max_tokens=1200
+        )
     return ReplyStream(stream)
 
 
@@ -191,6 +209,24 @@ def finish_turn(
     outcome = TurnOutcome(True, text, episode_id, trace_id, trailer, errors, reflection, source)
     outcome.raw, outcome.truncated = result.raw, cut
     job_sink = sink if job_sink is None else job_sink
+    # reflection, extraction and summaries hang under the reply (the worker keeps this context)
+    with prepared.trace(), trace.child_of(reply.call_id):
+        return _follow_up(repo, collection, client, outcome, worker, job_sink, extraction, now)
+
+
+def _follow_up(
+    repo: MemoryRepository,
+    collection: Collection | None,
+    client: LLMClient,
+    outcome: TurnOutcome,
+    worker: BackgroundWorker | None,
+    job_sink: DebugSink | None,
+    extraction: str,
+    now: int,
+) -> TurnOutcome:
+    """The job after a saved reply: queued on `worker` (QUEUED / DEFERRED), else run inline."""
+    episode_id = outcome.episode_id
+    assert episode_id is not None
     if worker is not None:
         run = memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
         job = submit_memory_job(worker, run, repo.owner_id)

@@ -14,6 +14,7 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
+from core import trace
 from core.chat import ChatItem, history, meta
 from core.continuation import CONTINUE_LABEL, continuation_messages, cut_text, join_continuation
 from core.debuglog import DebugSink
@@ -33,6 +34,9 @@ class MemoryContinuation:
     partial: str
     messages: list[Message]
     now: int
+    conversation_id: str = ""  # the trace of the cut turn (core.trace)
+    turn: int = 0
+    user_input: str = ""
 
 
 def _cut_reply(items: Sequence[Mapping[str, Any]]) -> int | None:
@@ -57,18 +61,29 @@ def prepare_continuation(
         return None
     prepared = prepare_turn(repo, collection, history(items[: index - 1]), items[index - 1]["content"], now)
     partial = items[index]["content"]
+    messages = continuation_messages(prepared.messages, partial)
     return MemoryContinuation(
-        index, episode_id, partial, continuation_messages(prepared.messages, partial), prepared.now
+        index,
+        episode_id,
+        partial,
+        messages,
+        prepared.now,
+        prepared.conversation_id,
+        prepared.turn,
+        prepared.user_input,
     )
 
 
 def stream_continuation(
     client: LLMClient, cont: MemoryContinuation, sink: DebugSink | None = None
 ) -> ReplyStream:
-    """The continuation, streamed with the trailer withheld (tags step=continue)."""
-    stream = guarded_stream(
-        client, cont.messages, sink=sink, tags={"flow": FLOW, "step": "continue"}, max_tokens=1200
-    )
+    """The continuation, streamed with the trailer withheld (tags step=continue), logged under the cut turn."""
+    with trace.bind(
+        flow=FLOW, conversation_id=cont.conversation_id, turn=cont.turn, user_input=cont.user_input
+    ):
+        stream = guarded_stream(
+            client, cont.messages, sink=sink, tags={"flow": FLOW, "step": "continue"}, max_tokens=1200
+        )
     return ReplyStream(stream)
 
 

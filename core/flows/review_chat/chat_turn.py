@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from core import trace
 from core.chat import ChatItem, assistant_item, error_item, user_item
 from core.continuation import cut_text
 from core.debuglog import DebugSink
@@ -34,6 +35,7 @@ from core.flows.review_chat.summary_job import (
     submit_summary_job,
     wait_for_summary,
 )
+from core.flows.review_chat.tracing import turn_trace
 from core.flows.review_chat.turn import (
     TurnPlan,
     prepare_review_turn,
@@ -106,6 +108,7 @@ def prepare_turn(
 
 def failed_turn(plan: TurnPlan, reply: GuardResult[str]) -> TurnResult:
     """A reply that failed: the question is kept (marked), the guard's message shown; nothing is stored."""
+    plan.release(None)
     items = [
         user_item(plan.user_input, turn=plan.turn, status="error"),
         error_item(reply.message, error_type=reply.error_type, raw=reply.raw, turn=plan.turn),
@@ -159,11 +162,30 @@ def finish_turn(
         if result.thread_id is None:
             assert plan.review_id is not None, "plan the turn with prepare_turn"
             result.thread_id = repo.create_thread(plan.review_id)
+        plan.release(result.thread_id)
         repo.save_turn(result.thread_id, plan.turn, plan.user_input, text, plan.state_after, info)
     except (SQLAlchemyError, KeyError):  # KeyError: the thread or review is not this person's
+        plan.release(None)
         result.notices.append(("error", STORE_FAILED))
         return result
     result.stored = True
+    # the summary (inline or on the worker, which keeps this context) hangs under this turn's reply
+    with turn_trace(result.thread_id, plan.turn, plan.user_input), trace.child_of(reply.call_id):
+        return _summarize(repo, client, plan, result, sink=sink, worker=worker, job_sink=job_sink)
+
+
+def _summarize(
+    repo: ReviewRepository,
+    client: LLMClient,
+    plan: TurnPlan,
+    result: TurnResult,
+    *,
+    sink: DebugSink | None,
+    worker: BackgroundWorker | None,
+    job_sink: DebugSink | None,
+) -> TurnResult:
+    """The due summary of a stored turn: queued on `worker`, else made inline (notices on the result)."""
+    assert result.thread_id is not None
     if worker is not None:
         if plan.summary_due is not None:
             job_sink = sink if job_sink is None else job_sink

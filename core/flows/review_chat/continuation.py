@@ -14,6 +14,7 @@ from core.chat import ChatItem, history
 from core.continuation import continuation_messages, cut_text, join_continuation
 from core.debuglog import DebugSink
 from core.flows.review_chat.constants import FLOW
+from core.flows.review_chat.tracing import turn_trace
 from core.flows.review_chat.turn import TurnPlan, prepare_review_turn
 from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
@@ -59,15 +60,17 @@ def prepare_continuation(
 def stream_continuation(
     client: LLMClient, cont: Continuation, *, sink: DebugSink | None = None
 ) -> GuardedStream:
-    """The continuation call, streamed (tags step=continue)."""
-    return guarded_stream(client, cont.messages, sink=sink, tags={"flow": FLOW, "step": STEP_CONTINUE})
+    """The continuation call, streamed (tags step=continue), logged under the thread and the cut turn."""
+    with turn_trace(cont.thread_id, cont.plan.turn, cont.plan.user_input):
+        return guarded_stream(client, cont.messages, sink=sink, tags={"flow": FLOW, "step": STEP_CONTINUE})
 
 
 def request_continuation(
     client: LLMClient, cont: Continuation, *, sink: DebugSink | None = None
 ) -> GuardResult[str]:
     """The continuation call in one piece (tests, scripts)."""
-    return guarded_text(client, cont.messages, sink=sink, tags={"flow": FLOW, "step": STEP_CONTINUE})
+    with turn_trace(cont.thread_id, cont.plan.turn, cont.plan.user_input):
+        return guarded_text(client, cont.messages, sink=sink, tags={"flow": FLOW, "step": STEP_CONTINUE})
 
 
 def finish_continuation(

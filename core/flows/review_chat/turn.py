@@ -13,6 +13,7 @@ from core.flows.review_chat.messages import build_review_chat_messages, plain_hi
 from core.flows.review_chat.models import ReviewRecord, ThreadState
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
 from core.flows.review_chat.summary import SummaryOutcome, due_summary_segment, maybe_summarize
+from core.flows.review_chat.tracing import FirstTurnSink, turn_trace
 from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 
@@ -30,6 +31,20 @@ class TurnPlan:
     summary_up_to_turn: int
     review_id: int | None = None  # set by chat_turn.prepare_turn: where the turn is stored
     thread_id: int | None = None  # None: a new thread, created when the first reply arrives
+    held: FirstTurnSink | None = None  # a new thread's reply events, until its id is known (tracing.py)
+
+    def hold(self, sink: DebugSink | None) -> DebugSink | None:
+        """The sink for the reply call: a stored thread's sink as is; for a turn that creates its thread
+        (planned by chat_turn.prepare_turn), one holding the events until `release`."""
+        if sink is None or self.thread_id is not None or self.review_id is None:
+            return sink
+        self.held = FirstTurnSink(sink)
+        return self.held
+
+    def release(self, thread_id: int | None) -> None:
+        """Forward the held reply events, stamped with the new thread's id (None: the turn failed)."""
+        if self.held is not None:
+            self.held.release(thread_id)
 
     @property
     def state_after(self) -> ThreadState:
@@ -93,13 +108,20 @@ def prepare_review_turn(
 def request_review_reply(
     client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None
 ) -> GuardResult[str]:
-    """The reply call: free text through the guard."""
-    return guarded_text(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY})
+    """The reply call: free text through the guard (logged under the thread and turn, core.trace)."""
+    with turn_trace(plan.thread_id, plan.turn, plan.user_input):
+        return guarded_text(
+            client, plan.messages, sink=plan.hold(sink), tags={"flow": FLOW, "step": STEP_REPLY}
+        )
 
 
 def stream_review_reply(client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None) -> GuardedStream:
-    """The reply call, streamed: iterate for text deltas, then read `.result`."""
-    return guarded_stream(client, plan.messages, sink=sink, tags={"flow": FLOW, "step": STEP_REPLY})
+    """The reply call, streamed: iterate for text deltas, then read `.result` (logged under the thread and
+    turn, core.trace)."""
+    with turn_trace(plan.thread_id, plan.turn, plan.user_input):
+        return guarded_stream(
+            client, plan.messages, sink=plan.hold(sink), tags={"flow": FLOW, "step": STEP_REPLY}
+        )
 
 
 def finish_review_turn(

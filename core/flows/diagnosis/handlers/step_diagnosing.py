@@ -49,6 +49,7 @@ from core.flows.diagnosis.responses import (
 from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_state
 from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency, spec_prompt
 from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summary_due, summary_result
+from core.flows.diagnosis.tracing import main_call
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
 from core.guard import GuardResult, guarded_json
 from core.schemas import load_schema
@@ -72,16 +73,18 @@ def _llm_call(
 ) -> GuardResult[Any]:
     """spec 04 §4 D.7-8: build DIAGNOSTIC_PROMPT and call the model through the guard."""
     additional = _build_additional_instructions(session, **instructions)
-    return guarded_json(
-        deps.client,
-        build_diagnostic_messages(session, rag_context, additional),
-        load_schema("diagnostic_response"),
-        name="diagnostic_response",
-        validators=(validate_diagnostic,),
-        sink=deps.sink,
-        tags={"flow": FLOW_TAG, "step": "diagnosing"},
-        temperature=DIAGNOSTIC_TEMPERATURE,
-    )
+    with main_call() as call_id:  # the first one is the step span's call (core/flows/diagnosis/tracing.py)
+        return guarded_json(
+            deps.client,
+            build_diagnostic_messages(session, rag_context, additional),
+            load_schema("diagnostic_response"),
+            name="diagnostic_response",
+            validators=(validate_diagnostic,),
+            sink=deps.sink,
+            tags={"flow": FLOW_TAG, "step": "diagnosing"},
+            temperature=DIAGNOSTIC_TEMPERATURE,
+            call_id=call_id,
+        )
 
 
 def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[dict[str, Any]]]:

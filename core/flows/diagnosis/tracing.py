@@ -1,0 +1,103 @@
+"""Trace ids of the diagnosis flow (issue #9): conversation = diagnosis session id, turn = the request.
+
+Every request of the page is one turn (1-based: the person's entries in the session's history before it,
+plus one). The request's step span has an id fixed before any call: the interview's main call
+("diagnosing") is made with that id as its call_id, and every other call of the request (summary,
+rag_answer, urgency_check, spec_check, the diagnosing retries) hangs under it, also when it runs before the
+main call or on the worker. A request that made calls but no main call (e.g. the urgency check after the
+last interview turn) ends with one "note" event carrying the span id (step `diagnosis_step`), so its calls
+still have their step as parent in the debug tree.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from core import trace
+from core.debuglog import DebugEvent, DebugSink
+from core.flows.diagnosis.constants import FLOW_TAG
+from core.flows.diagnosis.models import ChatRequest, SessionState
+
+SPAN_STEP = "diagnosis_step"
+
+
+def turn_number(session: SessionState) -> int:
+    """The 1-based turn of the next request: the person's entries in the history, plus one."""
+    return sum(1 for item in session.conversation_history if item.get("role") == "user") + 1
+
+
+def request_input(request: ChatRequest) -> str:
+    """What the person sent: the typed text, else the button's value (a rewind: 「ターンNに戻る」)."""
+    if request.rewind_to_turn is not None:
+        return f"ターン{request.rewind_to_turn}に戻る"
+    return (request.message or "").strip() or (request.action_value or "")
+
+
+@dataclass
+class StepSpan:
+    """The step span of one request; `main_called` once the main call used its id; `calls` counts the
+    model-call events that hung under it."""
+
+    id: str
+    main_called: bool = False
+    calls: int = 0
+
+
+_span: ContextVar[StepSpan | None] = ContextVar("katachi_diagnosis_span", default=None)
+
+
+class _SpanSink:
+    """Forwards to the page's sink, counting the call events of the span (whether a note is needed)."""
+
+    def __init__(self, inner: DebugSink, span: StepSpan):
+        self.inner, self.span = inner, span
+
+    def emit(self, event: DebugEvent) -> None:
+        if event.kind in ("call", "error") and event.parent_id == self.span.id:
+            self.span.calls += 1
+        self.inner.emit(event)
+
+
+@contextmanager
+def request_trace(
+    session: SessionState, request: ChatRequest, sink: DebugSink | None
+) -> Iterator[tuple[StepSpan, DebugSink | None]]:
+    """Bind the flow, session, turn and input, with the step span as parent; yields the span and the sink
+    to use for the request. On exit, a note carries the span when calls hung under it but no main call."""
+    span = StepSpan(uuid.uuid4().hex[:12])
+    wrapped = _SpanSink(sink, span) if sink is not None else None
+    token = _span.set(span)
+    with (
+        trace.bind(
+            flow=FLOW_TAG,
+            conversation_id=session.session_id,
+            turn=turn_number(session),
+            user_input=request_input(request),
+        ) as bound,
+        trace.child_of(span.id),
+    ):
+        try:
+            yield span, wrapped
+        finally:
+            _span.reset(token)
+    if sink is not None and span.calls and not span.main_called:
+        where = {**bound.fields(), "parent_id": ""}
+        note = f"この要求では問診の呼び出し（diagnosing）はなく、{span.calls} 件の呼び出しがこの手順の下にあります。"
+        sink.emit(DebugEvent(**where, step=SPAN_STEP, kind="note", call_id=span.id, notes=[note]))
+
+
+@contextmanager
+def main_call() -> Iterator[str | None]:
+    """Around the interview's main call: yields the span id to use as its call_id (None when the span's
+    id is already used: a retry hangs under it instead) and lifts the call to the top of its turn."""
+    span = _span.get()
+    if span is None or span.main_called:
+        yield None
+        return
+    span.main_called = True
+    with trace.child_of(""):
+        yield span.id
