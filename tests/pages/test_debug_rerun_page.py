@@ -47,18 +47,24 @@ def test_rerun_sends_the_edited_request_to_two_targets_and_shows_both(tmp_path) 
     at.run()
     logged = len(at.session_state["debug_logs"])
     second = next(i for i, e in enumerate(events) if e.kind == "call" and e.attempt == 2)
-    at.selectbox(key="debug_selected").set_value(second).run()  # the repair attempt: the original stack is re-sent
+    at.selectbox(key="debug_selected").set_value(
+        second
+    ).run()  # the repair attempt: the original stack is re-sent
     assert at.text_area(key="debug_rerun_system").value == "あなたは整備士です。"
     assert at.text_area(key="debug_rerun_user").value == "ブレーキが鳴ります"
     at.text_area(key="debug_rerun_user").set_value("ハンドルが重い").run()
     at.text_input(key="debug_rerun_models").set_value("katachi-demo-2").run()
     targets = at.multiselect(key="debug_rerun_targets")
-    assert targets.options == ["現在のクライアント（デモモデル / katachi-demo）", "デモモデル / katachi-demo-2"]
+    assert targets.options == [
+        "現在のクライアント（デモモデル / katachi-demo）",
+        "デモモデル / katachi-demo-2",
+    ]
     targets.set_value([Target("demo", "katachi-demo", current=True), Target("demo", "katachi-demo-2")])
     at.button(key="debug_rerun_go").click().run()
     assert not at.exception
     assert current.requests[0].messages == [STACK[0], {"role": "user", "content": "ハンドルが重い"}]
     call_id, results = at.session_state["debug_rerun_results"]
+    assert call_id == events[second].call_id
     assert [(label, o.model, o.valid, o.repairs) for label, o in results] == [
         ("現在のクライアント（デモモデル / katachi-demo）", "recorded", True, 0),
         ("デモモデル / katachi-demo-2", "katachi-demo-2", True, 0),  # the demo persona judges urgency too
@@ -69,7 +75,7 @@ def test_rerun_sends_the_edited_request_to_two_targets_and_shows_both(tmp_path) 
     ]
     assert VALID in [c.value for c in at.code]  # raw output as code, never HTML
     assert [s.value for s in at.success] == ["有効（検証を通過）"] * 2
-    assert results[1][1].raw in [c.value for c in at.code] and results[1][1].raw.startswith("{\"level\": ")
+    assert results[1][1].raw in [c.value for c in at.code] and results[1][1].raw.startswith('{"level": ')
     assert len(at.session_state["debug_logs"]) == logged  # a re-run is not logged
 
 
