@@ -16,6 +16,7 @@ from typing import Any
 
 from core.debug_cost import call_cost
 from core.debuglog import CaptureSink, DebugEvent
+from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
 from core.guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
@@ -101,7 +102,9 @@ def rerun_request(event: DebugEvent, events: Sequence[DebugEvent] = ()) -> Rerun
     return RerunRequest(
         messages=messages,
         schema_name=first.schema_name,
-        wire_schema=first.wire_schema,
+        wire_schema=first.wire_schema
+        if first.wire_schema is not None
+        else known_wire_schema(first.schema_name),
         temperature=first.temperature,
         max_tokens=first.max_tokens,
         tags={k: v for k, v in (("flow", first.flow), ("step", first.step)) if v},
@@ -130,8 +133,19 @@ def edit(request: RerunRequest, *, system: str | None = None, last_user: str | N
     return replace(request, messages=messages, tags=dict(request.tags))
 
 
+def known_wire_schema(name: str | None) -> dict[str, Any] | None:
+    """The schema a flow sends under this json_schema name (for events recorded without their wire schema):
+    the knowledge turn with its entry schema inlined, else the bundled schema of that name."""
+    if name == TURN_JSON_NAME:
+        return wire_turn_schema(turn_schema(), entry_schema())
+    return load_schema(name) if name and name in schema_names() else None
+
+
 def validation_schema(request: RerunRequest) -> dict[str, Any]:
-    """The schema replies are checked against: the bundled schema of that name, else the recorded wire schema."""
+    """The schema replies are checked against: the flow's schema of that name, else the recorded wire schema.
+    Flow-specific validators beyond the schema (e.g. the knowledge entry checks) are not run."""
+    if request.schema_name == TURN_JSON_NAME:
+        return turn_schema()
     if request.schema_name and request.schema_name in schema_names():
         return load_schema(request.schema_name)
     return request.wire_schema or {}

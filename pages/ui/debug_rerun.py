@@ -34,7 +34,7 @@ def _outcome_column(label: str, outcome: RerunOutcome) -> None:
         st.success("有効（検証を通過）", icon=":material/check_circle:")
     else:
         st.error(f"無効: {llm_label(outcome.error or outcome.error_type or '-')}", icon=":material/error:")
-    cost = "-" if outcome.cost is None else f"${outcome.cost:.4f}"
+    cost = "不明（料金表なし）" if outcome.cost is None else f"${outcome.cost:.4f}"
     st.markdown(
         f"修復 **{outcome.repairs}** 回 ・ レイテンシ **{outcome.latency_ms:,.0f} ms**  \n"
         f"トークン 入力 **{outcome.input_tokens:,}** / 出力 **{outcome.output_tokens:,}** ・ コスト {cost}"

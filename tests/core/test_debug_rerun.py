@@ -18,8 +18,10 @@ from core.debug_rerun import (
     rerun_request,
     target_settings,
     targets,
+    validation_schema,
 )
 from core.debuglog import CaptureSink, DebugEvent
+from core.flows import knowledge as kf
 from core.guard import guarded_json, guarded_text
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient
@@ -204,3 +206,15 @@ def test_targets_list_the_current_client_configured_providers_and_typed_models()
     assert (
         Target("openai", "gpt-a", current=True).label == "現在のクライアント（OpenAI・互換サーバー / gpt-a）"
     )
+
+
+def test_an_event_without_its_wire_schema_gets_the_flows_schema_of_that_name() -> None:
+    event = DebugEvent("knowledge", "interview_turn", "call", call_id="c1", attempt=1, messages=STACK)
+    event.schema_name = kf.TURN_JSON_NAME
+    request = rerun_request(event)
+    assert request.wire_schema == kf.wire_turn_schema(kf.turn_schema(), kf.entry_schema())
+    assert validation_schema(request) is kf.turn_schema()
+    event.schema_name = "urgency"
+    assert rerun_request(event).wire_schema is load_schema("urgency")
+    event.schema_name = "unknown_name"
+    assert rerun_request(event).wire_schema is None
