@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core import trace
-from core.chat import ChatItem, history, user_item
+from core.chat import ChatItem, assistant_item, history, user_item
 from core.debug_replay import RecordedConversation, conversations, replay
 from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import knowledge_demo as kd
@@ -17,6 +17,8 @@ from core.flows import review_chat
 from core.flows.knowledge_stores import knowledge_stores
 from core.flows.knowledge_turn import TurnInput
 from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.memory.chat import run_turn as memory_turn
+from core.flows.memory.stores import memory_repository
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
@@ -146,3 +148,23 @@ def test_altered_replies_report_exactly_those_changes(exported) -> None:
 def test_a_flow_that_cannot_be_replayed_is_a_key_error(exported) -> None:
     with pytest.raises(KeyError):
         replay("diagnosis", exported[0].turns, demo_client())
+
+
+def test_a_memory_conversation_replays_with_no_changes(tmp_path) -> None:
+    events: list[DebugEvent] = []
+    engine = open_store(tmp_path / "memory")
+    repo, items = memory_repository(engine, LOCAL_PERSON), []
+    inputs = ["最近ジョギングを始めました", "昨日は5キロ走れました"]
+    for turn, text in enumerate(inputs, 1):
+        with trace.bind(flow="memory", conversation_id="memory-1", turn=turn, user_input=text):
+            _, outcome = memory_turn(
+                repo, None, demo_client(), [dict(i) for i in history(items)], text, sink=TraceSink(events)
+            )
+        items += [user_item(text, status="done"), assistant_item(outcome.reply_text)]
+    engine.dispose()
+    (conversation,) = conversations(events_from_jsonl(events_to_jsonl(events)))
+    report = replay("memory", conversation.turns, demo_client())
+    assert [r.before.key for r in report.rows] == [r.after.key for r in report.rows]
+    assert report.changed == 0
+    assert [r.after.key for r in report.rows] == ["neutral", "neutral"]  # the demo persona's trailer
+    assert report.summary == "2ターン: 有効 2、修復 0、感情の変化 0、記録との違い 0ターン"
