@@ -97,6 +97,6 @@ def render(events: Sequence[DebugEvent]) -> None:
             bar.progress(1.0, text="完了")
             status.update(label=f"リプレイ完了: {report.summary}", state="complete")
         st.session_state[RESULT_KEY] = report
-    report = st.session_state.get(RESULT_KEY)
-    if isinstance(report, ReplayReport):
-        _show(report)
+    shown = st.session_state.get(RESULT_KEY)
+    if isinstance(shown, ReplayReport):
+        _show(shown)
