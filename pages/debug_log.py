@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.debug_report import attempts_per_flow, call_detail, calls_frame, filter_calls, latency_per_flow
 from core.debuglog import events_from_jsonl, events_to_csv, events_to_jsonl
-from pages.ui import state
+from pages.ui import debug_replay, debug_rerun, state
 from pages.ui.render import llm_label, raw_excerpt
 
 DEBUG_CHARS = 200_000  # of one message or raw output on screen; the JSONL export has everything
@@ -172,3 +172,12 @@ e2.download_button(
 if not imported and e3.button("ログを消去", icon=":material/delete:", key="debug_clear"):
     events.clear()
     st.rerun()
+
+# --- issue #9 items 7 and 8 (helper D): re-run / compare and replay. The coordinator moves these two calls
+# --- into the new debug-page layout when merging; tests find the widgets by their keys (debug_rerun_*,
+# --- debug_replay_*), not by position.
+if chosen is not None:
+    st.subheader("再実行と比較（プレイグラウンド）")
+    debug_rerun.render(call_detail(events, chosen)["event"], events)
+st.subheader("会話のリプレイ")
+debug_replay.render(events)

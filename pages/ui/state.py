@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.debug_rerun import Target, target_settings
 from core.debuglog import ListSink
 from core.flows.registry import demo_personas
 from core.llm.base import LLMClient
@@ -111,6 +112,14 @@ def client() -> LLMClient:
         ss["llm_client"] = build_client(s, fault_rate=fault_rate, personas=demo_personas())
         ss["llm_client_key"] = key
     return ss["llm_client"]
+
+
+def client_for(target: Target) -> LLMClient:
+    """A client for a re-run / replay target (issue #9): the session's own client for the current one, else
+    a fresh client of that configured provider and model (same keys and base URLs, no fault injection)."""
+    if target.current:
+        return client()
+    return build_client(target_settings(settings(), target), personas=demo_personas())
 
 
 def sink() -> ListSink | None:

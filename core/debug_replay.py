@@ -1,0 +1,219 @@
+"""Replay an exported conversation through its flow (issue #9 item 8): the regression check before a switch.
+
+`conversations(events)` lists the conversations of a debug log (or a JSONL export read back) with the
+person's input of every turn; `replay(flow, turns, client)` sends those inputs again through the REAL flow
+code on a fresh temporary store (core.debug_replay_flows) and compares each turn with the recording:
+validity, the flow's key field (knowledge: phase; memory: the persona's affect; review chat: text only),
+repairs, latency, tokens. A turn "changed" when validity, the key field or the repairs differ.
+Pure data, no Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from core import trace
+from core.debug_cost import call_cost
+from core.debug_replay_flows import KEY_LABELS, PRIMARY_STEPS, key_value, open_runner
+from core.debug_tree import build_tree
+from core.debuglog import CaptureSink, DebugEvent
+from core.llm.base import LLMClient
+
+
+@dataclass
+class RecordedTurn:
+    """One recorded turn: its number, what the person typed or chose, and the events of its calls."""
+
+    turn: int
+    user_input: str
+    events: list[DebugEvent] = field(default_factory=list)
+
+
+@dataclass
+class RecordedConversation:
+    """One conversation of the log that can be replayed (it has numbered turns with their inputs)."""
+
+    flow: str
+    conversation_id: str
+    turns: list[RecordedTurn] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.flow} / {self.conversation_id}（{len(self.turns)} ターン）"
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What a turn's main calls came to: validity, the flow's key field, repairs, latency, tokens, cost."""
+
+    valid: bool
+    key: str = ""
+    repairs: int = 0
+    latency_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    length: int = 0  # characters of the (last) reply
+    cost: float | None = None
+
+
+@dataclass
+class TurnRow:
+    """One turn of a replay: the recording (`before`) against the replay (`after`)."""
+
+    turn: int
+    user_input: str
+    before: TurnFacts
+    after: TurnFacts
+
+    @property
+    def changes(self) -> list[str]:
+        """Names of the compared fields that differ (validity, key field, repairs)."""
+        out = []
+        if self.before.valid != self.after.valid:
+            out.append("valid")
+        if self.before.key != self.after.key:
+            out.append("key")
+        if self.before.repairs != self.after.repairs:
+            out.append("repairs")
+        return out
+
+
+@dataclass
+class ReplayReport:
+    """The per-turn table of a replay and its summary line."""
+
+    flow: str
+    provider: str
+    model: str
+    rows: list[TurnRow] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return sum(1 for row in self.rows if row.changes)
+
+    @property
+    def summary(self) -> str:
+        """e.g. 「3ターン: 有効 3、修復 0、フェーズの変化 2、記録との違い 0ターン」 (of the replay)."""
+        rows = self.rows
+        parts = [
+            f"{len(rows)}ターン: 有効 {sum(r.after.valid for r in rows)}",
+            f"修復 {sum(r.after.repairs for r in rows)}",
+        ]
+        label = KEY_LABELS.get(self.flow)
+        if label:
+            keys = [r.after.key for r in rows]
+            parts.append(f"{label}の変化 {sum(1 for a, b in pairwise(keys) if a != b)}")
+        parts.append(f"記録との違い {self.changed}ターン")
+        return "、".join(parts)
+
+    def table(self) -> list[dict[str, Any]]:
+        """One plain dict per turn (Japanese column names) for a table or a CSV download."""
+        label = KEY_LABELS.get(self.flow, "主な値")
+        out = []
+        for r in self.rows:
+            b, a = r.before, r.after
+            out.append(
+                {
+                    "ターン": r.turn,
+                    "入力": r.user_input,
+                    "有効（記録→再生）": f"{_yes(b.valid)}→{_yes(a.valid)}",
+                    f"{label}（記録→再生）": f"{b.key or '-'}→{a.key or '-'}",
+                    "修復": f"{b.repairs}→{a.repairs}",
+                    "レイテンシ(ms)": f"{b.latency_ms:.0f}→{a.latency_ms:.0f}",
+                    "トークン": f"{b.input_tokens + b.output_tokens}→{a.input_tokens + a.output_tokens}",
+                    "文字数": f"{b.length}→{a.length}",
+                    "コスト": _cost(b.cost, a.cost),
+                    "違い": "、".join(CHANGE_LABELS[c] for c in r.changes) or "なし",
+                }
+            )
+        return out
+
+
+CHANGE_LABELS = {"valid": "有効/無効", "key": "主な値", "repairs": "修復回数"}
+
+
+def _yes(valid: bool) -> str:
+    return "有効" if valid else "無効"
+
+
+def _cost(before: float | None, after: float | None) -> str:
+    if before is None and after is None:
+        return "-"
+    return f"{'-' if before is None else f'${before:.4f}'}→{'-' if after is None else f'${after:.4f}'}"
+
+
+def conversations(events: Sequence[DebugEvent]) -> list[RecordedConversation]:
+    """The conversations of the log that can be replayed: a conversation id and numbered turns, each with
+    the person's input (core.trace `user_input`), in log order."""
+    out = []
+    for node in build_tree(events):
+        if not node.conversation_id:
+            continue
+        turns = []
+        for turn in node.turns:
+            calls = turn.all_calls()
+            turn_events = [events[i] for call in calls for i in call.indexes]
+            text = next((e.user_input for e in turn_events if e.user_input), "")
+            if turn.turn > 0 and text:
+                turns.append(RecordedTurn(turn.turn, text, turn_events))
+        if turns:
+            out.append(RecordedConversation(node.flow, node.conversation_id, turns))
+    return out
+
+
+def facts(flow: str, events: Sequence[DebugEvent]) -> TurnFacts:
+    """The facts of one turn from its events, counting only the flow's main calls (PRIMARY_STEPS): a
+    background summary or extraction of the turn is left out, so recording and replay compare alike."""
+    steps = PRIMARY_STEPS.get(flow)
+    calls: dict[str, list[DebugEvent]] = {}
+    for event in events:
+        if steps is None or event.step in steps:
+            calls.setdefault(event.call_id, []).append(event)
+    valid, repairs, latency, tokens_in, tokens_out = True, 0, 0.0, 0, 0
+    key, length = "", 0
+    for call in calls.values():
+        attempts = [e for e in call if e.kind in ("call", "error")]
+        result = next((e for e in call if e.kind == "result"), None)
+        ok = result.ok if result is not None else bool(attempts and attempts[-1].ok)
+        valid = valid and bool(ok)
+        repairs += max(len(attempts) - 1, 0)
+        latency += sum(a.latency_ms or 0.0 for a in attempts)
+        tokens_in += sum(int(a.usage.get("input_tokens", 0) or 0) for a in attempts)
+        tokens_out += sum(int(a.usage.get("output_tokens", 0) or 0) for a in attempts)
+        if attempts:
+            key = key_value(flow, attempts[-1], result) or key
+            length = len(attempts[-1].raw or "")
+    head = next((e for e in events if e.provider), None)
+    cost = call_cost(head.provider, head.model, tokens_in, tokens_out) if head else None
+    return TurnFacts(
+        bool(calls) and valid, key, repairs, round(latency, 1), tokens_in, tokens_out, length, cost
+    )
+
+
+def replay(
+    flow: str,
+    turns: Sequence[RecordedTurn],
+    client: LLMClient,
+    *,
+    on_turn: Callable[[int, int], None] | None = None,
+) -> ReplayReport:
+    """Run every recorded input of `turns` again through `flow`'s real turn code with `client`, on a fresh
+    temporary store (nothing of the session's data is read or written), and compare turn by turn.
+
+    `on_turn(i, n)` is called before turn i of n (a progress bar). Raises KeyError for a flow that cannot
+    be replayed (core.debug_replay_flows.REPLAYABLE).
+    """
+    report = ReplayReport(flow, client.provider, client.model)
+    with open_runner(flow, client) as run:
+        for index, recorded in enumerate(turns, 1):
+            if on_turn is not None:
+                on_turn(index, len(turns))
+            sink = CaptureSink()
+            with trace.bind(flow=flow, conversation_id="replay", turn=index, user_input=recorded.user_input):
+                run(recorded.user_input, sink)
+            before = facts(flow, recorded.events)
+            report.rows.append(TurnRow(recorded.turn, recorded.user_input, before, facts(flow, sink.events)))
+    return report

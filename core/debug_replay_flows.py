@@ -1,0 +1,125 @@
+"""How each flow is replayed (issue #9 item 8): its real turn code on a fresh temporary store, and the
+flow's key field of a turn (knowledge: phase; memory: the persona's affect; review chat: none, text only).
+
+A runner is a function `run(user_input, sink)` keeping the conversation between turns exactly as the page
+does (chat items, interview / thread ids); the store is SQLite in a temporary directory, deleted after.
+Diagnosis is not replayable yet: its turns are button choices and need the vehicle manual's RAG store.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine
+
+from core.chat import ChatItem, assistant_item, history, user_item
+from core.debuglog import DebugEvent, DebugSink
+from core.flows import review_chat
+from core.flows.knowledge import FLOW as KNOWLEDGE
+from core.flows.knowledge import STEP_TURN
+from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge_turn import TurnInput
+from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.memory.chat import run_turn as memory_turn
+from core.flows.memory.constants import FLOW as MEMORY
+from core.flows.memory.constants import TRAILER_MARKER
+from core.flows.memory.stores import memory_repository
+from core.flows.memory.trailer import parse_trailer
+from core.flows.review_chat.constants import FLOW as REVIEW
+from core.flows.review_chat.constants import STEP_REPLY
+from core.flows.review_chat.continuation import STEP_CONTINUE
+from core.llm.base import LLMClient
+from core.people import LOCAL_PERSON
+from core.store import open_store
+
+Runner = Callable[[str, DebugSink], None]
+
+# The calls of a turn that are compared (background summaries and extraction are left out).
+PRIMARY_STEPS: dict[str, frozenset[str]] = {
+    KNOWLEDGE: frozenset({STEP_TURN}),
+    REVIEW: frozenset({STEP_REPLY, STEP_CONTINUE}),
+    MEMORY: frozenset({"chat", "continue"}),
+}
+KEY_LABELS = {KNOWLEDGE: "フェーズ", MEMORY: "感情"}  # review chat: text only (validity and length)
+REPLAYABLE = tuple(PRIMARY_STEPS)
+
+
+def key_value(flow: str, attempt: DebugEvent, result: DebugEvent | None) -> str:
+    """The flow's key field of a call: the knowledge turn's phase, the memory reply's affect label."""
+    if flow == KNOWLEDGE:
+        parsed: Any = result.parsed if result is not None and result.parsed is not None else attempt.parsed
+        state = parsed.get("state") if isinstance(parsed, dict) else None
+        return str(state.get("phase", "")) if isinstance(state, dict) else ""
+    if flow == MEMORY and attempt.raw and TRAILER_MARKER in attempt.raw:
+        data, _ = parse_trailer(attempt.raw.rsplit(TRAILER_MARKER, 1)[1].strip())
+        return str(data.get("persona_affect_label", "")) if data else ""
+    return ""
+
+
+def _knowledge(engine: Engine, client: LLMClient) -> Runner:
+    repo = knowledge_stores(engine, LOCAL_PERSON).interviews
+    items: list[ChatItem] = []
+    interview: dict[str, str | None] = {"id": None}
+
+    def run(text: str, sink: DebugSink) -> None:
+        outcome = knowledge_turn(
+            items, TurnInput(text), interview_id=interview["id"], client=client, repo=repo, sink=sink
+        )
+        interview["id"] = outcome.interview_id
+
+    return run
+
+
+def _review(engine: Engine, client: LLMClient) -> Runner:
+    repo = review_chat.repository(engine, LOCAL_PERSON)
+    review = repo.get_review(review_chat.sample_review_id(repo))
+    assert review is not None  # stored just above
+    chat: list[ChatItem] = []
+    thread: dict[str, int | None] = {"id": None}
+
+    def run(text: str, sink: DebugSink) -> None:
+        prior = history(chat)
+        chat.append(user_item(text))
+        outcome = review_chat.run_turn(repo, client, review, thread["id"], prior, text, sink=sink)
+        chat[-1:] = outcome.items
+        thread["id"] = outcome.thread_id
+
+    return run
+
+
+def _memory(engine: Engine, client: LLMClient) -> Runner:
+    repo = memory_repository(engine, LOCAL_PERSON)
+    items: list[ChatItem] = []
+
+    def run(text: str, sink: DebugSink) -> None:
+        prior = history(items)
+        _, outcome = memory_turn(repo, None, client, [dict(i) for i in prior], text, sink=sink)
+        items.append(user_item(text, status="done"))
+        items.append(assistant_item(outcome.reply_text, status="done" if outcome.ok else "error"))
+
+    return run
+
+
+FACTORIES: dict[str, Callable[[Engine, LLMClient], Runner]] = {
+    KNOWLEDGE: _knowledge,
+    REVIEW: _review,
+    MEMORY: _memory,
+}
+
+
+@contextmanager
+def open_runner(flow: str, client: LLMClient) -> Iterator[Runner]:
+    """A runner for `flow` on a fresh SQLite store in a temporary directory (removed afterwards).
+
+    Raises KeyError for a flow that is not replayable.
+    """
+    factory = FACTORIES[flow]
+    with tempfile.TemporaryDirectory(prefix="katachi-replay-") as tmp:
+        engine = open_store(tmp)
+        try:
+            yield factory(engine, client)
+        finally:
+            engine.dispose()

@@ -1,0 +1,102 @@
+"""Replay a conversation of the log through its flow (issue #9 item 8): the check before switching models.
+
+The source is this session's log or an uploaded JSONL export; every user turn of the chosen conversation
+is sent again through the flow's real code on a temporary store, and the table shows what changed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+import streamlit as st
+
+from core.debug_replay import ReplayReport, conversations, replay
+from core.debug_replay_flows import REPLAYABLE
+from core.debug_rerun import Target, targets
+from core.debuglog import DebugEvent, events_from_jsonl
+from pages.ui import state
+from pages.ui.render import llm_cell, plain_label
+
+RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
+SESSION, UPLOAD = "このセッションのログ", "JSONLファイルを読み込む"
+
+
+def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
+    source = st.radio("読み込み元", [SESSION, UPLOAD], horizontal=True, key="debug_replay_source")
+    if source == SESSION:
+        return list(events)
+    upload = st.file_uploader("エクスポートしたログ（JSONL）", type=["jsonl"], key="debug_replay_file")
+    if upload is None:
+        return None
+    try:
+        return events_from_jsonl(upload.getvalue().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, TypeError) as exc:
+        st.error(f"ログを読み込めませんでした（JSONLの形式ではありません）: {type(exc).__name__}")
+        return None
+
+
+def _csv(report: ReplayReport) -> str:
+    rows = report.table()
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["ターン"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _show(report: ReplayReport) -> None:
+    st.markdown(f"**{plain_label(report.summary)}**")
+    st.caption(f"再生したモデル: {plain_label(f'{report.provider} / {report.model}')}")
+    rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
+    st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")
+    st.download_button(
+        "表をCSVで保存",
+        _csv(report),
+        file_name="katachi-replay.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="debug_replay_csv",
+    )
+
+
+def render(events: Sequence[DebugEvent]) -> None:
+    """Pick a source, a conversation and a model; 「リプレイ」 runs every user turn again and compares."""
+    st.caption(
+        "会話のユーザー入力をすべて、選んだモデルで実際のフローのコードにもう一度通し、記録と比べます"
+        "（一時的な保存先を使うため、保存済みの会話やデータは変わりません）。モデルやプロンプトを切り替える前の確認に使います。"
+    )
+    source = _source_events(events)
+    if source is None:
+        return
+    found = [c for c in conversations(source) if c.flow in REPLAYABLE]
+    if not found:
+        st.info(
+            "リプレイできる会話がありません（会話IDとターンごとの入力が記録された、ナレッジ・講評チャット・"
+            "コンパニオンの会話が対象です）。",
+            icon=":material/info:",
+        )
+        return
+    index = st.selectbox(
+        "会話", range(len(found)), format_func=lambda i: found[i].label, key="debug_replay_conversation"
+    )
+    options = [t for t in targets(state.settings()) if t.current or t.provider != state.settings().provider]
+    target: Target = st.selectbox(
+        "リプレイするモデル", options, format_func=lambda t: t.label, key="debug_replay_target"
+    )
+    if st.button("リプレイ", key="debug_replay_go", icon=":material/play_arrow:"):
+        conversation = found[index]
+        with st.status(f"リプレイ中（{len(conversation.turns)} ターン）…", expanded=False) as status:
+            bar = st.progress(0.0)
+
+            def progress(i: int, n: int) -> None:
+                bar.progress((i - 1) / n, text=f"ターン {i}/{n}")
+
+            report = replay(conversation.flow, conversation.turns, state.client_for(target), on_turn=progress)
+            bar.progress(1.0, text="完了")
+            status.update(label=f"リプレイ完了: {report.summary}", state="complete")
+        st.session_state[RESULT_KEY] = report
+    shown = st.session_state.get(RESULT_KEY)
+    if isinstance(shown, ReplayReport):
+        _show(shown)

@@ -1,0 +1,170 @@
+"""Replay an export through its flow: a demo recording replays with 0 changes on the demo model, and a
+Replay client with altered replies reports exactly those changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import trace
+from core.chat import ChatItem, assistant_item, history, user_item
+from core.debug_replay import RecordedConversation, conversations, replay
+from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
+from core.flows import knowledge_demo as kd
+from core.flows import review_chat
+from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge_turn import TurnInput
+from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.memory.chat import run_turn as memory_turn
+from core.flows.memory.stores import memory_repository
+from core.flows.registry import demo_client
+from core.llm.replay import ReplayClient
+from core.people import LOCAL_PERSON
+from core.store import open_store
+
+REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？", "採点実感では？"]
+KNOWLEDGE_INPUTS = [kd.DEMO_OPENING, *kd.DEMO_SCRIPT]
+
+
+class TraceSink:
+    """Keeps events stamped with the current trace (what the guard does on main once helper A's change is
+    merged; until then the recording is made with this sink)."""
+
+    def __init__(self, events: list[DebugEvent]):
+        self.events = events
+
+    def emit(self, event: DebugEvent) -> None:
+        for name, value in trace.current().fields().items():
+            setattr(event, name, value)
+        self.events.append(event)
+
+
+def record(tmp_path: Path) -> list[DebugEvent]:
+    """A demo session like the pages run it: 3 review chat turns and 4 knowledge turns, trace bound."""
+    events: list[DebugEvent] = []
+    sink, client = TraceSink(events), demo_client()
+    engine = open_store(tmp_path / "recording")
+    repo = review_chat.repository(engine, LOCAL_PERSON)
+    review = repo.get_review(review_chat.sample_review_id(repo))
+    chat: list[ChatItem] = []
+    thread_id = None
+    for turn, text in enumerate(REVIEW_INPUTS, 1):
+        with trace.bind(flow="review", conversation_id="thread-1", turn=turn, user_input=text):
+            prior = history(chat)
+            chat.append(user_item(text))
+            outcome = review_chat.run_turn(repo, client, review, thread_id, prior, text, sink=sink)
+            chat[-1:], thread_id = outcome.items, outcome.thread_id
+    interviews = knowledge_stores(engine, LOCAL_PERSON).interviews
+    items: list[ChatItem] = []
+    interview_id = None
+    for turn, text in enumerate(KNOWLEDGE_INPUTS, 1):
+        with trace.bind(flow="knowledge", conversation_id="interview-1", turn=turn, user_input=text):
+            done = knowledge_turn(
+                items, TurnInput(text), interview_id=interview_id, client=client, repo=interviews, sink=sink
+            )
+            interview_id = done.interview_id
+    engine.dispose()
+    return events
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> list[RecordedConversation]:
+    events = events_from_jsonl(events_to_jsonl(record(tmp_path_factory.mktemp("replay"))))
+    return conversations(events)
+
+
+def test_conversations_of_an_export_list_each_turns_input(exported) -> None:
+    assert [(c.flow, c.conversation_id, [t.user_input for t in c.turns]) for c in exported] == [
+        ("review", "thread-1", REVIEW_INPUTS),
+        ("knowledge", "interview-1", KNOWLEDGE_INPUTS),
+    ]
+    assert exported[0].label == "review / thread-1（3 ターン）"
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_a_demo_recording_replays_on_the_demo_model_with_no_changes(exported, index) -> None:
+    conversation = exported[index]
+    progress: list[tuple[int, int]] = []
+    report = replay(
+        conversation.flow, conversation.turns, demo_client(), on_turn=lambda i, n: progress.append((i, n))
+    )
+    n = len(conversation.turns)
+    assert progress == [(i, n) for i in range(1, n + 1)]
+    assert [row.changes for row in report.rows] == [[]] * n
+    if conversation.flow == "review":
+        assert report.summary == "3ターン: 有効 3、修復 0、記録との違い 0ターン"
+        assert [r.after.length for r in report.rows] == [r.before.length for r in report.rows]
+        assert all(r.after.length > 100 for r in report.rows)
+    else:
+        assert [r.after.key for r in report.rows] == [
+            "organize_risks",
+            "organize_risks",
+            "draft_knowledge",
+            "review_knowledge",
+        ]
+        assert report.summary == "4ターン: 有効 4、修復 0、フェーズの変化 2、記録との違い 0ターン"
+    assert (report.provider, report.model) == ("demo", "katachi-demo")
+
+
+def test_altered_replies_report_exactly_those_changes(exported) -> None:
+    knowledge = exported[1]
+    raws = [
+        e.raw or ""
+        for turn in knowledge.turns
+        for e in turn.events
+        if e.kind == "call" and e.step == "interview_turn"
+    ]
+    assert len(raws) == 4
+    turn2 = json.loads(raws[1])
+    turn2["state"]["phase"] = "collect_case"
+    altered = [
+        raws[0],
+        json.dumps(turn2, ensure_ascii=False),
+        "JSONではない",
+        "まだ違う",
+        "最後も違う",
+        raws[3],
+    ]
+    client = ReplayClient(altered, model="altered")
+    report = replay("knowledge", knowledge.turns, client)
+    assert client.remaining == 0
+    assert [row.changes for row in report.rows] == [[], ["key"], ["valid", "key", "repairs"], []]
+    third = report.rows[2]
+    assert (third.before.valid, third.after.valid, third.after.repairs, third.after.key) == (
+        True,
+        False,
+        2,
+        "",
+    )
+    assert report.summary == "4ターン: 有効 3、修復 2、フェーズの変化 3、記録との違い 2ターン"
+    table = report.table()
+    assert table[1]["フェーズ（記録→再生）"] == "organize_risks→collect_case"
+    assert table[2]["有効（記録→再生）"] == "有効→無効" and table[2]["修復"] == "0→2"
+    assert table[2]["違い"] == "有効/無効、主な値、修復回数" and table[0]["違い"] == "なし"
+
+
+def test_a_flow_that_cannot_be_replayed_is_a_key_error(exported) -> None:
+    with pytest.raises(KeyError):
+        replay("diagnosis", exported[0].turns, demo_client())
+
+
+def test_a_memory_conversation_replays_with_no_changes(tmp_path) -> None:
+    events: list[DebugEvent] = []
+    engine = open_store(tmp_path / "memory")
+    repo, items = memory_repository(engine, LOCAL_PERSON), []
+    inputs = ["最近ジョギングを始めました", "昨日は5キロ走れました"]
+    for turn, text in enumerate(inputs, 1):
+        with trace.bind(flow="memory", conversation_id="memory-1", turn=turn, user_input=text):
+            _, outcome = memory_turn(
+                repo, None, demo_client(), [dict(i) for i in history(items)], text, sink=TraceSink(events)
+            )
+        items += [user_item(text, status="done"), assistant_item(outcome.reply_text)]
+    engine.dispose()
+    (conversation,) = conversations(events_from_jsonl(events_to_jsonl(events)))
+    report = replay("memory", conversation.turns, demo_client())
+    assert [r.before.key for r in report.rows] == [r.after.key for r in report.rows]
+    assert report.changed == 0
+    assert [r.after.key for r in report.rows] == ["neutral", "neutral"]  # the demo persona's trailer
+    assert report.summary == "2ターン: 有効 2、修復 0、感情の変化 0、記録との違い 0ターン"
