@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from core import trace
 from core.chat import ChatItem, assistant_item, history, user_item
 from core.debug_replay import RecordedConversation, conversations, replay
 from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
@@ -28,43 +27,38 @@ REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？",
 KNOWLEDGE_INPUTS = [kd.DEMO_OPENING, *kd.DEMO_SCRIPT]
 
 
-class TraceSink:
-    """Keeps events stamped with the current trace (what the guard does on main once helper A's change is
-    merged; until then the recording is made with this sink)."""
+class ListSink:
+    """Keeps the events as the guard stamped them (trace ids bound by the flows themselves)."""
 
     def __init__(self, events: list[DebugEvent]):
         self.events = events
 
     def emit(self, event: DebugEvent) -> None:
-        for name, value in trace.current().fields().items():
-            setattr(event, name, value)
         self.events.append(event)
 
 
 def record(tmp_path: Path) -> list[DebugEvent]:
     """A demo session like the pages run it: 3 review chat turns and 4 knowledge turns, trace bound."""
     events: list[DebugEvent] = []
-    sink, client = TraceSink(events), demo_client()
+    sink, client = ListSink(events), demo_client()
     engine = open_store(tmp_path / "recording")
     repo = review_chat.repository(engine, LOCAL_PERSON)
     review = repo.get_review(review_chat.sample_review_id(repo))
     chat: list[ChatItem] = []
     thread_id = None
-    for turn, text in enumerate(REVIEW_INPUTS, 1):
-        with trace.bind(flow="review", conversation_id="thread-1", turn=turn, user_input=text):
-            prior = history(chat)
-            chat.append(user_item(text))
-            outcome = review_chat.run_turn(repo, client, review, thread_id, prior, text, sink=sink)
-            chat[-1:], thread_id = outcome.items, outcome.thread_id
+    for text in REVIEW_INPUTS:
+        prior = history(chat)
+        chat.append(user_item(text))
+        outcome = review_chat.run_turn(repo, client, review, thread_id, prior, text, sink=sink)
+        chat[-1:], thread_id = outcome.items, outcome.thread_id
     interviews = knowledge_stores(engine, LOCAL_PERSON).interviews
     items: list[ChatItem] = []
     interview_id = None
-    for turn, text in enumerate(KNOWLEDGE_INPUTS, 1):
-        with trace.bind(flow="knowledge", conversation_id="interview-1", turn=turn, user_input=text):
-            done = knowledge_turn(
-                items, TurnInput(text), interview_id=interview_id, client=client, repo=interviews, sink=sink
-            )
-            interview_id = done.interview_id
+    for text in KNOWLEDGE_INPUTS:
+        done = knowledge_turn(
+            items, TurnInput(text), interview_id=interview_id, client=client, repo=interviews, sink=sink
+        )
+        interview_id = done.interview_id
     engine.dispose()
     return events
 
@@ -76,11 +70,13 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> list[RecordedConversat
 
 
 def test_conversations_of_an_export_list_each_turns_input(exported) -> None:
-    assert [(c.flow, c.conversation_id, [t.user_input for t in c.turns]) for c in exported] == [
-        ("review", "thread-1", REVIEW_INPUTS),
-        ("knowledge", "interview-1", KNOWLEDGE_INPUTS),
+    assert [(c.flow, [t.turn for t in c.turns], [t.user_input for t in c.turns]) for c in exported] == [
+        ("review", [1, 2, 3], REVIEW_INPUTS),
+        ("knowledge", [1, 2, 3, 4], KNOWLEDGE_INPUTS),
     ]
-    assert exported[0].label == "review / thread-1（3 ターン）"
+    assert exported[0].conversation_id == "1"  # the review thread's id, stamped by the flow
+    assert len(exported[1].conversation_id) == 32  # the interview's id
+    assert exported[0].label == "review / 1（3 ターン）"
 
 
 @pytest.mark.parametrize("index", [0, 1])
@@ -155,11 +151,10 @@ def test_a_memory_conversation_replays_with_no_changes(tmp_path) -> None:
     engine = open_store(tmp_path / "memory")
     repo, items = memory_repository(engine, LOCAL_PERSON), []
     inputs = ["最近ジョギングを始めました", "昨日は5キロ走れました"]
-    for turn, text in enumerate(inputs, 1):
-        with trace.bind(flow="memory", conversation_id="memory-1", turn=turn, user_input=text):
-            _, outcome = memory_turn(
-                repo, None, demo_client(), [dict(i) for i in history(items)], text, sink=TraceSink(events)
-            )
+    for text in inputs:
+        _, outcome = memory_turn(
+            repo, None, demo_client(), [dict(i) for i in history(items)], text, sink=ListSink(events)
+        )
         items += [user_item(text, status="done"), assistant_item(outcome.reply_text)]
     engine.dispose()
     (conversation,) = conversations(events_from_jsonl(events_to_jsonl(events)))
