@@ -24,7 +24,9 @@ STORE_FAILED = (
     "評価を保存できませんでした（データベースに書き込めません）。少し待ってからもう一度お試しください。"
 )
 READ_FAILED = "保存済みの評価を読み込めませんでした。"
+ROW_LABEL = "この返答の評価"
 COMMENT_LABEL = "コメント（任意）"
+COMMENT_FIELD = "この返答について気づいたこと"
 COMMENT_MAX_CHARS = 2_000
 
 
@@ -86,6 +88,7 @@ def render(flow: str, conversation_id: str | None, turn: int) -> None:
     args = (flow, conversation_id, turn)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     with row:
+        st.caption(ROW_LABEL, width="content")
         st.feedback(
             "thumbs",
             key=f"{key}_thumb",
@@ -96,7 +99,7 @@ def render(flow: str, conversation_id: str | None, turn: int) -> None:
         )
         with st.popover(COMMENT_LABEL, icon=":material/edit_note:", key=f"{key}_popover"):
             st.text_input(
-                COMMENT_LABEL,
+                COMMENT_FIELD,
                 key=f"{key}_comment",
                 value=stored.comment if stored else "",
                 max_chars=COMMENT_MAX_CHARS,

@@ -101,9 +101,8 @@ def _retry_cut(items: list[ChatItem]) -> None:
     cut_turn = items[-1].get("turn") if items else None
     question = discard_cut_memory_turn(actions.repo(), actions.collection(), items)
     if question is not None:
-        feedback.forget(
-            FLOW, st.session_state.get(CONVERSATION_KEY), cut_turn
-        )  # the new reply takes its turn
+        # the reply asked again takes the cut reply's turn: the cut one's rating must not stick to it
+        feedback.forget(FLOW, st.session_state.get(CONVERSATION_KEY), cut_turn)
         st.session_state["memory_pending_input"] = question
 
 

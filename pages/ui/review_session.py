@@ -141,9 +141,8 @@ def on_retry() -> None:
     cut_turn = chat()[-1].get("turn") if chat() else None
     cut = review_chat.discard_cut_turn(repo(), thread_id, chat())
     if cut is not None:
-        feedback.forget(
-            FLOW, str(thread_id) if thread_id else None, cut_turn
-        )  # its turn goes to the new reply
+        # the reply asked again takes the cut reply's turn: the cut one's rating must not stick to it
+        feedback.forget(FLOW, str(thread_id) if thread_id else None, cut_turn)
         submit_text(cut)
         return
     failed = chat_items.pop_failed_turn(chat())

@@ -11,6 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.flows import feedback as fb
 from core.flows.memory.background import memory_job_key
+from core.llm.base import LLMReply
+from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from pages.ui.state import worker
@@ -90,6 +92,25 @@ def test_a_comment_without_a_thumb_is_not_saved_and_stays_typed(tmp_path: Path) 
         "先に 👍 か 👎 を選んでから保存してください（入力したコメントは残っています）。"
     ]
     assert at.text_input(key=f"{key}_comment").value == COMMENT and stored(tmp_path) == []
+
+
+def test_a_cut_reply_asked_again_leaves_its_rating_behind(tmp_path: Path) -> None:
+    client = ReplayClient(
+        [LLMReply("講評では、§3 の論述について次のように述", finish_reason="length"), "完全な回答です。"]
+    )
+    at = make_app(tmp_path, client=client, page="pages/review_chat.py")
+    at.text_area(key="review_draft").input("§3 の評価は？")
+    at.button(key="review_send").click()
+    run(at)
+    thread = str(at.session_state["review_thread_id"])
+    key = f"feedback_review_{thread}_1"
+    rate_down_with_comment(at, key)  # a truncated reply can be rated too
+    assert stored(tmp_path) == [("review", thread, 1, 0, COMMENT)]
+    at.button(key="review_cut_retry").click()
+    run(at)
+    assert at.session_state["chat"]["review"][-1]["content"] == "完全な回答です。"
+    assert_shown(at, key, None, "")  # the new reply of turn 1 starts unrated
+    assert stored(tmp_path) == []
 
 
 def test_knowledge_rating_survives_a_reload(tmp_path: Path) -> None:
