@@ -91,7 +91,7 @@ if step == ChatStep.PHOTO_CONFIRM and prompt is not None:
 
 # --- conversation (chat["diagnosis"] is the session's own history list) ------------------------
 w.urgency_banner(session)
-w.conversation(ss.chat["diagnosis"])
+w.conversation(ss.chat["diagnosis"], session.session_id)
 
 for failure in ss.get("diagnosis_last_failures") or []:
     fallback_notice(

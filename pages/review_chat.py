@@ -6,8 +6,9 @@ import streamlit as st
 
 from core.chat import last_failed, meta
 from core.clock import format_local
+from core.flows.feedback import reply_turns
 from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
-from pages.ui import last_call, state
+from pages.ui import feedback, last_call, state
 from pages.ui import review_manage as rm
 from pages.ui import review_material as rmat
 from pages.ui import review_session as rs
@@ -137,6 +138,7 @@ with right:
             )
         items = rs.chat()
         busy = bool(ss.get("review_pending") or ss.get("review_continuing"))
+        rated = reply_turns(rs.FLOW, items)  # item index -> turn of each finished reply
         for index, item in enumerate(items):
             is_last = index == len(items) - 1
             with st.chat_message(item["role"]):
@@ -159,6 +161,8 @@ with right:
                     st.caption("この質問への回答を取得できませんでした。")
                 if item["role"] == "assistant" and meta(item).get("info"):
                     rw.turn_info(meta(item)["info"])
+                if index in rated and ss["review_thread_id"]:
+                    feedback.render(rs.FLOW, str(ss["review_thread_id"]), rated[index])
         if ss.get("review_pending"):
             rs.run_pending(review)
         elif ss.get("review_continuing"):

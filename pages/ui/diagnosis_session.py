@@ -20,7 +20,7 @@ from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.people import people_names
 from core.guard_result import user_message
-from pages.ui import last_call, state
+from pages.ui import feedback, last_call, state
 from pages.ui.error_card import error_card
 
 FLOW = "diagnosis"
@@ -141,6 +141,9 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     _bind(session)
     ss["diagnosis_last_failures"] = failed_calls(sink.events)
     ss["diagnosis_last_rewound"] = response.rewound_to_turn
+    if response.rewound_to_turn is not None:  # the later messages are gone; new ones take their numbers
+        kept = sum(1 for item in session.conversation_history if item["role"] == "assistant")
+        feedback.forget_after(FLOW, session.session_id, kept)
     return response
 
 

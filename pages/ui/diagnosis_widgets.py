@@ -15,6 +15,8 @@ from core.flows.diagnosis.booking import validate_booking
 from core.flows.diagnosis.catalog import get_vehicle, sample_path
 from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+from core.flows.feedback import reply_turns
+from pages.ui import feedback
 from pages.ui.render import llm_alert, llm_label, llm_markdown
 
 STEP_LABELS = [
@@ -71,12 +73,16 @@ def vehicle_card(session: SessionState, *, width: int = 320) -> None:
     st.image(str(sample_path(vehicle.photo)), width=width, caption=f"{vehicle.label} ／ {vehicle.body}")
 
 
-def conversation(items: Sequence[ChatItem]) -> None:
-    """The interview so far (core.chat items of the session's history), the advisor with a car icon."""
+def conversation(items: Sequence[ChatItem], session_id: str) -> None:
+    """The interview so far (core.chat items of the session's history), the advisor with a car icon; each
+    message of the advisor can be rated (numbered by its position among the advisor's messages)."""
+    rated = reply_turns("diagnosis", items)
     for index, item in enumerate(items):
         avatar = ":material/car_repair:" if item["role"] == "assistant" else None
         with st.chat_message(item["role"], avatar=avatar):
             llm_markdown(item["content"], key=f"diagnosis_full_{index}")
+            if index in rated:
+                feedback.render("diagnosis", session_id, rated[index])
 
 
 def urgency_banner(session: SessionState) -> None:

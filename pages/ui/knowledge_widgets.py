@@ -14,12 +14,13 @@ import streamlit as st
 from core.chat import meta
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
+from core.flows.feedback import reply_turns
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
+from pages.ui import feedback, state
 from pages.ui import knowledge_conflict as conflict
 from pages.ui import knowledge_reuse as reuse
 from pages.ui import knowledge_session as ks
-from pages.ui import state
 from pages.ui.error_card import item_error_card
 from pages.ui.render import llm_alert, llm_caption, llm_label, llm_markdown, plain_label
 
@@ -43,6 +44,8 @@ def render_history() -> None:
             "AIが4つのフェーズで聞き取り、ナレッジの草案を作ります。",
             icon=":material/forum:",
         )
+    rated = reply_turns(ks.FLOW, items)  # item index -> turn of each finished reply
+    interview_id = st.session_state[ks.INTERVIEW_KEY]
     for index, item in enumerate(items):
         if item["role"] == "user":
             render_user(item)
@@ -51,6 +54,8 @@ def render_history() -> None:
         else:
             with st.chat_message("assistant"):
                 llm_markdown(meta(item).get("assistant_message", ""))
+                if index in rated:
+                    feedback.render(ks.FLOW, interview_id, rated[index])
     if items and items[-1]["role"] == "user":  # the call for it never finished (the run was interrupted)
         with st.chat_message("assistant", avatar=":material/error:"):
             st.warning("この入力への応答がまだありません。入力内容は残っています。再試行してください。")

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.chat import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
+from core.flows.feedback import new_conversation_id, reply_turns
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.continuation import (
     discard_cut_memory_turn,
@@ -22,7 +23,7 @@ from core.flows.memory.continuation import (
 from core.flows.memory.extraction_store import describe_errors
 from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
 from pages.ui import background as bg
-from pages.ui import last_call, state
+from pages.ui import feedback, last_call, state
 from pages.ui import memory_actions as actions
 from pages.ui.error_card import item_error_card, truncated_banner
 from pages.ui.render import (
@@ -42,6 +43,9 @@ SOURCE_JA = {
 }
 FLOW = "memory"
 WORKING = "記憶を整理しています…"
+# Data key: the id of this browser session's memory chat (the memory flow stores episodes, not
+# conversations; the chat is one conversation per session). Ratings of its replies are stored under it.
+CONVERSATION_KEY = "memory_conversation_id"
 
 
 def _render_details(details: dict[str, Any]) -> None:
@@ -94,8 +98,11 @@ def _resend(items: list[ChatItem]) -> None:
 
 def _retry_cut(items: list[ChatItem]) -> None:
     """再試行 of a reply cut short: its episode is deleted for good and the input sent again."""
+    cut_turn = items[-1].get("turn") if items else None
     question = discard_cut_memory_turn(actions.repo(), actions.collection(), items)
     if question is not None:
+        # the reply asked again takes the cut reply's turn: the cut one's rating must not stick to it
+        feedback.forget(FLOW, st.session_state.get(CONVERSATION_KEY), cut_turn)
         st.session_state["memory_pending_input"] = question
 
 
@@ -105,6 +112,7 @@ def _continue_cut() -> None:
 
 def _render_history(items: list[ChatItem]) -> None:
     busy = bool(st.session_state.get("memory_continuing"))
+    rated = reply_turns(FLOW, items)  # item index -> turn of each finished reply
     for index, item in enumerate(items):
         is_last = index == len(items) - 1
         with st.chat_message(item["role"]):
@@ -135,6 +143,8 @@ def _render_history(items: list[ChatItem]) -> None:
             details = meta(item).get("details")
             if details:
                 _render_details(details)
+            if index in rated:
+                feedback.render(FLOW, st.session_state[CONVERSATION_KEY], rated[index])
 
 
 def _run_continuation(items: list[ChatItem]) -> None:
@@ -186,6 +196,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
 
 def render_chat() -> None:
     items: list[ChatItem] = st.session_state.chat["memory"]
+    st.session_state.setdefault(CONVERSATION_KEY, new_conversation_id())
     if not items:
         st.info(
             "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、予定（明日・来週・次回）を話すと、"

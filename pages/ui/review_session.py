@@ -21,7 +21,7 @@ from core.chat import ChatItem
 from core.flows import review_chat
 from core.flows.review_chat import Notice, ReviewRecord, TurnResult, summary_job_key
 from pages.ui import background as bg
-from pages.ui import last_call, state
+from pages.ui import feedback, last_call, state
 from pages.ui.error_card import background_failure
 from pages.ui.render import stream_llm_markdown
 
@@ -137,8 +137,12 @@ def on_send() -> None:
 def on_retry() -> None:
     """Resend the last failed question, or ask a reply cut short again from the start (its rally is removed,
     in the store too); nothing the user typed is lost."""
-    cut = review_chat.discard_cut_turn(repo(), st.session_state["review_thread_id"], chat())
+    thread_id = st.session_state["review_thread_id"]
+    cut_turn = chat()[-1].get("turn") if chat() else None
+    cut = review_chat.discard_cut_turn(repo(), thread_id, chat())
     if cut is not None:
+        # the reply asked again takes the cut reply's turn: the cut one's rating must not stick to it
+        feedback.forget(FLOW, str(thread_id) if thread_id else None, cut_turn)
         submit_text(cut)
         return
     failed = chat_items.pop_failed_turn(chat())

@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.debug_rerun import Target, target_settings
 from core.debuglog import ListSink
+from core.flows import feedback
 from core.flows.registry import demo_personas
 from core.llm.base import LLMClient
 from core.llm.registry import build_client
@@ -146,6 +147,11 @@ def engine():  # type: ignore[no-untyped-def]
             icon=":material/database_off:",
         )
         st.stop()
+
+
+def feedback_repo() -> feedback.FeedbackRepository:
+    """The signed-in person's ratings of replies (issue #9 item 6) on the shared engine."""
+    return feedback.repository(engine(), person())
 
 
 @st.cache_resource(show_spinner=False)

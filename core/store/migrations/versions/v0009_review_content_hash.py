@@ -1,7 +1,7 @@
 """Review content hashes (issue #13): re-importing or registering the same review finds the stored one.
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-22
 
 - `review_reviews.content_hash` (String(64), nullable, indexed `ix_review_reviews_content_hash`): sha256 of
@@ -23,7 +23,7 @@ from alembic import op
 from core.store.review_models import content_hash
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
