@@ -178,7 +178,9 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     job_sink, job_id = bg.job_sink(), None
     with last_call.capture(FLOW) as sink:
         try:
-            prepared = prepare_turn(repo, collection, prior, user_input)
+            prepared = prepare_turn(
+                repo, collection, prior, user_input, conversation_id=st.session_state[CONVERSATION_KEY]
+            )
             with st.chat_message("assistant"):
                 reply = stream_reply(client, prepared, sink)
                 stream_llm_markdown(reply)

@@ -1,7 +1,7 @@
 """Trace ids of the diagnosis flow (issue #9): conversation = diagnosis session id, turn = the request.
 
-Every request of the page is one turn (1-based: the person's entries in the session's history before it,
-plus one). The request's step span has an id fixed before any call: the interview's main call
+Every request of the page is one turn, numbered by the position of its (first) reply among the session's
+assistant messages, as ratings number them (core.flows.feedback.reply_turns). The request's step span has an id fixed before any call: the interview's main call
 ("diagnosing") is made with that id as its call_id, and every other call of the request (summary,
 rag_answer, urgency_check, spec_check, the diagnosing retries) hangs under it, also when it runs before the
 main call or on the worker. A request that made calls but no main call (e.g. the urgency check after the
@@ -26,8 +26,9 @@ SPAN_STEP = "diagnosis_step"
 
 
 def turn_number(session: SessionState) -> int:
-    """The 1-based turn of the next request: the person's entries in the history, plus one."""
-    return sum(1 for item in session.conversation_history if item.get("role") == "user") + 1
+    """The 1-based turn of the next request: the position its reply will take among the session's assistant
+    messages (the numbering ratings use, core.flows.feedback.reply_turns), i.e. the replies so far plus one."""
+    return sum(1 for item in session.conversation_history if item.get("role") == "assistant") + 1
 
 
 def request_input(request: ChatRequest) -> str:

@@ -72,7 +72,7 @@ class PreparedTurn:
     mood: Mood
     now: int
     purged_loops: list[int] = field(default_factory=list)
-    conversation_id: str = ""  # the trace's conversation: the person's companion chat (their id)
+    conversation_id: str = ""  # the trace's conversation: the page's chat id (ratings use it too)
     turn: int = 0  # 1-based rally of the chat on the page (done rallies + 1)
 
     def trace(self) -> AbstractContextManager[trace.Trace]:
@@ -101,16 +101,20 @@ def prepare_turn(
     history: Sequence[Mapping[str, Any]],
     user_input: str,
     now: int | None = None,
+    conversation_id: str = "",
 ) -> PreparedTurn:
     """Purge expired loops, retrieve memories (no LLM), read the mood, and build the message stack
-    (spec 03: chat SSE). `history` is the conversation so far (done rallies); `now` defaults to the clock."""
+    (spec 03: chat SSE). `history` is the conversation so far (done rallies); `now` defaults to the clock.
+    `conversation_id` names the chat in the trace and in ratings (the page's per-session id; default: the
+    person's id)."""
     now = repo.now() if now is None else now
     purged = purge_expired_loops(repo, collection, now)
     result = retrieve(repo, collection, history, user_input, now)
     with repo.connect() as conn:
         mood = load_mood(conn, repo.owner_id, now)
     messages = build_chat_messages(history, user_input, format_pack(result), mood.describe(), now)
-    return PreparedTurn(user_input, messages, result, mood, now, purged, repo.owner_id, turn_number(history))
+    conversation = conversation_id or repo.owner_id
+    return PreparedTurn(user_input, messages, result, mood, now, purged, conversation, turn_number(history))
 
 
 class ReplyStream:
@@ -251,9 +255,10 @@ def run_turn(
     *,
     worker: BackgroundWorker | None = None,
     extraction: str = DEFAULT_EXTRACTION,
+    conversation_id: str = "",
 ) -> tuple[PreparedTurn, TurnOutcome]:
     """prepare_turn + consume the stream + finish_turn (scripts, tests, sample data)."""
-    prepared = prepare_turn(repo, collection, history, user_input, now)
+    prepared = prepare_turn(repo, collection, history, user_input, now, conversation_id)
     reply = stream_reply(client, prepared, sink)
     for _ in reply:
         pass
