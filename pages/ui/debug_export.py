@@ -18,15 +18,16 @@ def render(
     secrets: Sequence[str],
     clearable: MutableSequence[DebugEvent] | None,
 ) -> None:
-    """Download buttons (the data is built only when this tab is open) and, for the session's own log,
-    the clear button."""
+    """Download buttons (each file is built only when its button is pressed, from the log as it is now)
+    and, for the session's own log, the clear button."""
+    log, secret_list = list(events), list(secrets)
     st.caption(
         "書き出しはボタンを押したときだけ行われ、どこにも送信されません。APIキーなどの秘密情報は伏せ字になります。"
     )
     e1, e2, e3 = st.columns(3)
     e1.download_button(
         "JSONLで保存",
-        events_to_jsonl(events, secrets),
+        lambda: events_to_jsonl(log, secret_list),
         file_name="katachi-debug.jsonl",
         mime="application/jsonl",
         icon=":material/download:",
@@ -35,7 +36,7 @@ def render(
     )
     e2.download_button(
         "CSVで保存",
-        events_to_csv(events, secrets, cost=lambda e: event_cost(e, prices).text()),
+        lambda: events_to_csv(log, secret_list, cost=lambda e: event_cost(e, prices).text()),
         file_name="katachi-debug.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -44,7 +45,7 @@ def render(
     )
     e3.download_button(
         "OpenTelemetry（OTLP/JSON）で保存",
-        events_to_otlp(events, secrets),
+        lambda: events_to_otlp(log, secret_list),
         file_name="katachi-debug.otlp.json",
         mime="application/json",
         icon=":material/download:",
