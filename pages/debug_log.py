@@ -56,3 +56,4 @@ if replay_tab.open is not False:
     with replay_tab:
         # REPLAY SLOT (issue #9, helper D): the coordinator wires `pages.ui.debug_replay.render(events)` here.
         st.caption("エクスポートしたログの会話を、別のモデルで流れに沿ってもう一度実行して比べます。")
+        st.info("リプレイはまだ使えません（準備中）。", icon=":material/construction:")

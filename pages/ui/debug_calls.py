@@ -14,7 +14,7 @@ from core.debug_tree import CallNode, ConversationNode
 from core.debuglog import DebugEvent
 from core.pricing import Price
 from pages.ui import debug_call
-from pages.ui.render import plain_label
+from pages.ui.render import llm_label
 
 HIDDEN = ["call_id", "index", "メモの種類"]
 
@@ -52,8 +52,8 @@ def _filters(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _label(row: pd.Series) -> str:
     return (
-        f"#{int(row['index'])} {row['時刻']} {plain_label(row['フロー'])} / {plain_label(row['ステップ'])} "
-        f"試行{row['試行']} → {plain_label(row['結果'])}"
+        f"#{int(row['index'])} {row['時刻']} {llm_label(row['フロー'])} / {llm_label(row['ステップ'])} "
+        f"試行{row['試行']} → {llm_label(row['結果'])}"
     )
 
 

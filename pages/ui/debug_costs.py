@@ -53,9 +53,9 @@ def _latency(events: Sequence[DebugEvent]) -> None:
         alt.Chart(frame[["モデル", "レイテンシ(ms)"]])
         .mark_boxplot(extent="min-max")
         .encode(x=alt.X("レイテンシ(ms):Q"), y=alt.Y("モデル:N", title=None))
-        .properties(height=max(80, 40 * frame["モデル"].nunique()))
+        .properties(height=40 * frame["モデル"].nunique())
     )
-    st.altair_chart(chart, width="stretch")
+    st.altair_chart(chart, width="stretch", height=40 * frame["モデル"].nunique() + 60)
     summary = (
         frame.groupby("モデル")["レイテンシ(ms)"]
         .describe(percentiles=[0.5, 0.95])[["count", "50%", "95%", "max"]]

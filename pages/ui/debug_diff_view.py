@@ -15,10 +15,9 @@ DIFF_CHARS = 50_000
 KIND_LABELS = {"added": "追加", "removed": "削除", "changed": "変更"}
 
 
-def _value(value: Any) -> str:
-    if value is None:
-        return ""
-    return llm_cell(json.dumps(value, ensure_ascii=False))
+def _value(value: Any, present: bool) -> str:
+    """A JSON value for a cell ("" where the path does not exist on that side)."""
+    return llm_cell(json.dumps(value, ensure_ascii=False)) if present else ""
 
 
 def _side(column: Any, title: str, text: AttemptText) -> None:
@@ -49,8 +48,8 @@ def render(diff: AttemptDiff, key: str) -> None:
                 {
                     "パス": c.path,
                     "変化": KIND_LABELS.get(c.kind, c.kind),
-                    "修復前": _value(c.before),
-                    "採用後": _value(c.after),
+                    "修復前": _value(c.before, c.kind != "added"),
+                    "採用後": _value(c.after, c.kind != "removed"),
                 }
                 for c in diff.changes
             ]

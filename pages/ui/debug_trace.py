@@ -16,11 +16,12 @@ from core.debug_tree import CallNode, ConversationNode, TurnNode, waterfall
 from core.debuglog import DebugEvent
 from core.pricing import Price, conversation_cost, cost, total
 from pages.ui import debug_call
-from pages.ui.render import plain_label
+from pages.ui.render import llm_label, plain_label
 
 CONVERSATION_KEY = "debug_conversation"
 CALL_KEY = "debug_trace_call"
 LINK_SEEN = "debug_link_seen"
+WATERFALL_ROW_PX = 30
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,20 @@ def _turn_calls(turn: TurnNode) -> list[tuple[TurnNode, CallNode, int]]:
     return out
 
 
-def _icon(node: CallNode) -> str:
-    return "✅" if node.ok else ("⚠️" if node.ok is None else "❌")
+def turn_label(turn: int) -> str:
+    """「ターン 3」, or 「ターン（番号なし）」 for calls recorded outside a numbered turn."""
+    return f"ターン {turn}" if turn else "ターン（番号なし）"
+
+
+def _badge(node: CallNode) -> str:
+    """A coloured Markdown badge for the call's outcome (emoji need fonts a server may not have)."""
+    if node.ok is None:
+        return ":gray-badge[結果なし]"
+    return ":green-badge[成功]" if node.ok else ":red-badge[失敗]"
+
+
+def _status(node: CallNode) -> str:
+    return "結果なし" if node.ok is None else ("成功" if node.ok else "失敗")
 
 
 def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
@@ -113,7 +126,7 @@ def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
     c = cost(node, prices)
     notes = len(call_notes(node))
     parts = [
-        f"{_icon(node)} **{plain_label(debug_call.step_label(node.step))}**",
+        f"{_badge(node)} **{plain_label(debug_call.step_label(node.step))}**",
         plain_label(first.model if first else "-"),
         f"試行 {len(node.attempts)}",
         f"{node.latency_ms:,.0f} ms",
@@ -132,7 +145,7 @@ def tree_markdown(conversation: ConversationNode, prices: Mapping[str, Price]) -
         calls = turn.all_calls()
         c = total(calls, prices)
         lines.append(
-            f"- **ターン {turn.turn}** ・ {len(calls)} 呼び出し ・ "
+            f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ "
             f"{sum(n.latency_ms for n in calls):,.0f} ms ・ {plain_label(c.text())}"
         )
         for _, node, depth in _turn_calls(turn):
@@ -158,11 +171,11 @@ def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
         .encode(
             x=alt.X("offset_ms:Q", title="ターン開始からの経過 (ms)"),
             x2="終了:Q",
-            y=alt.Y("呼び出し:N", sort=None, title=None),
+            y=alt.Y("呼び出し:N", sort=None, title=None, axis=alt.Axis(labelLimit=320)),
             color=alt.Color("結果:N", scale=alt.Scale(domain=["成功", "失敗"], range=["#2e7d32", "#c62828"])),
             tooltip=["呼び出し", "offset_ms", "duration_ms", "結果"],
         )
-        .properties(height=max(80, 28 * len(rows)))
+        .properties(height=WATERFALL_ROW_PX * len(rows))
     )
 
 
@@ -175,7 +188,7 @@ def render(
     index = st.selectbox(
         "会話",
         list(range(len(tree)))[::-1],
-        format_func=lambda i: plain_label(_conversation_label(tree, i), 200),
+        format_func=lambda i: llm_label(_conversation_label(tree, i), 200),
         key=CONVERSATION_KEY,
         help="会話IDのない記録（トレース導入前のログなど）は、フローごとに「（会話IDなし）」にまとまります。",
     )
@@ -198,8 +211,9 @@ def render(
         "詳しく見る呼び出し",
         list(range(len(calls))),
         format_func=lambda i: (
-            f"ターン {calls[i][0].turn} ▸ {'　' * calls[i][2]}{_icon(calls[i][1])} "
-            f"{plain_label(debug_call.step_label(calls[i][1].step))}（試行 {len(calls[i][1].attempts)}）"
+            f"{turn_label(calls[i][0].turn)} ▸ {'└ ' * calls[i][2]}"
+            f"{llm_label(debug_call.step_label(calls[i][1].step))} ・ 試行 {len(calls[i][1].attempts)} ・ "
+            f"{_status(calls[i][1])}"
         ),
         key=CALL_KEY,
     )
@@ -208,6 +222,6 @@ def render(
     turn, node, _ = calls[picked]
     chart = waterfall_chart(turn)
     if chart is not None:
-        st.markdown(f"**ターン {turn.turn} のレイテンシ（ウォーターフォール）**")
-        st.altair_chart(chart, width="stretch")
+        st.markdown(f"**{turn_label(turn.turn)} のレイテンシ（ウォーターフォール）**")
+        st.altair_chart(chart, width="stretch", height=WATERFALL_ROW_PX * len(waterfall(turn)) + 60)
     debug_call.render(node, events, prices, key="debug_trace")

@@ -43,22 +43,26 @@ def test_trace_tab_shows_the_conversation_tree_and_the_newest_call(tmp_path):
     picker = at.selectbox(key="debug_conversation")
     assert picker.options == [
         "memory ／ （会話IDなし） — 1 ターン・1 呼び出し",
-        "review ／ th\\-7 — 1 ターン・2 呼び出し",
-        "knowledge ／ iv\\-1 — 2 ターン・2 呼び出し",
+        "review ／ th-7 — 1 ターン・2 呼び出し",
+        "knowledge ／ iv-1 — 2 ターン・2 呼び出し",
     ]
     assert picker.value == 2  # the newest conversation (memory) comes first
     picker.set_value(1).run()
     tree = next(m for m in markdown(at) if m.startswith("- **ターン 1**"))
     lines = tree.splitlines()
     assert lines[0] == "- **ターン 1** ・ 2 呼び出し ・ 2,200 ms ・ USD 0\\.0255"
-    assert lines[1].startswith("    - ✅ **返答（reply）** ・ claude\\-sonnet\\-4\\-5 ・ 試行 1 ・ 1,000 ms")
-    assert lines[2].startswith("        - ✅ **会話の要約（summary）**")  # the summary hangs under the reply
+    assert lines[1].startswith(
+        "    - :green-badge[成功] **返答（reply）** ・ claude\\-sonnet\\-4\\-5 ・ 試行 1 ・ 1,000 ms"
+    )
+    assert lines[2].startswith(
+        "        - :green-badge[成功] **会話の要約（summary）**"
+    )  # the summary hangs under the reply
     assert [m.label for m in at.metric][:4] == ["ターン", "呼び出し", "入力 / 出力トークン", "費用"]
     assert at.metric[3].value == "USD 0.0255"
     call = at.selectbox(key="debug_trace_call")
     assert call.options == [
-        "ターン 1 ▸ ✅ 返答（reply）（試行 1）",
-        "ターン 1 ▸ 　✅ 会話の要約（summary）（試行 1）",
+        "ターン 1 ▸ 返答（reply） ・ 試行 1 ・ 成功",
+        "ターン 1 ▸ └ 会話の要約（summary） ・ 試行 1 ・ 成功",
     ]
     assert any(m == "**ターン 1 のレイテンシ（ウォーターフォール）**" for m in markdown(at))
     assert len(at.get("vega_lite_chart")) == 1
