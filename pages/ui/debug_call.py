@@ -11,7 +11,7 @@ from core.debug_diff import attempt_diff
 from core.debug_notes import call_notes
 from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
-from core.pricing import Price, cost
+from core.pricing import Cost, Price, cost
 from pages.ui import debug_attempts, debug_diff_view
 from pages.ui.last_call import STEP_LABELS
 from pages.ui.render import llm_label, plain_label
@@ -63,13 +63,18 @@ def settings_rows(event: DebugEvent) -> list[dict[str, str]]:
     return [{"項目": k, "値": v} for k, v in rows]
 
 
+def cost_line(label: str, c: Cost) -> None:
+    """The cost of a sum on its own line (mixed currencies and unpriced models make it long)."""
+    st.markdown(f"**{label}**: {plain_label(c.text(), 400)}")
+
+
 def _tokens(node: CallNode, prices: Mapping[str, Price]) -> None:
     c = cost(node, prices)
-    cols = st.columns(4)
+    cols = st.columns(3)
     cols[0].metric("入力トークン", f"{c.tokens.input:,}")
     cols[1].metric("うちキャッシュ", f"{c.tokens.cached_input:,}")
     cols[2].metric("出力トークン", f"{c.tokens.output:,}")
-    cols[3].metric("費用", c.text())
+    cost_line("この呼び出しの費用（全試行）", c)
     if any(a.usage_estimated for a in node.attempts):
         st.caption("サーバーが使用量を返さなかった試行は、ローカルで数えた推定値です。")
 

@@ -18,7 +18,9 @@ from core.debug_report import (
 from core.debug_tree import ConversationNode
 from core.debuglog import DebugEvent
 from core.pricing import Price, costs_by, costs_by_flow, costs_by_session, total
-from pages.ui import debug_source
+from pages.ui import debug_call, debug_source
+
+FLAT = alt.Axis(labelAngle=0)
 
 
 def _charts(tree: Sequence[ConversationNode], prices: Mapping[str, Price]) -> None:
@@ -37,7 +39,11 @@ def _charts(tree: Sequence[ConversationNode], prices: Mapping[str, Price]) -> No
     with g2:
         st.markdown("**フローごとのトークン**")
         tokens = tokens_chart_rows(sums, "フロー")
-        chart = alt.Chart(tokens).mark_bar().encode(x="フロー:N", y="トークン:Q", color="種類:N")
+        chart = (
+            alt.Chart(tokens)
+            .mark_bar()
+            .encode(x=alt.X("フロー:N", axis=FLAT), y="トークン:Q", color="種類:N")
+        )
         st.altair_chart(chart, width="stretch")
     st.dataframe(cost_table(sums, "フロー"), hide_index=True, width="stretch", key="debug_cost_flow")
 
@@ -52,7 +58,7 @@ def _latency(events: Sequence[DebugEvent]) -> None:
     chart = (
         alt.Chart(frame[["モデル", "レイテンシ(ms)"]])
         .mark_boxplot(extent="min-max")
-        .encode(x=alt.X("レイテンシ(ms):Q"), y=alt.Y("モデル:N", title=None))
+        .encode(x=alt.X("レイテンシ(ms):Q"), y=alt.Y("モデル:N", title=None, axis=alt.Axis(labelLimit=320)))
         .properties(height=40 * frame["モデル"].nunique())
     )
     st.altair_chart(chart, width="stretch", height=40 * frame["モデル"].nunique() + 60)
@@ -74,9 +80,10 @@ def render(
     whole = total([n for c in tree for n in c.all_calls()], prices)
     m = st.columns(4)
     m[0].metric("モデル呼び出し", f"{whole.calls:,}")
-    m[1].metric("入力トークン（うちキャッシュ）", f"{whole.tokens.input:,}（{whole.tokens.cached_input:,}）")
-    m[2].metric("出力トークン", f"{whole.tokens.output:,}")
-    m[3].metric("費用（合計）", whole.text())
+    m[1].metric("入力トークン", f"{whole.tokens.input:,}")
+    m[2].metric("うちキャッシュ", f"{whole.tokens.cached_input:,}")
+    m[3].metric("出力トークン", f"{whole.tokens.output:,}")
+    debug_call.cost_line("費用（合計）", whole)
     debug_source.price_file_caption()
     _charts(tree, prices)
     _latency(events)

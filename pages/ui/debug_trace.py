@@ -199,8 +199,9 @@ def render(
     m = st.columns(4)
     m[0].metric("ターン", len(conversation.turns))
     m[1].metric("呼び出し", len(conversation.all_calls()))
-    m[2].metric("入力 / 出力トークン", f"{c.tokens.input:,} / {c.tokens.output:,}")
-    m[3].metric("費用", c.text())
+    m[2].metric("入力トークン", f"{c.tokens.input:,}")
+    m[3].metric("出力トークン", f"{c.tokens.output:,}")
+    debug_call.cost_line("この会話の費用", c)
     with st.container(border=True, key="debug_tree_view"):
         st.markdown("**会話のツリー**（ターン → 呼び出し → その呼び出しが起こした呼び出し）")
         st.markdown(tree_markdown(conversation, prices))

@@ -54,6 +54,19 @@ def test_import_a_log_open_the_tree_and_the_repaired_calls_diff(page, app_url, t
     assert "ローカル修復: code_fence" in text and "変わったJSONパス（5 件）" in text
     assert main.get_by_text("試行 2（修復の返答）: 成功").is_visible()
     diff.screenshot(path=str(shot(page, "debug-diff")))  # the diff alone, readable at full size
+    main.get_by_role("tab", name="コストと傾向").click()
+    wait_idle(page)
+    main.get_by_text("USD 0.0275 ＋ 価格未設定（local-llm）").wait_for()
+    main.get_by_text("モデルごとのレイテンシの分布").wait_for()
+    shot(page, "debug-costs")
+    main.get_by_text("フローごとの費用").evaluate("e => e.scrollIntoView()")
+    page.wait_for_timeout(300)
+    shot(page, "debug-cost-charts")
+    main.get_by_role("tab", name="呼び出し一覧").click()
+    wait_idle(page)
+    main.get_by_text("メモのある呼び出し").click()
+    wait_idle(page)
+    shot(page, "debug-calls-with-notes")
     assert "Traceback" not in page.content()
 
 

@@ -57,8 +57,13 @@ def test_trace_tab_shows_the_conversation_tree_and_the_newest_call(tmp_path):
     assert lines[2].startswith(
         "        - :green-badge[成功] **会話の要約（summary）**"
     )  # the summary hangs under the reply
-    assert [m.label for m in at.metric][:4] == ["ターン", "呼び出し", "入力 / 出力トークン", "費用"]
-    assert at.metric[3].value == "USD 0.0255"
+    assert [(m.label, m.value) for m in at.metric][:4] == [
+        ("ターン", "1"),
+        ("呼び出し", "2"),
+        ("入力トークン", "5,000"),
+        ("出力トークン", "700"),
+    ]
+    assert "**この会話の費用**: USD 0\\.0255" in markdown(at)
     call = at.selectbox(key="debug_trace_call")
     assert call.options == [
         "ターン 1 ▸ 返答（reply） ・ 試行 1 ・ 成功",
@@ -87,7 +92,8 @@ def test_a_repaired_call_shows_settings_tokens_notes_diff_and_attempts(tmp_path)
     metrics = {m.label: m.value for m in at.metric}
     # (1000*0.40 + 200*0.10 + 300*1.60) + (500*0.40 + 1000*0.10 + 200*1.60) = 1520 per 1M tokens
     assert metrics["入力トークン"] == "2,700" and metrics["うちキャッシュ"] == "1,200"
-    assert metrics["出力トークン"] == "500" and metrics["費用"] == "USD 0.00152"
+    assert metrics["出力トークン"] == "500"
+    assert "**この呼び出しの費用（全試行）**: USD 0\\.00152" in markdown(at)
     assert any(m.startswith("- 【短い・空の返答】assistant") for m in markdown(at))
     paths = frame(at, "パス")
     assert list(zip(paths["パス"], paths["変化"], strict=True)) == [
@@ -110,8 +116,12 @@ def test_a_repaired_call_shows_settings_tokens_notes_diff_and_attempts(tmp_path)
 def test_cost_tab_sums_per_flow_session_and_conversation(tmp_path):
     at = debug_page(tmp_path, tab="コストと傾向")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["費用（合計）"] == "USD 0.0275 ＋ 価格未設定（local-llm）"
-    assert metrics["モデル呼び出し"] == "6"
+    assert "**費用（合計）**: USD 0\\.0275 ＋ 価格未設定（local\\-llm）" in markdown(at)
+    assert (metrics["モデル呼び出し"], metrics["入力トークン"], metrics["うちキャッシュ"]) == (
+        "6",
+        "8,550",
+        "1,200",
+    )
     flows = frame(at, "フロー", "費用")
     assert list(zip(flows["フロー"], flows["費用"], strict=True)) == [
         ("knowledge", "USD 0.002"),
