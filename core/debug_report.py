@@ -10,7 +10,6 @@ import pandas as pd
 from core.clock import format_local
 from core.debug_notes import event_notes
 from core.debug_notes import note_kind as note_kind_of
-from core.debug_tree import ConversationNode
 from core.debuglog import DebugEvent
 from core.pricing import Cost, Price, event_cost
 
@@ -192,8 +191,3 @@ def tokens_chart_rows(sums: Mapping[str, Cost], label: str) -> pd.DataFrame:
         ):
             rows.append({label: key, "種類": kind, "トークン": value})
     return pd.DataFrame(rows, columns=[label, "種類", "トークン"])
-
-
-def conversation_rows(tree: Sequence[ConversationNode]) -> list[tuple[str, str]]:
-    """(flow, conversation_id) of every conversation of the tree, in order (for a picker)."""
-    return [(c.flow, c.conversation_id) for c in tree]

@@ -60,7 +60,8 @@ class CallNode:
     @property
     def end(self) -> float:
         return max(
-            (e.ts for e in (*self.attempts, *([self.result] if self.result else []), *self.notes)), default=0.0
+            (e.ts for e in (*self.attempts, *([self.result] if self.result else []), *self.notes)),
+            default=0.0,
         )
 
     def usage(self, key: str) -> int:
