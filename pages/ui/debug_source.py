@@ -8,27 +8,54 @@ from typing import Any
 
 import streamlit as st
 
+from core.debug_report import calls_frame
 from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent, events_from_jsonl
-from core.pricing import Price, PriceFileError, load_prices, prices_path
+from core.pricing import Price, PriceFileError, load_prices, prices_path, total
 from pages.ui.render import plain_label
 
 IMPORTED = "debug_imported"
 TREE_CACHE = "debug_tree_cache"
+UPLOAD_SEEN = "debug_import_seen"
+IMPORT_ERROR = "debug_import_error"
+
+
+def _read(data: bytes) -> list[DebugEvent]:
+    """Events of an exported JSONL file, checked against what the page reads (types of every field)."""
+    log = events_from_jsonl(data.decode("utf-8"))
+    calls_frame(log, {})
+    for conversation in build_tree(log):
+        total(conversation.all_calls(), {})
+    return log
+
+
+def _take(upload: Any) -> None:
+    """Read a newly uploaded file into IMPORTED (or IMPORT_ERROR); a removed file clears both marks."""
+    if upload is None:
+        st.session_state.pop(UPLOAD_SEEN, None)
+        st.session_state.pop(IMPORT_ERROR, None)
+        return
+    if st.session_state.get(UPLOAD_SEEN) == upload.file_id:
+        return
+    st.session_state[UPLOAD_SEEN] = upload.file_id
+    try:
+        st.session_state[IMPORTED] = (upload.name, _read(upload.getvalue()))
+    except (UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
+        st.session_state[IMPORT_ERROR] = type(exc).__name__
+    else:
+        st.session_state.pop(IMPORT_ERROR, None)
 
 
 def import_box() -> None:
-    """The 「エクスポートしたログを読み込む」 expander: an uploaded JSONL replaces the shown log."""
+    """The 「エクスポートしたログを読み込む」 expander: an uploaded JSONL replaces the shown log (read once
+    per uploaded file, not on every rerun)."""
     with st.expander("エクスポートしたログを読み込む（JSONL）"):
-        upload = st.file_uploader("katachi-debug.jsonl", type=["jsonl"], key="debug_import_file")
-        if upload is not None:
-            try:
-                st.session_state[IMPORTED] = (
-                    upload.name,
-                    events_from_jsonl(upload.getvalue().decode("utf-8")),
-                )
-            except (UnicodeDecodeError, ValueError, TypeError) as exc:
-                st.error(f"ログを読み込めませんでした（JSONLの形式ではありません）: {type(exc).__name__}")
+        _take(st.file_uploader("katachi-debug.jsonl", type=["jsonl"], key="debug_import_file"))
+        if st.session_state.get(IMPORT_ERROR):
+            st.error(
+                "ログを読み込めませんでした（JSONLの形式ではありません）: " + st.session_state[IMPORT_ERROR],
+                icon=":material/error:",
+            )
 
 
 def events() -> tuple[list[DebugEvent], bool]:

@@ -4,9 +4,11 @@ a page's "last turn" expander."""
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
-from core.debuglog import DebugEvent
+from core.debuglog import DebugEvent, events_to_jsonl
 from core.settings import Settings
 from tests.debug_logs import DOWNGRADE, SHORT_NOTE, sample_log
 from tests.pages.conftest import APP, make_app
@@ -223,3 +225,23 @@ def test_last_turn_expander_links_to_the_tree_and_says_when_nothing_is_recorded(
         c.value.startswith("DEBUGがオフのため、このターンはデバッグログに記録されていません")
         for c in at.caption
     )
+
+
+def test_an_imported_export_is_shown_and_a_broken_one_is_a_japanese_error(tmp_path):
+    at = make_app(tmp_path, page="pages/debug_log.py")
+    text = events_to_jsonl(sample_log())
+    at.get("file_uploader")[0].upload("katachi-debug.jsonl", text.encode("utf-8")).run()
+    assert not at.exception
+    notice = "読み込んだログ「katachi\\-debug\\.jsonl」（12 件）を表示しています。"
+    assert next(i.value for i in at.info) == notice
+    assert len(at.selectbox(key="debug_conversation").options) == 3
+    at.button(key="debug_back_to_session").click().run()
+    assert "debug_imported" not in at.session_state
+    broken = json.dumps({"flow": "x", "step": "s", "kind": "call", "usage": "lots"}) + "\n"
+    at = make_app(tmp_path, page="pages/debug_log.py")
+    at.get("file_uploader")[0].upload("broken.jsonl", broken.encode("utf-8")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "ログを読み込めませんでした（JSONLの形式ではありません）: AttributeError"
+    ]
+    assert "debug_imported" not in at.session_state
