@@ -1,13 +1,27 @@
-"""Cost of a model call for the debug workbench (issue #9): one hook the re-run and replay tables share.
+"""Cost of a model call for the re-run and replay tables (issue #9): the price table of core.pricing.
 
-Until the price table (core.pricing) is merged this knows no prices and returns None, so the tables show
-tokens and an empty cost column. The coordinator points `call_cost` at core.pricing when merging.
+A price file that cannot be read counts as an empty table (every model 「価格未設定」); the debug page
+already warns about the file itself.
 """
 
 from __future__ import annotations
 
+from core.debuglog import DebugEvent
+from core.pricing import Cost, PriceFileError, event_cost, load_prices
 
-def call_cost(provider: str, model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """USD cost of a call with these token counts, or None when the model's price is not known."""
-    del provider, model, input_tokens, output_tokens  # hook: core.pricing answers after the merge
-    return None
+
+def call_cost(provider: str, model: str, input_tokens: int, output_tokens: int, cached: int = 0) -> Cost:
+    """The cost of a call with these token counts under the current price file (unpriced models say so)."""
+    try:
+        prices = load_prices()
+    except PriceFileError:
+        prices = {}
+    usage = {"input_tokens": input_tokens, "output_tokens": output_tokens, "cached_input_tokens": cached}
+    return event_cost(
+        DebugEvent(flow="", step="", kind="call", provider=provider, model=model, usage=usage), prices
+    )
+
+
+def cost_text(value: Cost | None) -> str:
+    """「USD 0.0012」 / 「価格未設定（model）」 / 「-」."""
+    return "-" if value is None else value.text()

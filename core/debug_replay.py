@@ -16,11 +16,12 @@ from itertools import pairwise
 from typing import Any
 
 from core import trace
-from core.debug_cost import call_cost
+from core.debug_cost import call_cost, cost_text
 from core.debug_replay_flows import KEY_LABELS, PRIMARY_STEPS, key_value, open_runner
 from core.debug_tree import build_tree
 from core.debuglog import CaptureSink, DebugEvent
 from core.llm.base import LLMClient
+from core.pricing import Cost
 
 
 @dataclass
@@ -56,7 +57,7 @@ class TurnFacts:
     input_tokens: int = 0
     output_tokens: int = 0
     length: int = 0  # characters of the (last) reply
-    cost: float | None = None
+    cost: Cost | None = None
 
 
 @dataclass
@@ -139,10 +140,10 @@ def _yes(valid: bool) -> str:
     return "有効" if valid else "無効"
 
 
-def _cost(before: float | None, after: float | None) -> str:
+def _cost(before: Cost | None, after: Cost | None) -> str:
     if before is None and after is None:
         return "-"
-    return f"{'-' if before is None else f'${before:.4f}'}→{'-' if after is None else f'${after:.4f}'}"
+    return f"{cost_text(before)}→{cost_text(after)}"
 
 
 def conversations(events: Sequence[DebugEvent]) -> list[RecordedConversation]:

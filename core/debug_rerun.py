@@ -20,6 +20,7 @@ from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire
 from core.guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
+from core.pricing import Cost
 from core.schemas import load_schema, schema_names
 from core.settings import DEFAULT_MODELS, PROVIDER_LABELS, PROVIDERS, Settings
 
@@ -79,7 +80,7 @@ class RerunOutcome:
     output_tokens: int
     error_type: str | None = None
     error: str = ""  # Japanese message for a staff member ("" when valid)
-    cost: float | None = None  # USD via core.debug_cost (None: price unknown)
+    cost: Cost | None = None  # under the price file (core.pricing); unpriced models say so
     events: list[DebugEvent] = field(default_factory=list)  # what the guard emitted (never logged)
 
 

@@ -53,13 +53,16 @@ class CallNode:
     def start(self) -> float:
         """Epoch seconds the first attempt started (its event is stamped when it ended)."""
         first = self.first
-        if first is None:
-            return 0.0
+        if first is None:  # a call known only by its notes
+            return self.notes[0].ts if self.notes else 0.0
         return first.ts - (first.latency_ms or 0.0) / 1000
 
     @property
     def end(self) -> float:
-        return max((e.ts for e in (*self.attempts, *([self.result] if self.result else []))), default=0.0)
+        return max(
+            (e.ts for e in (*self.attempts, *([self.result] if self.result else []), *self.notes)),
+            default=0.0,
+        )
 
     def usage(self, key: str) -> int:
         """Tokens of `key` ("input_tokens", "output_tokens", "cached_input_tokens") over all attempts."""

@@ -7,7 +7,7 @@ import io
 import json
 import re
 import time
-from collections.abc import Iterable, MutableSequence
+from collections.abc import Callable, Iterable, MutableSequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -144,6 +144,9 @@ def call_view(event: DebugEvent) -> dict[str, Any]:
         "usage": dict(event.usage),
         "usage_estimated": event.usage_estimated,
         "ttft_ms": event.ttft_ms,
+        "call_id": event.call_id,
+        "conversation_id": event.conversation_id,
+        "turn": event.turn,
     }
 
 
@@ -216,17 +219,35 @@ CSV_COLUMNS = [
     "latency_ms",
     "ttft_ms",
     "input_tokens",
+    "cached_input_tokens",
     "output_tokens",
     "usage_estimated",
     "response_format",
     "fixes",
     "errors",
     "raw",
+    # issue #9: where the call sits, the settings as sent, notes, cost
+    "session_id",
+    "conversation_id",
+    "turn",
+    "parent_id",
+    "temperature",
+    "max_tokens",
+    "strict",
+    "request_id",
+    "base_host",
+    "sdk",
+    "notes",
+    "cost",
 ]
 
 
-def events_to_csv(events: Iterable[DebugEvent], secrets: Iterable[str] = ()) -> str:
-    """A flat CSV export: one row per event, messages left out (they are in the JSONL export)."""
+def events_to_csv(
+    events: Iterable[DebugEvent], secrets: Iterable[str] = (), cost: Callable[[DebugEvent], str] | None = None
+) -> str:
+    """A flat CSV export: one row per event, messages and the wire schema left out (they are in the JSONL
+    export). `cost` gives the cost column's text per event (core.pricing; empty without it)."""
+    secrets = list(secrets)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS)
     writer.writeheader()
@@ -236,9 +257,12 @@ def events_to_csv(events: Iterable[DebugEvent], secrets: Iterable[str] = ()) -> 
             {
                 **{k: d.get(k) for k in CSV_COLUMNS if k in d},
                 "input_tokens": d["usage"].get("input_tokens"),
+                "cached_input_tokens": d["usage"].get("cached_input_tokens"),
                 "output_tokens": d["usage"].get("output_tokens"),
                 "fixes": "; ".join(d["fixes"]),
                 "errors": "; ".join(d["errors"]),
+                "notes": "; ".join(d["notes"]),
+                "cost": cost(e) if cost is not None and e.kind in ("call", "error") else "",
             }
         )
     return buf.getvalue()

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from core.debug_cost import cost_text
 from core.debug_rerun import RerunOutcome, Target, edit, rerun, rerun_request, targets
 from core.debuglog import DebugEvent
 from pages.ui import state
@@ -34,7 +35,7 @@ def _outcome_column(label: str, outcome: RerunOutcome) -> None:
         st.success("有効（検証を通過）", icon=":material/check_circle:")
     else:
         st.error(f"無効: {llm_label(outcome.error or outcome.error_type or '-')}", icon=":material/error:")
-    cost = "不明（料金表なし）" if outcome.cost is None else f"${outcome.cost:.4f}"
+    cost = cost_text(outcome.cost)
     st.markdown(
         f"修復 **{outcome.repairs}** 回 ・ レイテンシ **{outcome.latency_ms:,.0f} ms**  \n"
         f"トークン 入力 **{outcome.input_tokens:,}** / 出力 **{outcome.output_tokens:,}** ・ コスト {cost}"

@@ -16,7 +16,7 @@ import streamlit as st
 from core import trace
 from core.debuglog import CaptureSink
 from pages.ui import state
-from pages.ui.render import llm_caption, llm_label, raw_excerpt
+from pages.ui.render import llm_caption, llm_label, plain_label, raw_excerpt
 
 # Names of the LLM calls (request tags["step"]) as staff read them.
 STEP_LABELS = {
@@ -82,13 +82,50 @@ def _call(index: int, call: dict[str, Any]) -> None:
         st.text("\n".join(call["errors"]))
 
 
+def debug_links(calls: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Query parameters of the debug page for each conversation (and turn) of the captured calls, in order."""
+    out: list[dict[str, str]] = []
+    for call in calls:
+        params = {
+            "flow": str(call.get("flow") or ""),
+            "conversation": str(call.get("conversation_id") or ""),
+            "turn": str(call.get("turn") or ""),
+            "call": str(call.get("call_id") or ""),
+        }
+        if not any(p["flow"] == params["flow"] and p["conversation"] == params["conversation"] for p in out):
+            out.append(params)
+    return out
+
+
+def _links(calls: list[dict[str, Any]]) -> None:
+    if not st.session_state.get("app_debug"):
+        st.caption(
+            "DEBUGがオフのため、このターンはデバッグログに記録されていません。サイドバーで"
+            "「DEBUG（LLM呼び出しを記録）」をオンにすると、次のターンからツリーで確認できます。"
+        )
+        return
+    links = debug_links(calls)
+    for params in links:
+        label = "このターンをデバッグログで開く"
+        if len(links) > 1:
+            label += f"（{params['flow']} ／ {params['conversation'] or '会話IDなし'}）"
+        st.page_link(
+            "pages/debug_log.py",
+            label=plain_label(label),
+            icon=":material/account_tree:",
+            query_params={k: v for k, v in params.items() if v},
+        )
+
+
 def render(flow: str) -> None:
-    """The expander for the last turn of `flow` (nothing called yet says so)."""
+    """The expander for the last turn of `flow` (nothing called yet says so), with a link that opens the
+    turn's conversation as a tree on the debug page."""
     calls: list[dict[str, Any]] = st.session_state.get(key(flow)) or []
     title = f"直近のターンでLLMに渡した内容と返答（{len(calls)}回の呼び出し）"
     with st.expander(title, icon=":material/data_object:"):
         if not calls:
             st.caption("直近のターンではLLMを呼び出していません。")
             return
+        _links(calls)
         for index, call in enumerate(calls, 1):
             _call(index, call)

@@ -122,7 +122,7 @@ def test_rerun_on_two_models_sends_the_recorded_request_and_reports_both(wire_se
 
     a, b = outcomes
     assert (a.model, a.valid, a.repairs, a.raw, a.error_type, a.error) == ("wire-a", True, 0, VALID, None, "")
-    assert (a.input_tokens, a.output_tokens, a.cost) == (40, 7, None)
+    assert (a.input_tokens, a.output_tokens, a.cost.text()) == (40, 7, "価格未設定（wire-a）")
     assert (b.model, b.valid, b.repairs, b.raw, b.error_type) == (
         "wire-b",
         False,

@@ -109,9 +109,10 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     )
     assert result.ok
     at.session_state["debug_logs"] = events
+    at.session_state["debug_tab"] = "呼び出し一覧"
     at.run()
     assert not at.exception
-    table = at.dataframe[0].value
+    table = at.dataframe(key="debug_calls_table").value
     assert list(table["結果"]) == ["schema_error", "ok"] and list(table["フロー"]) == [
         "knowledge",
         "knowledge",
@@ -125,8 +126,10 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
         c.startswith("以下は、あなたが直前に出力した JSON 文字列です。") for c in codes
     )  # repair prompt
     assert any("code_fence" in m.value for m in at.markdown)
+    at.session_state["debug_tab"] = "エクスポート"
+    at.run()
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["JSONLで保存", "CSVで保存"]
+    assert labels == ["JSONLで保存", "CSVで保存", "OpenTelemetry（OTLP/JSON）で保存"]
     at.button(key="debug_clear").click().run()
     assert at.session_state["debug_logs"] == []
 

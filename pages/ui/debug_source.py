@@ -1,0 +1,106 @@
+"""Which log the debug page shows (the session's, or an imported JSONL export), the prices, and the
+conversation tree of that log, built once per log state (cached in session_state)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from core.debug_report import calls_frame
+from core.debug_tree import ConversationNode, build_tree
+from core.debuglog import DebugEvent, events_from_jsonl
+from core.pricing import Price, PriceFileError, load_prices, prices_path, total
+from pages.ui.render import plain_label
+
+IMPORTED = "debug_imported"
+TREE_CACHE = "debug_tree_cache"
+UPLOAD_SEEN = "debug_import_seen"
+IMPORT_ERROR = "debug_import_error"
+
+
+def _read(data: bytes) -> list[DebugEvent]:
+    """Events of an exported JSONL file, checked against what the page reads (types of every field)."""
+    log = events_from_jsonl(data.decode("utf-8"))
+    calls_frame(log, {})
+    for conversation in build_tree(log):
+        total(conversation.all_calls(), {})
+    return log
+
+
+def _take(upload: Any) -> None:
+    """Read a newly uploaded file into IMPORTED (or IMPORT_ERROR); a removed file clears both marks."""
+    if upload is None:
+        st.session_state.pop(UPLOAD_SEEN, None)
+        st.session_state.pop(IMPORT_ERROR, None)
+        return
+    if st.session_state.get(UPLOAD_SEEN) == upload.file_id:
+        return
+    st.session_state[UPLOAD_SEEN] = upload.file_id
+    try:
+        st.session_state[IMPORTED] = (upload.name, _read(upload.getvalue()))
+    except (UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
+        st.session_state[IMPORT_ERROR] = type(exc).__name__
+    else:
+        st.session_state.pop(IMPORT_ERROR, None)
+
+
+def import_box() -> None:
+    """The 「エクスポートしたログを読み込む」 expander: an uploaded JSONL replaces the shown log (read once
+    per uploaded file, not on every rerun)."""
+    with st.expander("エクスポートしたログを読み込む（JSONL）"):
+        _take(st.file_uploader("katachi-debug.jsonl", type=["jsonl"], key="debug_import_file"))
+        if st.session_state.get(IMPORT_ERROR):
+            st.error(
+                "ログを読み込めませんでした（JSONLの形式ではありません）: " + st.session_state[IMPORT_ERROR],
+                icon=":material/error:",
+            )
+
+
+def events() -> tuple[list[DebugEvent], bool]:
+    """The events to show and whether they come from an imported file (with its notice and a way back)."""
+    imported = st.session_state.get(IMPORTED)
+    if not imported:
+        return st.session_state["debug_logs"], False
+    st.info(
+        f"読み込んだログ「{plain_label(imported[0])}」（{len(imported[1])} 件）を表示しています。",
+        icon=":material/upload_file:",
+    )
+    if st.button("このセッションのログに戻る", key="debug_back_to_session"):
+        del st.session_state[IMPORTED]
+        st.rerun()
+    return imported[1], True
+
+
+def prices() -> Mapping[str, Price]:
+    """The price file's prices; a broken file is a warning and every cost reads 「価格未設定」."""
+    try:
+        return load_prices()
+    except PriceFileError as exc:
+        st.warning(f"{exc} 費用はすべて「価格未設定」と表示します。", icon=":material/warning:")
+        return {}
+
+
+def price_file_caption() -> None:
+    st.caption(
+        f"価格は {plain_label(prices_path().name)}（100万トークンあたり）から計算しています。"
+        "環境変数 KATACHI_PRICES で別のファイルを指定できます。価格のないモデルは「価格未設定」と表示します。"
+    )
+
+
+def _fingerprint(log: Sequence[DebugEvent]) -> tuple[Any, ...]:
+    if not log:
+        return (id(log), 0)
+    return (id(log), len(log), id(log[0]), id(log[-1]), log[-1].ts)
+
+
+def tree(log: Sequence[DebugEvent]) -> list[ConversationNode]:
+    """build_tree(log), rebuilt only when the log changed since the last run of this session."""
+    fingerprint = _fingerprint(log)
+    cached = st.session_state.get(TREE_CACHE)
+    if cached is not None and cached[0] == fingerprint:
+        return list(cached[1])
+    built = build_tree(log)
+    st.session_state[TREE_CACHE] = (fingerprint, built)
+    return built

@@ -1,0 +1,143 @@
+"""core.debug_otel: the OTLP/JSON export parses with opentelemetry-proto; span count, parent links,
+GenAI attributes, hex ids, nanosecond times and redaction."""
+
+import base64
+import json
+import re
+
+from google.protobuf.json_format import Parse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from core.debug_otel import events_to_otlp, span_id, trace_id
+from core.debug_tree import build_tree
+from core.debuglog import DebugEvent
+
+
+def ev(kind, call_id, attempt=1, parent="", step="reply", ts=100.0, latency=None, ok=True, **kw):
+    return DebugEvent(
+        flow="review",
+        step=step,
+        kind=kind,
+        call_id=call_id,
+        attempt=attempt,
+        provider="openai",
+        model="gpt-4.1-mini",
+        conversation_id="thread-1",
+        session_id="sess-1",
+        turn=1,
+        parent_id=parent,
+        ts=ts,
+        latency_ms=latency,
+        ok=ok,
+        **kw,
+    )
+
+
+EVENTS = [
+    ev(
+        "call",
+        "a",
+        ts=101.0,
+        latency=1000,
+        ok=False,
+        error_type="schema_error",
+        usage={"input_tokens": 120, "output_tokens": 30, "cached_input_tokens": 100},
+        temperature=0.2,
+        max_tokens=800,
+        request_id="req_123",
+        base_host="api.openai.com",
+        schema_name="Turn",
+        notes=["strict を json_object に下げました"],
+        raw="key sk-proj-abcdefghijklmnop",
+    ),
+    ev("repair", "a", ts=101.0),
+    ev("call", "a", attempt=2, ts=102.5, latency=1500, usage={"input_tokens": 200, "output_tokens": 40}),
+    ev("result", "a", attempt=2, ts=102.5),
+    ev(
+        "call",
+        "s",
+        parent="a",
+        step="summary",
+        ts=104.0,
+        latency=800,
+        usage={"input_tokens": 5, "output_tokens": 6},
+    ),
+    ev("note", "s", parent="a", step="summary", ts=104.0, notes=["履歴を 3 件省きました"]),
+]
+
+
+def attrs(span):
+    out = {}
+    for kv in span.attributes:
+        value = kv.value
+        out[kv.key] = getattr(value, value.WhichOneof("value"))
+    return out
+
+
+def test_the_export_parses_with_opentelemetry_proto():
+    text = events_to_otlp(EVENTS, secrets=["req_123"])
+    request = Parse(text, ExportTraceServiceRequest())
+    spans = list(request.resource_spans[0].scope_spans[0].spans)
+    # turn + call a + its 2 attempts + call s (child of a) + its 1 attempt
+    assert [s.name for s in spans] == [
+        "review turn 1",
+        "review reply",
+        "chat gpt-4.1-mini",
+        "chat gpt-4.1-mini",
+        "review summary",
+        "chat gpt-4.1-mini",
+    ]
+    turn, call_a, a1, a2, call_s, s1 = spans
+    assert len({s.trace_id for s in spans}) == 1
+    assert turn.parent_span_id == b""
+    assert call_a.parent_span_id == turn.span_id
+    assert a1.parent_span_id == a2.parent_span_id == call_a.span_id
+    assert call_s.parent_span_id == call_a.span_id  # the summary hangs under the reply that caused it
+    assert s1.parent_span_id == call_s.span_id
+    assert a1.start_time_unix_nano == 100_000_000_000 and a1.end_time_unix_nano == 101_000_000_000
+    assert a1.kind == 3 and a1.status.code == 2 and a1.status.message == "schema_error"
+    assert a2.status.code == 1 and call_a.status.code == 1
+    first = attrs(a1)
+    assert first["gen_ai.system"] == "openai"
+    assert first["gen_ai.operation.name"] == "chat"
+    assert first["gen_ai.request.model"] == "gpt-4.1-mini"
+    assert first["gen_ai.request.temperature"] == 0.2
+    assert first["gen_ai.request.max_tokens"] == 800
+    assert first["gen_ai.usage.input_tokens"] == 120
+    assert first["gen_ai.usage.output_tokens"] == 30
+    assert first["katachi.usage.cached_input_tokens"] == 100
+    assert first["gen_ai.response.id"] == "[REDACTED]"  # a secret value given to the export is masked
+    assert first["server.address"] == "api.openai.com"
+    assert first["katachi.ok"] is False and first["katachi.error_type"] == "schema_error"
+    assert [e.attributes[0].value.string_value for e in a1.events] == ["strict を json_object に下げました"]
+    call = attrs(call_a)
+    assert call["katachi.flow"] == "review" and call["katachi.step"] == "reply"
+    assert call["katachi.attempts"] == 2 and call["gen_ai.usage.input_tokens"] == 320
+    assert [e.attributes[0].value.string_value for e in call_s.events] == ["履歴を 3 件省きました"]
+    assert attrs(turn)["katachi.conversation_id"] == "thread-1"
+    assert "sk-proj" not in text
+
+
+def test_ids_are_hex_as_otlp_json_requires():
+    data = json.loads(events_to_otlp(EVENTS))
+    spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", s["traceId"]) for s in spans)
+    assert all(re.fullmatch(r"[0-9a-f]{16}", s["spanId"]) for s in spans)
+    assert spans[1]["spanId"] == span_id("a") and spans[0]["traceId"] == trace_id(build_tree(EVENTS)[0])
+    assert isinstance(spans[2]["startTimeUnixNano"], str)
+    # OTLP/JSON ids are hex (a deviation from proto3 JSON, which reads bytes as base64): with the ids
+    # turned into base64 first, the parsed ids are exactly 16 and 8 bytes.
+    for span in spans:
+        for key in ("traceId", "spanId", "parentSpanId"):
+            if key in span:
+                span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    parsed = Parse(json.dumps(data), ExportTraceServiceRequest()).resource_spans[0].scope_spans[0].spans
+    assert parsed[1].span_id.hex() == span_id("a") and len(parsed[0].trace_id) == 16
+
+
+def test_events_without_a_conversation_still_export_and_an_empty_log_has_no_spans():
+    text = events_to_otlp([DebugEvent(flow="memory", step="reply", kind="call", call_id="x", ts=5.0)])
+    spans = Parse(text, ExportTraceServiceRequest()).resource_spans[0].scope_spans[0].spans
+    assert [s.name for s in spans] == ["memory turn 0", "memory reply", "chat"]
+    empty = Parse(events_to_otlp([]), ExportTraceServiceRequest())
+    assert list(empty.resource_spans[0].scope_spans[0].spans) == []
