@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import pandas as pd
 
 from core.clock import format_local
+from core.debug_feedback import Key, rating_of
 from core.debug_notes import event_notes
 from core.debug_notes import note_kind as note_kind_of
 from core.debuglog import DebugEvent
 from core.pricing import Cost, Price, event_cost
 
+RATING_NEGATIVE = "👎"
 CALL_KINDS = ("call", "error")
 CALL_COLUMNS = [
     "時刻",
@@ -31,16 +33,22 @@ CALL_COLUMNS = [
     "メモ",
     "会話",
     "ターン",
+    "評価",
     "メモの種類",
     "call_id",
     "index",
 ]
 
 
-def calls_frame(events: Sequence[DebugEvent], prices: Mapping[str, Price] | None = None) -> pd.DataFrame:
+def calls_frame(
+    events: Sequence[DebugEvent],
+    prices: Mapping[str, Price] | None = None,
+    ratings: Mapping[Key, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
     """One row per model call (attempt), newest last; `index` points back into `events`. With `prices`,
     the 費用 column holds each attempt's cost (「価格未設定（model）」 for a model without a price).
-    メモ holds the attempt's notes plus the note events of its call; メモの種類 their kinds."""
+    メモ holds the attempt's notes plus the note events of its call; メモの種類 their kinds. 評価 is the
+    rating (👍 / 👎) of the turn the call belongs to (core.debug_feedback), empty when not rated."""
     call_notes: dict[str, list[str]] = {}
     for e in events:
         if e.kind == "note" and e.call_id:
@@ -70,12 +78,21 @@ def calls_frame(events: Sequence[DebugEvent], prices: Mapping[str, Price] | None
                 "メモ": " / ".join(notes),
                 "会話": e.conversation_id or "（会話IDなし）",
                 "ターン": e.turn,
+                "評価": _rating_text(e, ratings),
                 "メモの種類": sorted({note_kind_of(text) for text in notes}),
                 "call_id": e.call_id,
                 "index": i,
             }
         )
     return pd.DataFrame(rows, columns=CALL_COLUMNS)
+
+
+def _rating_text(event: DebugEvent, ratings: Mapping[Key, Mapping[str, Any]] | None) -> str:
+    found = rating_of(event, ratings) if ratings else None
+    if found is None:
+        return ""
+    comment = str(found.get("comment") or "")
+    return f"{found.get('rating', '')} {comment}".strip()
 
 
 def filter_calls(
@@ -86,15 +103,19 @@ def filter_calls(
     *,
     with_notes: bool = False,
     note_kinds: Sequence[str] = (),
+    negative_only: bool = False,
 ) -> pd.DataFrame:
     """Rows whose flow / result / provider are among the chosen ones (an empty choice keeps all);
-    `with_notes` keeps calls with a note, `note_kinds` calls with a note of one of those kinds."""
+    `with_notes` keeps calls with a note, `note_kinds` calls with a note of one of those kinds,
+    `negative_only` the calls of turns rated 👎."""
     mask = pd.Series(True, index=frame.index)
     for column, chosen in (("フロー", flows), ("結果", results), ("プロバイダー", providers)):
         if chosen:
             mask &= frame[column].isin(list(chosen))
     if with_notes:
         mask &= frame["メモ"] != ""
+    if negative_only:
+        mask &= frame["評価"].str.startswith(RATING_NEGATIVE)
     if note_kinds:
         wanted = set(note_kinds)
         mask &= frame["メモの種類"].apply(lambda kinds: bool(wanted & set(kinds)))

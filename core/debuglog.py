@@ -7,7 +7,7 @@ import io
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, MutableSequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -186,11 +186,22 @@ def redact_event(event: DebugEvent, secrets: Iterable[str] = ()) -> DebugEvent:
     return DebugEvent(**redact(event.to_dict(), secrets))
 
 
-def events_to_jsonl(events: Iterable[DebugEvent], secrets: Iterable[str] = ()) -> str:
-    """JSON Lines export (redacted again, so an export never carries a secret)."""
-    return "".join(
-        json.dumps(redact(e.to_dict(), secrets), ensure_ascii=False, default=str) + "\n" for e in events
-    )
+def events_to_jsonl(
+    events: Iterable[DebugEvent],
+    secrets: Iterable[str] = (),
+    rating: Callable[[DebugEvent], Mapping[str, Any] | None] | None = None,
+) -> str:
+    """JSON Lines export (redacted again, so an export never carries a secret). `rating` gives the rating of
+    an event's turn (core.debug_feedback), written under the line's `feedback` key."""
+    secrets = list(secrets)
+    lines = []
+    for e in events:
+        data = e.to_dict()
+        found = rating(e) if rating is not None else None
+        if found is not None:
+            data["feedback"] = dict(found)
+        lines.append(json.dumps(redact(data, secrets), ensure_ascii=False, default=str) + "\n")
+    return "".join(lines)
 
 
 def events_from_jsonl(text: str) -> list[DebugEvent]:
@@ -239,14 +250,29 @@ CSV_COLUMNS = [
     "sdk",
     "notes",
     "cost",
+    "feedback",
+    "feedback_comment",
 ]
 
 
+def _rating_columns(found: Mapping[str, Any] | None, secrets: list[str]) -> dict[str, str]:
+    if found is None:
+        return {"feedback": "", "feedback_comment": ""}
+    return {
+        "feedback": str(found.get("rating", "")),
+        "feedback_comment": redact_text(str(found.get("comment", "")), secrets),
+    }
+
+
 def events_to_csv(
-    events: Iterable[DebugEvent], secrets: Iterable[str] = (), cost: Callable[[DebugEvent], str] | None = None
+    events: Iterable[DebugEvent],
+    secrets: Iterable[str] = (),
+    cost: Callable[[DebugEvent], str] | None = None,
+    rating: Callable[[DebugEvent], Mapping[str, Any] | None] | None = None,
 ) -> str:
     """A flat CSV export: one row per event, messages and the wire schema left out (they are in the JSONL
-    export). `cost` gives the cost column's text per event (core.pricing; empty without it)."""
+    export). `cost` gives the cost column's text per event (core.pricing; empty without it); `rating` the
+    rating of the event's turn (feedback / feedback_comment columns)."""
     secrets = list(secrets)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS)
@@ -263,6 +289,7 @@ def events_to_csv(
                 "errors": "; ".join(d["errors"]),
                 "notes": "; ".join(d["notes"]),
                 "cost": cost(e) if cost is not None and e.kind in ("call", "error") else "",
+                **_rating_columns(rating(e) if rating is not None else None, secrets),
             }
         )
     return buf.getvalue()

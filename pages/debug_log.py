@@ -29,6 +29,7 @@ if not events:
 
 tree = debug_source.tree(events)
 prices = debug_source.prices()
+ratings = debug_source.ratings(imported)
 link = debug_trace.link_from_query(st.query_params.to_dict())
 if link.wanted and st.session_state.get(debug_trace.LINK_SEEN) != link:
     st.session_state[TAB_KEY] = TABS[0]
@@ -42,16 +43,16 @@ if not debug_trace.apply_link(tree, link):
 trace_tab, calls_tab, cost_tab, export_tab, replay_tab = st.tabs(TABS, key=TAB_KEY, on_change="rerun")
 if trace_tab.open is not False:
     with trace_tab:
-        debug_trace.render(tree, events, prices)
+        debug_trace.render(tree, events, prices, ratings)
 if calls_tab.open is not False:
     with calls_tab:
-        debug_calls.render(tree, events, prices)
+        debug_calls.render(tree, events, prices, ratings)
 if cost_tab.open is not False:
     with cost_tab:
         debug_costs.render(tree, events, prices)
 if export_tab.open is not False:
     with export_tab:
-        debug_export.render(events, prices, state.settings().secrets, None if imported else events)
+        debug_export.render(events, prices, state.settings().secrets, None if imported else events, ratings)
 if replay_tab.open is not False:
     with replay_tab:
         st.caption("エクスポートしたログの会話を、別のモデルで流れに沿ってもう一度実行して比べます。")

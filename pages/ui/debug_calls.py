@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from core.debug_feedback import Ratings
 from core.debug_notes import KINDS, OTHER
 from core.debug_report import calls_frame, filter_calls
 from core.debug_tree import CallNode, ConversationNode
@@ -40,6 +41,11 @@ def _filters(frame: pd.DataFrame) -> pd.DataFrame:
         )
         n1, n2 = st.columns([1, 2])
         with_notes = n1.checkbox("メモのある呼び出し", key="debug_filter_notes")
+        negative = n1.checkbox(
+            "👎 と評価されたターンの呼び出し",
+            key="debug_filter_negative",
+            help="各ページの返答の下で 👎 をつけたターンの呼び出し（要約などの後続の呼び出しを含む）だけを表示します。",
+        )
         present = {k for kinds in frame["メモの種類"] for k in kinds}
         kinds = n2.multiselect(
             "メモの種類",
@@ -47,7 +53,9 @@ def _filters(frame: pd.DataFrame) -> pd.DataFrame:
             key="debug_filter_note_kinds",
             placeholder="すべて",
         )
-    return filter_calls(frame, flows, results, providers, with_notes=with_notes, note_kinds=kinds)
+    return filter_calls(
+        frame, flows, results, providers, with_notes=with_notes, note_kinds=kinds, negative_only=negative
+    )
 
 
 def _label(row: pd.Series) -> str:
@@ -58,10 +66,13 @@ def _label(row: pd.Series) -> str:
 
 
 def render(
-    tree: Sequence[ConversationNode], events: Sequence[DebugEvent], prices: Mapping[str, Price]
+    tree: Sequence[ConversationNode],
+    events: Sequence[DebugEvent],
+    prices: Mapping[str, Price],
+    ratings: Ratings | None = None,
 ) -> None:
-    """The table, its filters and metrics, and the chosen call's detail."""
-    frame = calls_frame(events, prices)
+    """The table, its filters and metrics, and the chosen call's detail (評価: the turn's rating)."""
+    frame = calls_frame(events, prices, ratings or {})
     shown = _filters(frame)
     m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric("呼び出し", len(shown))

@@ -7,6 +7,7 @@ from collections.abc import Mapping, MutableSequence, Sequence
 
 import streamlit as st
 
+from core.debug_feedback import Ratings, rating_of
 from core.debug_otel import events_to_otlp
 from core.debuglog import DebugEvent, events_to_csv, events_to_jsonl
 from core.pricing import Price, event_cost
@@ -17,31 +18,36 @@ def render(
     prices: Mapping[str, Price],
     secrets: Sequence[str],
     clearable: MutableSequence[DebugEvent] | None,
+    ratings: Ratings | None = None,
 ) -> None:
     """Download buttons (each file is built only when its button is pressed, from the log as it is now)
     and, for the session's own log, the clear button."""
-    log, secret_list = list(events), list(secrets)
+    log, secret_list, found = list(events), list(secrets), dict(ratings or {})
+
+    def rating(event: DebugEvent) -> Mapping[str, object] | None:
+        return rating_of(event, found)
+
     st.caption(
         "書き出しはボタンを押したときだけ行われ、どこにも送信されません。APIキーなどの秘密情報は伏せ字になります。"
     )
     e1, e2, e3 = st.columns(3)
     e1.download_button(
         "JSONLで保存",
-        lambda: events_to_jsonl(log, secret_list),
+        lambda: events_to_jsonl(log, secret_list, rating=rating),
         file_name="katachi-debug.jsonl",
         mime="application/jsonl",
         icon=":material/download:",
         key="debug_export_jsonl",
-        help="すべての項目（送ったメッセージ、生の出力、設定）を含みます。このページで読み込み直せます。",
+        help="すべての項目（送ったメッセージ、生の出力、設定、返答の評価）を含みます。このページで読み込み直せます。",
     )
     e2.download_button(
         "CSVで保存",
-        lambda: events_to_csv(log, secret_list, cost=lambda e: event_cost(e, prices).text()),
+        lambda: events_to_csv(log, secret_list, cost=lambda e: event_cost(e, prices).text(), rating=rating),
         file_name="katachi-debug.csv",
         mime="text/csv",
         icon=":material/download:",
         key="debug_export_csv",
-        help="1行に1件。メッセージ本文は含みません（JSONLにあります）。費用の列つき。",
+        help="1行に1件。メッセージ本文は含みません（JSONLにあります）。費用と評価の列つき。",
     )
     e3.download_button(
         "OpenTelemetry（OTLP/JSON）で保存",

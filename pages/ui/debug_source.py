@@ -8,16 +8,20 @@ from typing import Any
 
 import streamlit as st
 
+from core.debug_feedback import Ratings, ratings_from_jsonl, ratings_from_rows
 from core.debug_report import calls_frame
 from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent, events_from_jsonl
+from core.flows.feedback import FeedbackStoreError, feedback_rows
 from core.pricing import Price, PriceFileError, load_prices, prices_path, total
+from pages.ui import state
 from pages.ui.render import plain_label
 
 IMPORTED = "debug_imported"
 TREE_CACHE = "debug_tree_cache"
 UPLOAD_SEEN = "debug_import_seen"
 IMPORT_ERROR = "debug_import_error"
+IMPORTED_RATINGS = "debug_imported_ratings"
 
 
 def _read(data: bytes) -> list[DebugEvent]:
@@ -40,6 +44,7 @@ def _take(upload: Any) -> None:
     st.session_state[UPLOAD_SEEN] = upload.file_id
     try:
         st.session_state[IMPORTED] = (upload.name, _read(upload.getvalue()))
+        st.session_state[IMPORTED_RATINGS] = ratings_from_jsonl(upload.getvalue().decode("utf-8"))
     except (UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
         st.session_state[IMPORT_ERROR] = type(exc).__name__
     else:
@@ -104,3 +109,18 @@ def tree(log: Sequence[DebugEvent]) -> list[ConversationNode]:
     built = build_tree(log)
     st.session_state[TREE_CACHE] = (fingerprint, built)
     return built
+
+
+def ratings(imported: bool) -> Ratings:
+    """Ratings of replies (issue #9 item 6): those the imported file carries, or the signed-in person's
+    stored ratings for the session's own log (a database failure shows a notice and no ratings)."""
+    if imported:
+        found: Ratings = st.session_state.get(IMPORTED_RATINGS) or {}
+        return found
+    try:
+        return ratings_from_rows(feedback_rows(state.feedback_repo()))
+    except FeedbackStoreError:
+        st.warning(
+            "返答の評価を読み込めませんでした（データベースに接続できません）。", icon=":material/error:"
+        )
+        return {}

@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.debug_feedback import Ratings
 from core.debug_notes import call_notes
 from core.debug_tree import CallNode, ConversationNode, TurnNode, waterfall
 from core.debuglog import DebugEvent
@@ -138,8 +139,18 @@ def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
     return " ・ ".join(parts)
 
 
-def tree_markdown(conversation: ConversationNode, prices: Mapping[str, Price]) -> str:
-    """The conversation as a nested Markdown list: turns, their calls, the calls under them."""
+def _rating(conversation: ConversationNode, turn: TurnNode, ratings: Ratings | None) -> str:
+    found = (ratings or {}).get((conversation.flow, conversation.conversation_id, turn.turn))
+    if not found:
+        return ""
+    comment = str(found.get("comment") or "")
+    return f" ・ 評価 {found.get('rating', '')}" + (f"「{plain_label(comment)}」" if comment else "")
+
+
+def tree_markdown(
+    conversation: ConversationNode, prices: Mapping[str, Price], ratings: Ratings | None = None
+) -> str:
+    """The conversation as a nested Markdown list: turns (with their rating), their calls, the calls under them."""
     lines = []
     for turn in conversation.turns:
         calls = turn.all_calls()
@@ -147,6 +158,7 @@ def tree_markdown(conversation: ConversationNode, prices: Mapping[str, Price]) -
         lines.append(
             f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ "
             f"{sum(n.latency_ms for n in calls):,.0f} ms ・ {plain_label(c.text())}"
+            + _rating(conversation, turn, ratings)
         )
         for _, node, depth in _turn_calls(turn):
             lines.append("    " * (depth + 1) + "- " + _call_line(node, prices))
@@ -180,9 +192,12 @@ def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
 
 
 def render(
-    tree: Sequence[ConversationNode], events: Sequence[DebugEvent], prices: Mapping[str, Price]
+    tree: Sequence[ConversationNode],
+    events: Sequence[DebugEvent],
+    prices: Mapping[str, Price],
+    ratings: Ratings | None = None,
 ) -> None:
-    """The trace tab for `tree`."""
+    """The trace tab for `tree` (turns show their rating)."""
     if st.session_state.get(CONVERSATION_KEY) not in range(len(tree)):
         st.session_state.pop(CONVERSATION_KEY, None)
     index = st.selectbox(
@@ -204,7 +219,7 @@ def render(
     debug_call.cost_line("この会話の費用", c)
     with st.container(border=True, key="debug_tree_view"):
         st.markdown("**会話のツリー**（ターン → 呼び出し → その呼び出しが起こした呼び出し）")
-        st.markdown(tree_markdown(conversation, prices))
+        st.markdown(tree_markdown(conversation, prices, ratings))
     calls = _ordered_calls(conversation)
     if st.session_state.get(CALL_KEY) not in range(len(calls)):
         st.session_state[CALL_KEY] = len(calls) - 1
