@@ -16,6 +16,7 @@ from core.debug_replay import ReplayReport, conversations, replay
 from core.debug_replay_flows import REPLAYABLE
 from core.debug_rerun import Target, targets
 from core.debuglog import DebugEvent, events_from_jsonl
+from core.settings import PROVIDER_LABELS
 from pages.ui import state, tab_memory
 from pages.ui.render import llm_cell, plain_label
 
@@ -58,7 +59,7 @@ def _show(report: ReplayReport) -> None:
     st.markdown(f"**{plain_label(report.summary)}**")
     conversation = st.session_state.get(RESULT_FOR, "-")
     st.caption(
-        f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{report.provider} / {report.model}')}"
+        f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{PROVIDER_LABELS.get(report.provider, report.provider)} / {report.model}')}"
     )
     rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
     st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")

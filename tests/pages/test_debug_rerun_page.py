@@ -190,4 +190,5 @@ def test_replay_results_and_choices_survive_a_visit_to_another_tab(tmp_path) -> 
     assert at.selectbox(key="debug_replay_conversation").value == 1
     summary = "4ターン: 有効 4、修復 0、フェーズの変化 2、記録との違い 0ターン"
     assert f"**{summary}**" in [m.value for m in at.markdown]
-    assert f"会話: {label}" in [c.value.replace("\\", "") for c in at.caption][-1]
+    caption = next(c.value for c in at.caption if c.value.startswith("会話: "))
+    assert caption.replace("\\", "") == f"会話: {label} ・ 再生したモデル: デモモデル / katachi-demo"
