@@ -112,22 +112,24 @@ class ReplayReport:
 
     def table(self) -> list[dict[str, Any]]:
         """One plain dict per turn (Japanese column names) for a table or a CSV download."""
-        label = KEY_LABELS.get(self.flow, "主な値")
+        label = KEY_LABELS.get(self.flow)  # review chat has no key field: no column for it
+        names = {**CHANGE_LABELS, "key": label or CHANGE_LABELS["key"]}
         out = []
         for r in self.rows:
             b, a = r.before, r.after
+            key = {f"{label}（記録→再生）": f"{b.key or '-'}→{a.key or '-'}"} if label else {}
             out.append(
                 {
                     "ターン": r.turn,
                     "入力": r.user_input,
                     "有効（記録→再生）": f"{_yes(b.valid)}→{_yes(a.valid)}",
-                    f"{label}（記録→再生）": f"{b.key or '-'}→{a.key or '-'}",
+                    **key,
                     "修復": f"{b.repairs}→{a.repairs}",
                     "レイテンシ(ms)": f"{b.latency_ms:.0f}→{a.latency_ms:.0f}",
                     "トークン": f"{b.input_tokens + b.output_tokens}→{a.input_tokens + a.output_tokens}",
                     "文字数": f"{b.length}→{a.length}",
                     "コスト": _cost(b.cost, a.cost),
-                    "違い": "、".join(CHANGE_LABELS[c] for c in r.changes) or "なし",
+                    "違い": "、".join(names[c] for c in r.changes) or "なし",
                 }
             )
         return out

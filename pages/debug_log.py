@@ -55,5 +55,4 @@ if export_tab.open is not False:
         debug_export.render(events, prices, state.settings().secrets, None if imported else events, ratings)
 if replay_tab.open is not False:
     with replay_tab:
-        st.caption("エクスポートしたログの会話を、別のモデルで流れに沿ってもう一度実行して比べます。")
         debug_replay.render(events)

@@ -16,15 +16,24 @@ from core.debug_replay import ReplayReport, conversations, replay
 from core.debug_replay_flows import REPLAYABLE
 from core.debug_rerun import Target, targets
 from core.debuglog import DebugEvent, events_from_jsonl
-from pages.ui import state
+from core.settings import PROVIDER_LABELS
+from pages.ui import state, tab_memory
 from pages.ui.render import llm_cell, plain_label
 
 RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
+RESULT_FOR = "debug_replay_report_for"  # data key: the label of the conversation it replayed
+SOURCE_KEY, CONVERSATION_KEY, TARGET_KEY = (
+    "debug_replay_source",
+    "debug_replay_conversation",
+    "debug_replay_target",
+)
 SESSION, UPLOAD = "このセッションのログ", "JSONLファイルを読み込む"
 
 
 def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
-    source = st.radio("読み込み元", [SESSION, UPLOAD], horizontal=True, key="debug_replay_source")
+    tab_memory.restore(SOURCE_KEY)
+    source = st.radio("読み込み元", [SESSION, UPLOAD], horizontal=True, key=SOURCE_KEY)
+    tab_memory.remember(SOURCE_KEY)
     if source == SESSION:
         return list(events)
     upload = st.file_uploader("エクスポートしたログ（JSONL）", type=["jsonl"], key="debug_replay_file")
@@ -48,7 +57,10 @@ def _csv(report: ReplayReport) -> str:
 
 def _show(report: ReplayReport) -> None:
     st.markdown(f"**{plain_label(report.summary)}**")
-    st.caption(f"再生したモデル: {plain_label(f'{report.provider} / {report.model}')}")
+    conversation = st.session_state.get(RESULT_FOR, "-")
+    st.caption(
+        f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{PROVIDER_LABELS.get(report.provider, report.provider)} / {report.model}')}"
+    )
     rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
     st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")
     st.download_button(
@@ -61,12 +73,8 @@ def _show(report: ReplayReport) -> None:
     )
 
 
-def render(events: Sequence[DebugEvent]) -> None:
-    """Pick a source, a conversation and a model; 「リプレイ」 runs every user turn again and compares."""
-    st.caption(
-        "会話のユーザー入力をすべて、選んだモデルで実際のフローのコードにもう一度通し、記録と比べます"
-        "（一時的な保存先を使うため、保存済みの会話やデータは変わりません）。モデルやプロンプトを切り替える前の確認に使います。"
-    )
+def _controls(events: Sequence[DebugEvent]) -> None:
+    """Source, conversation, model and the 「リプレイ」 button (which stores its report in RESULT_KEY)."""
     source = _source_events(events)
     if source is None:
         return
@@ -78,13 +86,16 @@ def render(events: Sequence[DebugEvent]) -> None:
             icon=":material/info:",
         )
         return
+    tab_memory.restore(CONVERSATION_KEY, lambda i: i in range(len(found)))
     index = st.selectbox(
-        "会話", range(len(found)), format_func=lambda i: found[i].label, key="debug_replay_conversation"
+        "会話", range(len(found)), format_func=lambda i: found[i].label, key=CONVERSATION_KEY
     )
     options = [t for t in targets(state.settings()) if t.current or t.provider != state.settings().provider]
+    tab_memory.restore(TARGET_KEY, lambda t: t in options)
     target: Target = st.selectbox(
-        "リプレイするモデル", options, format_func=lambda t: t.label, key="debug_replay_target"
+        "リプレイするモデル", options, format_func=lambda t: t.label, key=TARGET_KEY
     )
+    tab_memory.remember(CONVERSATION_KEY, TARGET_KEY)
     if st.button("リプレイ", key="debug_replay_go", icon=":material/play_arrow:"):
         conversation = found[index]
         with st.status(f"リプレイ中（{len(conversation.turns)} ターン）…", expanded=False) as status:
@@ -97,6 +108,17 @@ def render(events: Sequence[DebugEvent]) -> None:
             bar.progress(1.0, text="完了")
             status.update(label=f"リプレイ完了: {report.summary}", state="complete")
         st.session_state[RESULT_KEY] = report
+        st.session_state[RESULT_FOR] = conversation.label
+
+
+def render(events: Sequence[DebugEvent]) -> None:
+    """Pick a source, a conversation and a model; 「リプレイ」 runs every user turn again and compares. The
+    last report stays on screen (also after a look at another tab, or with no file chosen)."""
+    st.caption(
+        "会話のユーザー入力をすべて、選んだモデルで実際のフローのコードにもう一度通し、記録と比べます"
+        "（一時的な保存先を使うため、保存済みの会話やデータは変わりません）。モデルやプロンプトを切り替える前の確認に使います。"
+    )
+    _controls(events)
     shown = st.session_state.get(RESULT_KEY)
     if isinstance(shown, ReplayReport):
         _show(shown)

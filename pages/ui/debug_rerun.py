@@ -13,20 +13,25 @@ import streamlit as st
 from core.debug_cost import cost_text
 from core.debug_rerun import RerunOutcome, Target, edit, rerun, rerun_request, targets
 from core.debuglog import DebugEvent
-from pages.ui import state
+from pages.ui import state, tab_memory
 from pages.ui.render import llm_label, plain_label, raw_excerpt
 
 RESULTS_KEY = "debug_rerun_results"  # data key: (call_id, [(label, RerunOutcome)])
 CALL_KEY = "debug_rerun_call"  # the call the text areas were filled from
+SYSTEM_KEY, USER_KEY = "debug_rerun_system", "debug_rerun_user"
+MODELS_KEY, TARGETS_KEY = "debug_rerun_models", "debug_rerun_targets"
 RAW_CHARS = 50_000
 
 
 def _refill(call_id: str, system: str, last_user: str) -> None:
-    """A newly chosen call puts its own prompts into the text areas (edits of another call are dropped)."""
+    """A newly chosen call puts its own prompts into the text areas (edits of another call are dropped);
+    the same call after a look at another tab gets back what was typed."""
+    for key in (SYSTEM_KEY, USER_KEY, MODELS_KEY):
+        tab_memory.restore(key)
     if st.session_state.get(CALL_KEY) != call_id:
         st.session_state[CALL_KEY] = call_id
-        st.session_state["debug_rerun_system"] = system
-        st.session_state["debug_rerun_user"] = last_user
+        st.session_state[SYSTEM_KEY] = system
+        st.session_state[USER_KEY] = last_user
 
 
 def _outcome_column(label: str, outcome: RerunOutcome) -> None:
@@ -35,7 +40,7 @@ def _outcome_column(label: str, outcome: RerunOutcome) -> None:
         st.success("有効（検証を通過）", icon=":material/check_circle:")
     else:
         st.error(f"無効: {llm_label(outcome.error or outcome.error_type or '-')}", icon=":material/error:")
-    cost = cost_text(outcome.cost)
+    cost = plain_label(cost_text(outcome.cost))
     st.markdown(
         f"修復 **{outcome.repairs}** 回 ・ レイテンシ **{outcome.latency_ms:,.0f} ms**  \n"
         f"トークン 入力 **{outcome.input_tokens:,}** / 出力 **{outcome.output_tokens:,}** ・ コスト {cost}"
@@ -66,21 +71,23 @@ def render(event: DebugEvent, events: Sequence[DebugEvent]) -> None:
         "最初の試行で送ったリクエスト（修復前のメッセージ、スキーマ、温度、最大トークン）をそのまま送り直します。"
         "システムプロンプトと最後のユーザーメッセージは書き換えてから送れます。"
     )
-    system = st.text_area("システムプロンプト", key="debug_rerun_system", height=160)
-    last_user = st.text_area("最後のユーザーメッセージ", key="debug_rerun_user", height=100)
+    system = st.text_area("システムプロンプト", key=SYSTEM_KEY, height=160)
+    last_user = st.text_area("最後のユーザーメッセージ", key=USER_KEY, height=100)
     typed = st.text_input(
         "ほかのモデル名（カンマ区切り。例: gpt-4.1, anthropic:claude-sonnet-4-5）",
-        key="debug_rerun_models",
+        key=MODELS_KEY,
         help="設定済みのプロバイダーのモデルだけを追加できます。プロバイダー名がなければ現在のプロバイダーです。",
     )
     options = targets(state.settings(), typed)
+    kept = tab_memory.restore(TARGETS_KEY, lambda chosen: all(t in options for t in chosen))
     chosen: list[Target] = st.multiselect(
         "再実行する相手",
         options,
-        default=[options[0]],
+        default=None if kept else [options[0]],
         format_func=lambda t: t.label,
-        key="debug_rerun_targets",
+        key=TARGETS_KEY,
     )
+    tab_memory.remember(SYSTEM_KEY, USER_KEY, MODELS_KEY, TARGETS_KEY)
     if st.button("再実行", key="debug_rerun_go", icon=":material/replay:", disabled=not chosen):
         edited = edit(
             request,

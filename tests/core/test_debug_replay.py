@@ -93,6 +93,17 @@ def test_a_demo_recording_replays_on_the_demo_model_with_no_changes(exported, in
         assert report.summary == "3ターン: 有効 3、修復 0、記録との違い 0ターン"
         assert [r.after.length for r in report.rows] == [r.before.length for r in report.rows]
         assert all(r.after.length > 100 for r in report.rows)
+        assert list(report.table()[0]) == [  # no key-field column: the review chat replies in text
+            "ターン",
+            "入力",
+            "有効（記録→再生）",
+            "修復",
+            "レイテンシ(ms)",
+            "トークン",
+            "文字数",
+            "コスト",
+            "違い",
+        ]
     else:
         assert [r.after.key for r in report.rows] == [
             "organize_risks",
@@ -138,7 +149,7 @@ def test_altered_replies_report_exactly_those_changes(exported) -> None:
     table = report.table()
     assert table[1]["フェーズ（記録→再生）"] == "organize_risks→collect_case"
     assert table[2]["有効（記録→再生）"] == "有効→無効" and table[2]["修復"] == "0→2"
-    assert table[2]["違い"] == "有効/無効、主な値、修復回数" and table[0]["違い"] == "なし"
+    assert table[2]["違い"] == "有効/無効、フェーズ、修復回数" and table[0]["違い"] == "なし"
 
 
 def test_a_flow_that_cannot_be_replayed_is_a_key_error(exported) -> None:
