@@ -54,7 +54,7 @@ def diagnosis_keys(calls: Iterable[tuple[DebugEvent, DebugEvent | None]]) -> tup
     """The request's action (the interview call's `action`) and urgency level (the urgency check's
     `level`, else the interview call's `urgency_flag`) from its calls' last attempt and result; "" when
     the request had no such call or it failed."""
-    action, urgency = "", {}
+    action, urgency = "", dict[str, str]()
     for attempt, result in calls:
         parsed = _parsed(attempt, result)
         if attempt.step == ACTION_STEP:
