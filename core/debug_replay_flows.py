@@ -1,23 +1,28 @@
 """How each flow is replayed (issue #9 item 8): its real turn code on a fresh temporary store, and the
-flow's key field of a turn (knowledge: phase; memory: the persona's affect; review chat: none, text only).
+flow's key fields of a turn (knowledge: phase; memory: the persona's affect; diagnosis: the interview's
+action and the urgency level; review chat: none, text only).
 
-A runner is a function `run(user_input, sink)` keeping the conversation between turns exactly as the page
-does (chat items, interview / thread ids); the store is SQLite in a temporary directory, deleted after.
-Diagnosis is not replayable yet: its turns are button choices and need the vehicle manual's RAG store.
+A runner is a function `run(user_input, turn_input, sink)` keeping the conversation between turns exactly
+as the page does (chat items, interview / thread / diagnosis session ids); `turn_input` is the recorded
+request where the text alone cannot rebuild it (diagnosis buttons, core.debug_replay_diagnosis). The store
+is SQLite in a temporary directory, deleted after; diagnosis searches the manuals it is given.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine
 
+from core import debug_replay_diagnosis as diagnosis
 from core.chat import ChatItem, assistant_item, history, user_item
 from core.debuglog import DebugEvent, DebugSink
 from core.flows import review_chat
+from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
+from core.flows.diagnosis.deps import ManualSearch
 from core.flows.knowledge import FLOW as KNOWLEDGE
 from core.flows.knowledge import STEP_TURN
 from core.flows.knowledge_stores import knowledge_stores
@@ -35,15 +40,24 @@ from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 
-Runner = Callable[[str, DebugSink], None]
+Runner = Callable[[str, dict[str, Any] | None, DebugSink], None]
+Call = tuple[DebugEvent, DebugEvent | None]  # a call's last attempt and its result event
 
 # The calls of a turn that are compared (background summaries and extraction are left out).
 PRIMARY_STEPS: dict[str, frozenset[str]] = {
     KNOWLEDGE: frozenset({STEP_TURN}),
     REVIEW: frozenset({STEP_REPLY, STEP_CONTINUE}),
     MEMORY: frozenset({"chat", "continue"}),
+    DIAGNOSIS: diagnosis.STEPS,
 }
-KEY_LABELS = {KNOWLEDGE: "フェーズ", MEMORY: "感情"}  # review chat: text only (validity and length)
+KEY_LABELS = {KNOWLEDGE: "フェーズ", MEMORY: "感情", DIAGNOSIS: "行動"}  # review chat: text only
+SECOND_KEY_LABELS = {DIAGNOSIS: "緊急度"}  # a second compared field
+# Flows whose turn may need no model call (a diagnosis button that only moves the interview on): such a
+# turn is valid; in the others a turn without a call failed.
+CALL_FREE_TURNS = frozenset({DIAGNOSIS})
+# Flows whose recorded requests are replayed one by one, in log order (several requests may share a turn
+# number: a diagnosis turn is numbered by its reply, and a button without a reply keeps the number).
+REQUEST_TURNS = frozenset({DIAGNOSIS})
 REPLAYABLE = tuple(PRIMARY_STEPS)
 
 
@@ -59,12 +73,22 @@ def key_value(flow: str, attempt: DebugEvent, result: DebugEvent | None) -> str:
     return ""
 
 
+def turn_keys(flow: str, calls: Sequence[Call]) -> tuple[str, str]:
+    """The flow's key field of a turn (the last call that has one) and its second key field, if any."""
+    if flow == DIAGNOSIS:
+        return diagnosis.diagnosis_keys(calls)
+    key = ""
+    for attempt, result in calls:
+        key = key_value(flow, attempt, result) or key
+    return key, ""
+
+
 def _knowledge(engine: Engine, client: LLMClient) -> Runner:
     repo = knowledge_stores(engine, LOCAL_PERSON).interviews
     items: list[ChatItem] = []
     interview: dict[str, str | None] = {"id": None}
 
-    def run(text: str, sink: DebugSink) -> None:
+    def run(text: str, _turn_input: dict[str, Any] | None, sink: DebugSink) -> None:
         outcome = knowledge_turn(
             items, TurnInput(text), interview_id=interview["id"], client=client, repo=repo, sink=sink
         )
@@ -80,7 +104,7 @@ def _review(engine: Engine, client: LLMClient) -> Runner:
     chat: list[ChatItem] = []
     thread: dict[str, int | None] = {"id": None}
 
-    def run(text: str, sink: DebugSink) -> None:
+    def run(text: str, _turn_input: dict[str, Any] | None, sink: DebugSink) -> None:
         prior = history(chat)
         chat.append(user_item(text))
         outcome = review_chat.run_turn(repo, client, review, thread["id"], prior, text, sink=sink)
@@ -94,7 +118,7 @@ def _memory(engine: Engine, client: LLMClient) -> Runner:
     repo = memory_repository(engine, LOCAL_PERSON)
     items: list[ChatItem] = []
 
-    def run(text: str, sink: DebugSink) -> None:
+    def run(text: str, _turn_input: dict[str, Any] | None, sink: DebugSink) -> None:
         prior = history(items)
         _, outcome = memory_turn(repo, None, client, [dict(i) for i in prior], text, sink=sink)
         items.append(user_item(text, status="done"))
@@ -103,16 +127,18 @@ def _memory(engine: Engine, client: LLMClient) -> Runner:
     return run
 
 
-FACTORIES: dict[str, Callable[[Engine, LLMClient], Runner]] = {
-    KNOWLEDGE: _knowledge,
-    REVIEW: _review,
-    MEMORY: _memory,
+FACTORIES: dict[str, Callable[[Engine, LLMClient, ManualSearch | None], Runner]] = {
+    KNOWLEDGE: lambda engine, client, _rag: _knowledge(engine, client),
+    REVIEW: lambda engine, client, _rag: _review(engine, client),
+    MEMORY: lambda engine, client, _rag: _memory(engine, client),
+    DIAGNOSIS: diagnosis.diagnosis_runner,
 }
 
 
 @contextmanager
-def open_runner(flow: str, client: LLMClient) -> Iterator[Runner]:
-    """A runner for `flow` on a fresh SQLite store in a temporary directory (removed afterwards).
+def open_runner(flow: str, client: LLMClient, *, rag: ManualSearch | None = None) -> Iterator[Runner]:
+    """A runner for `flow` on a fresh SQLite store in a temporary directory (removed afterwards); `rag`
+    is the manual search diagnosis uses (the others ignore it).
 
     Raises KeyError for a flow that is not replayable.
     """
@@ -120,6 +146,6 @@ def open_runner(flow: str, client: LLMClient) -> Iterator[Runner]:
     with tempfile.TemporaryDirectory(prefix="katachi-replay-") as tmp:
         engine = open_store(tmp)
         try:
-            yield factory(engine, client)
+            yield factory(engine, client, rag)
         finally:
             engine.dispose()

@@ -56,6 +56,7 @@ class DebugEvent:
     turn: int = 0  # 1-based turn of the conversation (0: not a numbered turn)
     parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
     user_input: str = ""  # the person's input of the turn (core.trace), for replaying an export
+    turn_input: dict[str, Any] | None = None  # the turn's request when text cannot rebuild it (diagnosis)
     # ... and what was really sent (the wire request, never credentials)
     temperature: float | None = None
     max_tokens: int | None = None

@@ -26,6 +26,9 @@ class Trace:
     turn: int = 0
     parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
     user_input: str = ""  # what the person typed / chose for this turn (replay of an export re-sends it)
+    # the request of the turn when the text alone cannot rebuild it (diagnosis: message, action,
+    # action_value, rewind_to_turn); None for flows whose input is the text
+    turn_input: dict[str, Any] | None = None
 
     def fields(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,7 +45,7 @@ def current() -> Trace:
 @contextmanager
 def bind(**fields: Any) -> Iterator[Trace]:
     """Run the block with some trace fields replaced (`session_id`, `flow`, `conversation_id`, `turn`,
-    `parent_id`, `user_input`); empty values ("" / None) leave the outer value in place."""
+    `parent_id`, `user_input`, `turn_input`); empty values ("" / None) leave the outer value in place."""
     changes = {k: v for k, v in fields.items() if v not in ("", None)}
     token = _current.set(replace(_current.get(), **changes))
     try:

@@ -17,7 +17,7 @@ from core.debug_replay_flows import REPLAYABLE
 from core.debug_rerun import Target, targets
 from core.debuglog import DebugEvent, events_from_jsonl
 from core.settings import PROVIDER_LABELS
-from pages.ui import state, tab_memory
+from pages.ui import diagnosis_session, state, tab_memory
 from pages.ui.render import llm_cell, plain_label
 
 RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
@@ -82,7 +82,7 @@ def _controls(events: Sequence[DebugEvent]) -> None:
     if not found:
         st.info(
             "リプレイできる会話がありません（会話IDとターンごとの入力が記録された、ナレッジ・講評チャット・"
-            "コンパニオンの会話が対象です）。",
+            "コンパニオン・問診の会話が対象です）。",
             icon=":material/info:",
         )
         return
@@ -104,7 +104,10 @@ def _controls(events: Sequence[DebugEvent]) -> None:
             def progress(i: int, n: int) -> None:
                 bar.progress((i - 1) / n, text=f"ターン {i}/{n}")
 
-            report = replay(conversation.flow, conversation.turns, state.client_for(target), on_turn=progress)
+            # diagnosis searches the manuals as its page does (the app's index; None: without them)
+            rag = diagnosis_session.ensure_index() if conversation.flow == diagnosis_session.FLOW else None
+            client = state.client_for(target)
+            report = replay(conversation.flow, conversation.turns, client, rag=rag, on_turn=progress)
             bar.progress(1.0, text="完了")
             status.update(label=f"リプレイ完了: {report.summary}", state="complete")
         st.session_state[RESULT_KEY] = report

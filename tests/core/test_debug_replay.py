@@ -13,6 +13,11 @@ from core.debug_replay import RecordedConversation, conversations, replay
 from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
+from core.flows.diagnosis.deps import open_deps
+from core.flows.diagnosis.models import ChatRequest, ChatResponse
+from core.flows.diagnosis.rag import RAGService
+from core.flows.diagnosis.service import ChatService
+from core.flows.diagnosis.service import run_turn as diagnosis_turn
 from core.flows.knowledge_stores import knowledge_stores
 from core.flows.knowledge_turn import TurnInput
 from core.flows.knowledge_turn import run_turn as knowledge_turn
@@ -22,6 +27,7 @@ from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
+from core.vectors import open_chroma
 
 REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？", "採点実感では？"]
 KNOWLEDGE_INPUTS = [kd.DEMO_OPENING, *kd.DEMO_SCRIPT]
@@ -154,7 +160,7 @@ def test_altered_replies_report_exactly_those_changes(exported) -> None:
 
 def test_a_flow_that_cannot_be_replayed_is_a_key_error(exported) -> None:
     with pytest.raises(KeyError):
-        replay("diagnosis", exported[0].turns, demo_client())
+        replay("no_such_flow", exported[0].turns, demo_client())
 
 
 def test_a_memory_conversation_replays_with_no_changes(tmp_path) -> None:
@@ -174,3 +180,141 @@ def test_a_memory_conversation_replays_with_no_changes(tmp_path) -> None:
     assert report.changed == 0
     assert [r.after.key for r in report.rows] == ["neutral", "neutral"]  # the demo persona's trailer
     assert report.summary == "2ターン: 有効 2、修復 0、感情の変化 0、記録との違い 0ターン"
+
+
+# --- diagnosis: button choices and typed text, replayed request by request --------------------------------
+
+
+def record_diagnosis(tmp_path: Path, rag: RAGService) -> list[DebugEvent]:
+    """A demo diagnosis like the page runs it (pages/ui/diagnosis_session.send → service.run_turn): the demo
+    button (vehicle, photo, symptom), a choice button, a typed answer, then the booking button."""
+    events: list[DebugEvent] = []
+    engine = open_store(tmp_path / "diagnosis")
+    service, session_id = ChatService(), None
+
+    def send(request: ChatRequest) -> ChatResponse:
+        nonlocal session_id
+        request.session_id = session_id
+        deps = open_deps(demo_client(), engine, LOCAL_PERSON, rag=rag, sink=ListSink(events))
+        session, response = diagnosis_turn(service, request, deps)
+        session_id = session.session_id
+        return response
+
+    send(ChatRequest(action="select_vehicle", action_value="minato-soleil-2022"))
+    send(ChatRequest(action="photo_confirm", action_value="yes"))
+    first = send(ChatRequest(message="エンジン警告灯が点灯した"))
+    send(ChatRequest(action=first.prompt.action, action_value=first.prompt.choices[0]["value"]))
+    answer = send(ChatRequest(message="加速が弱い気がします"))
+    assert answer.current_step == "reservation"
+    send(ChatRequest(action="reservation", action_value="visit"))
+    engine.dispose()
+    return events
+
+
+DIAGNOSIS_INPUTS = [
+    "ミナト自動車 ソレイユ（2022年式）",
+    "はい、この車両です",
+    "エンジン警告灯が点灯した",
+    "エンジン警告灯",
+    "加速が弱い気がします",
+    "🚗 来店予約をする",
+]
+
+
+@pytest.fixture(scope="module")
+def manuals(tmp_path_factory: pytest.TempPathFactory) -> RAGService:
+    rag = RAGService(open_chroma(tmp_path_factory.mktemp("manuals")))
+    rag.index_manuals()
+    return rag
+
+
+@pytest.fixture(scope="module")
+def diagnosis_export(tmp_path_factory: pytest.TempPathFactory, manuals: RAGService) -> RecordedConversation:
+    events = record_diagnosis(tmp_path_factory.mktemp("diagnosis"), manuals)
+    (conversation,) = conversations(events_from_jsonl(events_to_jsonl(events)))
+    return conversation
+
+
+def test_a_diagnosis_export_lists_every_request_with_the_request_itself(diagnosis_export) -> None:
+    turns = diagnosis_export.turns
+    assert diagnosis_export.flow == "diagnosis" and len(diagnosis_export.conversation_id) == 32
+    assert [(t.turn, t.user_input) for t in turns] == list(enumerate(DIAGNOSIS_INPUTS, 1))
+    assert [t.turn_input for t in turns] == [
+        {
+            "message": "",
+            "action": "select_vehicle",
+            "action_value": "minato-soleil-2022",
+            "rewind_to_turn": None,
+        },
+        {"message": "", "action": "photo_confirm", "action_value": "yes", "rewind_to_turn": None},
+        {"message": "エンジン警告灯が点灯した", "action": None, "action_value": None, "rewind_to_turn": None},
+        {"message": "", "action": "choice", "action_value": "エンジン警告灯", "rewind_to_turn": None},
+        {"message": "加速が弱い気がします", "action": None, "action_value": None, "rewind_to_turn": None},
+        {"message": "", "action": "reservation", "action_value": "visit", "rewind_to_turn": None},
+    ]
+    # a button without a model call is in the log as its step's note
+    assert [[e.step for e in t.events] for t in turns][:2] == [["diagnosis_step"], ["diagnosis_step"]]
+
+
+def test_a_diagnosis_export_replays_on_the_demo_model_with_no_changes(diagnosis_export, manuals) -> None:
+    report = replay("diagnosis", diagnosis_export.turns, demo_client(), rag=manuals)
+    assert [row.changes for row in report.rows] == [[]] * 6
+    assert [(r.after.key, r.after.second) for r in report.rows] == [
+        ("", ""),
+        ("", ""),
+        ("ask_question", "none"),
+        ("ask_question", "none"),
+        ("provide_answer", "high"),
+        ("", ""),
+    ]
+    assert report.summary == "6ターン: 有効 6、修復 0、行動の変化 1、緊急度の変化 1、記録との違い 0ターン"
+    assert report.table()[4]["緊急度（記録→再生）"] == "high→high"
+
+
+def test_altered_diagnosis_replies_report_exactly_those_changes(diagnosis_export, manuals) -> None:
+    calls = [e for t in diagnosis_export.turns for e in t.events if e.kind == "call"]
+    raws = [e.raw or "" for e in calls]
+    steps = [e.step for e in calls]
+    assert steps == [
+        "rag_answer",
+        "diagnosing",
+        "rag_answer",
+        "diagnosing",
+        "rag_answer",
+        "summary",
+        "diagnosing",
+    ]
+    second = json.loads(raws[3])
+    second["urgency_flag"] = "medium"  # turn 4: the model reads the urgency differently
+    altered = [
+        *raws[:3],
+        json.dumps(second, ensure_ascii=False),
+        *raws[4:6],
+        "JSONではない",
+        "まだ違う",
+        "最後も違う",
+    ]
+    client = ReplayClient(altered, model="altered")
+    report = replay("diagnosis", diagnosis_export.turns, client, rag=manuals)
+    assert client.remaining == 0
+    assert [row.changes for row in report.rows] == [
+        [],
+        [],
+        [],
+        ["second"],
+        ["valid", "key", "second", "repairs"],
+        [],
+    ]
+    fifth = report.rows[4]
+    assert (fifth.after.valid, fifth.after.repairs, fifth.after.key) == (False, 2, "")
+    assert report.summary == "6ターン: 有効 5、修復 2、行動の変化 0、緊急度の変化 1、記録との違い 2ターン"
+    table = report.table()
+    assert table[3]["緊急度（記録→再生）"] == "none→medium" and table[3]["違い"] == "緊急度"
+    assert table[4]["違い"] == "有効/無効、主な値、緊急度、修復回数"
+
+
+def test_a_diagnosis_recorded_before_requests_were_kept_is_not_listed(tmp_path, manuals) -> None:
+    events = record_diagnosis(tmp_path, manuals)
+    for event in events:
+        event.turn_input = None
+    assert conversations(events) == []

@@ -4,9 +4,11 @@ Every request of the page is one turn, numbered by the position of its (first) r
 assistant messages, as ratings number them (core.flows.feedback.reply_turns). The request's step span has an id fixed before any call: the interview's main call
 ("diagnosing") is made with that id as its call_id, and every other call of the request (summary,
 rag_answer, urgency_check, spec_check, the diagnosing retries) hangs under it, also when it runs before the
-main call or on the worker. A request that made calls but no main call (e.g. the urgency check after the
-last interview turn) ends with one "note" event carrying the span id (step `diagnosis_step`), so its calls
-still have their step as parent in the debug tree.
+main call or on the worker. A request without a main call (the urgency check after the last interview
+turn, or a button that needs no model, e.g. the vehicle choice) ends with one "note" event carrying the span
+id (step `diagnosis_step`), so its calls still have their step as parent in the debug tree and every request
+is in the log. Every event of a request carries the request itself (trace `turn_input`, request_record), so
+an export can be replayed (core.debug_replay).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from core import trace
 from core.debuglog import DebugEvent, DebugSink
+from core.flows.diagnosis.catalog import get_vehicle
 from core.flows.diagnosis.constants import FLOW_TAG
 from core.flows.diagnosis.models import ChatRequest, SessionState
 
@@ -31,11 +35,48 @@ def turn_number(session: SessionState) -> int:
     return sum(1 for item in session.conversation_history if item.get("role") == "assistant") + 1
 
 
-def request_input(request: ChatRequest) -> str:
-    """What the person sent: the typed text, else the button's value (a rewind: 「ターンNに戻る」)."""
+# What a form button's request shows as its input (its value is the form, not something a person reads).
+FORM_LABELS = {"submit_booking": "予約情報を送信", "back": "予約方法の選択に戻る"}
+
+
+def request_input(request: ChatRequest, session: SessionState | None = None) -> str:
+    """What the person sent, as they saw it: the typed text, else the label of the button they pressed (the
+    last prompt's choice with that value; the vehicle's name; a form: FORM_LABELS; else the value), or 「ターンNに戻る」."""
     if request.rewind_to_turn is not None:
         return f"ターン{request.rewind_to_turn}に戻る"
-    return (request.message or "").strip() or (request.action_value or "")
+    typed = (request.message or "").strip()
+    if typed:
+        return typed
+    if request.action in FORM_LABELS:
+        return FORM_LABELS[request.action]
+    vehicle = get_vehicle(request.action_value or "") if request.action == "select_vehicle" else None
+    if vehicle is not None:
+        return vehicle.label
+    choices = (session.last_prompt.get("choices") or []) if session is not None else []
+    label = next((c.get("label") for c in choices if c.get("value") == request.action_value), None)
+    return str(label or request.action_value or "")
+
+
+def request_record(request: ChatRequest) -> dict[str, Any]:
+    """The request as the debug log keeps it (trace `turn_input`), enough to send it again (replay)."""
+    return {
+        "message": request.message,
+        "action": request.action,
+        "action_value": request.action_value,
+        "rewind_to_turn": request.rewind_to_turn,
+    }
+
+
+def request_from_record(record: dict[str, Any], session_id: str | None = None) -> ChatRequest:
+    """The ChatRequest `request_record` wrote, for the session `session_id`."""
+    rewind = record.get("rewind_to_turn")
+    return ChatRequest(
+        session_id=session_id,
+        message=str(record.get("message") or ""),
+        action=record.get("action"),
+        action_value=record.get("action_value"),
+        rewind_to_turn=int(rewind) if rewind is not None else None,
+    )
 
 
 @dataclass
@@ -77,7 +118,8 @@ def request_trace(
             flow=FLOW_TAG,
             conversation_id=session.session_id,
             turn=turn_number(session),
-            user_input=request_input(request),
+            user_input=request_input(request, session),
+            turn_input=request_record(request),
         ) as bound,
         trace.child_of(span.id),
     ):
@@ -85,9 +127,13 @@ def request_trace(
             yield span, wrapped
         finally:
             _span.reset(token)
-    if sink is not None and span.calls and not span.main_called:
+    if sink is not None and not span.main_called:
         where = {**bound.fields(), "parent_id": ""}
-        note = f"この要求では問診の呼び出し（diagnosing）はなく、{span.calls} 件の呼び出しがこの手順の下にあります。"
+        note = (
+            f"この要求では問診の呼び出し（diagnosing）はなく、{span.calls} 件の呼び出しがこの手順の下にあります。"
+            if span.calls
+            else "この要求ではモデルの呼び出しはありませんでした（ボタンの選択など）。"
+        )
         sink.emit(DebugEvent(**where, step=SPAN_STEP, kind="note", call_id=span.id, notes=[note]))
 
 
