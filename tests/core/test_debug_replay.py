@@ -310,7 +310,7 @@ def test_altered_diagnosis_replies_report_exactly_those_changes(diagnosis_export
     assert report.summary == "6ターン: 有効 5、修復 2、行動の変化 0、緊急度の変化 1、記録との違い 2ターン"
     table = report.table()
     assert table[3]["緊急度（記録→再生）"] == "none→medium" and table[3]["違い"] == "緊急度"
-    assert table[4]["違い"] == "有効/無効、主な値、緊急度、修復回数"
+    assert table[4]["違い"] == "有効/無効、行動、緊急度、修復回数"
 
 
 def test_a_diagnosis_recorded_before_requests_were_kept_is_not_listed(tmp_path, manuals) -> None:
