@@ -14,7 +14,8 @@ from core.debug_notes import note_kind as note_kind_of
 from core.debuglog import DebugEvent
 from core.pricing import Cost, Price, event_cost
 
-RATING_NEGATIVE = "👎"
+RATING_WORDS = {0: "低評価", 1: "高評価"}  # words, not 👎/👍: a screen without an emoji font shows boxes
+RATING_NEGATIVE = RATING_WORDS[0]
 CALL_KINDS = ("call", "error")
 CALL_COLUMNS = [
     "時刻",
@@ -48,7 +49,7 @@ def calls_frame(
     """One row per model call (attempt), newest last; `index` points back into `events`. With `prices`,
     the 費用 column holds each attempt's cost (「価格未設定（model）」 for a model without a price).
     メモ holds the attempt's notes plus the note events of its call; メモの種類 their kinds. 評価 is the
-    rating (👍 / 👎) of the turn the call belongs to (core.debug_feedback), empty when not rated."""
+    rating (高評価 👍 / 低評価 👎) of the turn the call belongs to (core.debug_feedback), empty when not rated."""
     call_notes: dict[str, list[str]] = {}
     for e in events:
         if e.kind == "note" and e.call_id:
@@ -92,7 +93,8 @@ def _rating_text(event: DebugEvent, ratings: Mapping[Key, Mapping[str, Any]] | N
     if found is None:
         return ""
     comment = str(found.get("comment") or "")
-    return f"{found.get('rating', '')} {comment}".strip()
+    word = RATING_WORDS.get(int(found.get("score", -1)), "")
+    return f"{word}「{comment}」" if comment else word
 
 
 def filter_calls(

@@ -42,7 +42,7 @@ def _filters(frame: pd.DataFrame) -> pd.DataFrame:
         n1, n2 = st.columns([1, 2])
         with_notes = n1.checkbox("メモのある呼び出し", key="debug_filter_notes")
         negative = n1.checkbox(
-            "👎 と評価されたターンの呼び出し",
+            ":material/thumb_down: 低評価（👎）のターンの呼び出し",
             key="debug_filter_negative",
             help="各ページの返答の下で 👎 をつけたターンの呼び出し（要約などの後続の呼び出しを含む）だけを表示します。",
         )

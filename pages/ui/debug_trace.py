@@ -13,6 +13,7 @@ import streamlit as st
 
 from core.debug_feedback import Ratings
 from core.debug_notes import call_notes
+from core.debug_report import RATING_WORDS
 from core.debug_tree import CallNode, ConversationNode, TurnNode, waterfall
 from core.debuglog import DebugEvent
 from core.pricing import Price, conversation_cost, cost, total
@@ -140,11 +141,14 @@ def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
 
 
 def _rating(conversation: ConversationNode, turn: TurnNode, ratings: Ratings | None) -> str:
+    """「 ・ :material/thumb_down: 低評価「comment」」 for a rated turn, "" otherwise."""
     found = (ratings or {}).get((conversation.flow, conversation.conversation_id, turn.turn))
     if not found:
         return ""
+    score = int(found.get("score", -1))
+    icon = ":material/thumb_down:" if score == 0 else ":material/thumb_up:"
     comment = str(found.get("comment") or "")
-    return f" ・ 評価 {found.get('rating', '')}" + (f"「{plain_label(comment)}」" if comment else "")
+    return f" ・ {icon} {RATING_WORDS.get(score, '')}" + (f"「{plain_label(comment)}」" if comment else "")
 
 
 def tree_markdown(

@@ -42,7 +42,7 @@ def test_ratings_match_the_calls_of_their_turn_only() -> None:
     assert [is_negative(e, ratings) for e in EVENTS] == [False, True, True, False, False]
     assert rating_of(EVENTS[0], ratings) == {"score": 1, "rating": "👍", "comment": ""}
     frame = calls_frame(EVENTS, {}, ratings)
-    assert list(frame["評価"]) == ["👍", "👎 引用が違う", "👎 引用が違う", "", ""]
+    assert list(frame["評価"]) == ["高評価", "低評価「引用が違う」", "低評価「引用が違う」", "", ""]
     negative = filter_calls(frame, negative_only=True)
     assert list(negative["index"]) == [1, 2]
 

@@ -39,6 +39,8 @@ def test_debug_page_shows_real_calls_and_a_selected_row(page, app_url):
     wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_text("デバッグログ").click()
     wait_idle(page)
+    page.get_by_test_id("stMain").get_by_role("tab", name="呼び出し一覧").click()
+    wait_idle(page)
     chooser = page.get_by_role("combobox", name="詳細を見る呼び出し")
     assert "knowledge / interview_turn" in chooser.input_value()  # newest first
     grid = page.get_by_test_id("stDataFrame").first.bounding_box()
