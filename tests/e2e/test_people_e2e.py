@@ -216,7 +216,7 @@ def test_two_people_see_only_their_own_data_and_share_the_knowledge_base(browser
     # and Alice still has all of hers: her thread by its link, her memory, her booking
     alice.goto(f"{signed_in.app.url}/review_chat?review_thread={traces['thread']}")
     wait_idle(alice)
-    alice.get_by_test_id("stMain").get_by_text(ALICE_QUESTION).first.wait_for()
+    alice.get_by_test_id("stMain").get_by_text(ALICE_QUESTION).filter(visible=True).first.wait_for()
     open_nav(alice, "コンパニオン記憶")
     chat(alice, MEMORY_QUESTION)
     alice.get_by_test_id("stMain").get_by_text("このターンの記憶").first.wait_for()
