@@ -30,6 +30,7 @@ from core.debug_replay_flows import (
 from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import CaptureSink, DebugEvent
 from core.flows.diagnosis.deps import ManualSearch
+from core.flows.review_chat.models import ReviewRecord
 from core.llm.base import LLMClient
 from core.pricing import Cost
 
@@ -256,17 +257,19 @@ def replay(
     client: LLMClient,
     *,
     rag: ManualSearch | None = None,
+    review: ReviewRecord | None = None,
     on_turn: Callable[[int, int], None] | None = None,
 ) -> ReplayReport:
     """Run every recorded input of `turns` again through `flow`'s real turn code with `client`, on a fresh
     temporary store (nothing of the session's data is read or written), and compare turn by turn.
-    `rag` is the manual search a diagnosis replay uses (the app's; None: without the manuals).
+    `rag` is the manual search a diagnosis replay uses (the app's; None: without the manuals); `review` the
+    review a review-chat thread was about (core.flows.review_chat.review_of_thread; None: the sample review).
 
     `on_turn(i, n)` is called before turn i of n (a progress bar). Raises KeyError for a flow that cannot
     be replayed (core.debug_replay_flows.REPLAYABLE).
     """
     report = ReplayReport(flow, client.provider, client.model)
-    with open_runner(flow, client, rag=rag) as run:
+    with open_runner(flow, client, rag=rag, review=review) as run:
         for index, recorded in enumerate(turns, 1):
             if on_turn is not None:
                 on_turn(index, len(turns))

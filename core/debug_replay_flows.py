@@ -36,6 +36,7 @@ from core.flows.memory.trailer import parse_trailer
 from core.flows.review_chat.constants import FLOW as REVIEW
 from core.flows.review_chat.constants import STEP_REPLY
 from core.flows.review_chat.continuation import STEP_CONTINUE
+from core.flows.review_chat.models import ReviewRecord
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
@@ -97,9 +98,12 @@ def _knowledge(engine: Engine, client: LLMClient) -> Runner:
     return run
 
 
-def _review(engine: Engine, client: LLMClient) -> Runner:
+def _review(engine: Engine, client: LLMClient, material: ReviewRecord | None = None) -> Runner:
+    """The review chat on `material` (the thread's own review, copied into the temporary store), or on the
+    bundled sample review when the recorded thread's review is not known."""
     repo = review_chat.repository(engine, LOCAL_PERSON)
-    review = repo.get_review(review_chat.sample_review_id(repo))
+    review_id = repo.add_review(material) if material is not None else review_chat.sample_review_id(repo)
+    review = repo.get_review(review_id)
     assert review is not None  # stored just above
     chat: list[ChatItem] = []
     thread: dict[str, int | None] = {"id": None}
@@ -127,18 +131,21 @@ def _memory(engine: Engine, client: LLMClient) -> Runner:
     return run
 
 
-FACTORIES: dict[str, Callable[[Engine, LLMClient, ManualSearch | None], Runner]] = {
-    KNOWLEDGE: lambda engine, client, _rag: _knowledge(engine, client),
-    REVIEW: lambda engine, client, _rag: _review(engine, client),
-    MEMORY: lambda engine, client, _rag: _memory(engine, client),
-    DIAGNOSIS: diagnosis.diagnosis_runner,
+FACTORIES: dict[str, Callable[[Engine, LLMClient, ManualSearch | None, ReviewRecord | None], Runner]] = {
+    KNOWLEDGE: lambda engine, client, _rag, _review_record: _knowledge(engine, client),
+    REVIEW: lambda engine, client, _rag, review_record: _review(engine, client, review_record),
+    MEMORY: lambda engine, client, _rag, _review_record: _memory(engine, client),
+    DIAGNOSIS: lambda engine, client, rag, _review_record: diagnosis.diagnosis_runner(engine, client, rag),
 }
 
 
 @contextmanager
-def open_runner(flow: str, client: LLMClient, *, rag: ManualSearch | None = None) -> Iterator[Runner]:
+def open_runner(
+    flow: str, client: LLMClient, *, rag: ManualSearch | None = None, review: ReviewRecord | None = None
+) -> Iterator[Runner]:
     """A runner for `flow` on a fresh SQLite store in a temporary directory (removed afterwards); `rag`
-    is the manual search diagnosis uses (the others ignore it).
+    is the manual search diagnosis uses, `review` the review a review-chat thread was about (the sample
+    review when None); other flows ignore them.
 
     Raises KeyError for a flow that is not replayable.
     """
@@ -146,6 +153,6 @@ def open_runner(flow: str, client: LLMClient, *, rag: ManualSearch | None = None
     with tempfile.TemporaryDirectory(prefix="katachi-replay-") as tmp:
         engine = open_store(tmp)
         try:
-            yield factory(engine, client, rag)
+            yield factory(engine, client, rag, review)
         finally:
             engine.dispose()

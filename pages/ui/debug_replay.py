@@ -16,6 +16,9 @@ from core.debug_replay import ReplayReport, conversations, replay
 from core.debug_replay_flows import REPLAYABLE
 from core.debug_rerun import Target, targets
 from core.debuglog import DebugEvent, events_from_jsonl
+from core.flows import review_chat
+from core.flows.review_chat import ReviewRecord
+from core.flows.review_chat.constants import FLOW as REVIEW_FLOW
 from core.settings import PROVIDER_LABELS
 from pages.ui import diagnosis_session, state, tab_memory
 from pages.ui.render import llm_cell, plain_label
@@ -106,12 +109,24 @@ def _controls(events: Sequence[DebugEvent]) -> None:
 
             # diagnosis searches the manuals as its page does (the app's index; None: without them)
             rag = diagnosis_session.ensure_index() if conversation.flow == diagnosis_session.FLOW else None
+            review = _thread_review(conversation.flow, conversation.conversation_id)
             client = state.client_for(target)
-            report = replay(conversation.flow, conversation.turns, client, rag=rag, on_turn=progress)
+            report = replay(
+                conversation.flow, conversation.turns, client, rag=rag, review=review, on_turn=progress
+            )
             bar.progress(1.0, text="完了")
             status.update(label=f"リプレイ完了: {report.summary}", state="complete")
         st.session_state[RESULT_KEY] = report
         st.session_state[RESULT_FOR] = conversation.label
+
+
+def _thread_review(flow: str, conversation_id: str) -> ReviewRecord | None:
+    """A review-chat thread replays on its own review (the person's; the sample when it is not theirs)."""
+    if flow != REVIEW_FLOW:
+        return None
+    return review_chat.review_of_thread(
+        review_chat.repository(state.engine(), state.person()), conversation_id
+    )
 
 
 def render(events: Sequence[DebugEvent]) -> None:

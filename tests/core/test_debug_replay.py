@@ -10,6 +10,7 @@ import pytest
 
 from core.chat import ChatItem, assistant_item, history, user_item
 from core.debug_replay import RecordedConversation, conversations, replay
+from core.debug_replay_flows import open_runner
 from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
@@ -28,6 +29,7 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.vectors import open_chroma
+from tests.core import review_material_fixtures as material
 
 REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？", "採点実感では？"]
 KNOWLEDGE_INPUTS = [kd.DEMO_OPENING, *kd.DEMO_SCRIPT]
@@ -318,3 +320,36 @@ def test_a_diagnosis_recorded_before_requests_were_kept_is_not_listed(tmp_path, 
     for event in events:
         event.turn_input = None
     assert conversations(events) == []
+
+
+def test_a_thread_on_your_own_review_replays_on_that_review(tmp_path) -> None:
+    """A review-chat thread about the person's own material replays on it (review_of_thread), not on the
+    bundled sample: the replayed calls' context holds the own answer's §3; with 0 changes on the demo model."""
+    engine = open_store(tmp_path / "own")
+    repo = review_chat.repository(engine, LOCAL_PERSON)
+    saved = review_chat.save_material(repo, material.draft())
+    own = repo.get_review(saved.review_id)
+    events: list[DebugEvent] = []
+    chat: list[ChatItem] = []
+    thread_id = None
+    for text in ["§3 について教えてください", "理由は？"]:
+        prior = history(chat)
+        chat.append(user_item(text))
+        outcome = review_chat.run_turn(
+            repo, demo_client(), own, thread_id, prior, text, sink=ListSink(events)
+        )
+        chat[-1:], thread_id = outcome.items, outcome.thread_id
+    (conversation,) = conversations(events_from_jsonl(events_to_jsonl(events)))
+    found = review_chat.review_of_thread(repo, conversation.conversation_id)
+    assert found is not None and found.question_text == material.QUESTION
+    assert review_chat.review_of_thread(repo, "no-such-thread") is None
+    engine.dispose()
+
+    replayed: list[DebugEvent] = []
+    with open_runner("review", demo_client(), review=found) as run:
+        run(conversation.turns[0].user_input, None, ListSink(replayed))
+    context = "\n".join(m["content"] for e in replayed if e.kind == "call" for m in e.messages)
+    assert material.PARAGRAPHS[2].splitlines()[0] in context  # §3 of the own answer, not the sample's
+    report = replay("review", conversation.turns, demo_client(), review=found)
+    assert report.changed == 0
+    assert [r.after.length for r in report.rows] == [r.before.length for r in report.rows]

@@ -110,6 +110,7 @@ from core.flows.review_chat.threads import (
     list_threads,
     open_thread,
     repository,
+    review_of_thread,
     sample_review_id,
     thread_items,
 )
@@ -201,6 +202,7 @@ __all__ = [
     "request_review_reply",
     "resolve_paragraph_numbers",
     "review_delete_warning",
+    "review_of_thread",
     "run_review_turn",
     "run_turn",
     "sample_review_id",

@@ -42,6 +42,16 @@ def get_review(repo: ReviewRepository, review_id: int) -> ReviewRecord | None:
     return repo.get_review(review_id)
 
 
+def review_of_thread(repo: ReviewRepository, thread_id: str | int) -> ReviewRecord | None:
+    """The review a thread of this person is about (a replay of the thread runs on it), or None when the
+    id is not one of their threads."""
+    try:
+        thread = repo.get_thread(int(thread_id))
+    except ValueError:
+        return None
+    return repo.get_review(thread["review_id"]) if thread is not None else None
+
+
 def list_threads(repo: ReviewRepository, review_id: int) -> list[dict[str, Any]]:
     """Threads of a review, newest activity first: {id, title, updated_at (UTC epoch seconds), turns}."""
     return repo.list_threads(review_id)
