@@ -33,60 +33,66 @@ with tab_interview:
     with chat_col:
         if ks.chat():
             st.button("新しい聞き取り", key="knowledge_new", icon=":material/add:", on_click=ks.reset)
+        kr.show_restored()
+        if ks.read_only():  # an archived interview (opened by its URL): its turns only, and 復元する
+            kr.render_read_only()
         knowledge_widgets.render_history()
         ks.show_notices()
-        pending = st.container()  # the message being sent shows here at once, above the input
-        demo_answer = ks.next_demo_answer()
-        if demo_answer and st.button(
-            f"デモの回答例を送る：「{demo_answer[:30]}…」",
-            key="knowledge_demo_next",
-            icon=":material/smart_toy:",
-        ):
-            with st.spinner("AIが考えています…"):
-                ks.send_demo_answer()
-            st.rerun()
-        nonce = st.session_state[ks.UPLOADER_NONCE_KEY]
-        uploaded = st.file_uploader(
-            "ファイルを添付（PDF・DOCX・TXT、複数可）",
-            type=list(SUPPORTED_EXTENSIONS),
-            accept_multiple_files=True,
-            key=f"knowledge_uploader_{nonce}",
-            help=(
-                f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。ここに添付すると、送信前にページ数と"
-                "段落数を確認できます（入力欄の＋から添付した場合は送信後に表示）。本文は送信にのみ使い、保存しません。"
-            ),
-        )
-        docs, errors = ks.read_attachments(uploaded or [])
-        for doc in docs:
-            llm_caption(knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます")
-        for error in errors:
-            llm_alert("error", error)
-        attachments.password_field(ks.FLOW)
-        prompt = st.chat_input(
-            "事例や回答を入力（ファイルも添付できます）",
-            key="knowledge_input",
-            accept_file="multiple",
-            file_type=list(SUPPORTED_EXTENSIONS),
-        )
-        if prompt:
-            chat_docs, chat_errors = ks.read_attachments(list(prompt.files))
-            all_docs, all_errors = docs + chat_docs, errors + chat_errors
-            if not prompt.text.strip() and not all_docs:
-                st.error(
-                    "送信する内容がありません。"
-                    + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
-                )
-            else:
-                shown, waiting = pending.container(), pending.container()
-
-                def show(item: ChatItem) -> None:
-                    with shown:
-                        knowledge_widgets.render_user(item)
-
-                with waiting, st.spinner("AIが考えています…"):
-                    ks.submit(TurnInput.from_documents(prompt.text, all_docs, all_errors), on_added=show)
-                st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
+        if not ks.read_only():
+            pending = st.container()  # the message being sent shows here at once, above the input
+            demo_answer = ks.next_demo_answer()
+            if demo_answer and st.button(
+                f"デモの回答例を送る：「{demo_answer[:30]}…」",
+                key="knowledge_demo_next",
+                icon=":material/smart_toy:",
+            ):
+                with st.spinner("AIが考えています…"):
+                    ks.send_demo_answer()
                 st.rerun()
+            nonce = st.session_state[ks.UPLOADER_NONCE_KEY]
+            uploaded = st.file_uploader(
+                "ファイルを添付（PDF・DOCX・TXT、複数可）",
+                type=list(SUPPORTED_EXTENSIONS),
+                accept_multiple_files=True,
+                key=f"knowledge_uploader_{nonce}",
+                help=(
+                    f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。ここに添付すると、送信前にページ数と"
+                    "段落数を確認できます（入力欄の＋から添付した場合は送信後に表示）。本文は送信にのみ使い、保存しません。"
+                ),
+            )
+            docs, errors = ks.read_attachments(uploaded or [])
+            for doc in docs:
+                llm_caption(
+                    knowledge_widgets.attachment_caption(doc.summary()) + "　— 次の送信で添付されます"
+                )
+            for error in errors:
+                llm_alert("error", error)
+            attachments.password_field(ks.FLOW)
+            prompt = st.chat_input(
+                "事例や回答を入力（ファイルも添付できます）",
+                key="knowledge_input",
+                accept_file="multiple",
+                file_type=list(SUPPORTED_EXTENSIONS),
+            )
+            if prompt:
+                chat_docs, chat_errors = ks.read_attachments(list(prompt.files))
+                all_docs, all_errors = docs + chat_docs, errors + chat_errors
+                if not prompt.text.strip() and not all_docs:
+                    st.error(
+                        "送信する内容がありません。"
+                        + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
+                    )
+                else:
+                    shown, waiting = pending.container(), pending.container()
+
+                    def show(item: ChatItem) -> None:
+                        with shown:
+                            knowledge_widgets.render_user(item)
+
+                    with waiting, st.spinner("AIが考えています…"):
+                        ks.submit(TurnInput.from_documents(prompt.text, all_docs, all_errors), on_added=show)
+                    st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
+                    st.rerun()
         last_call.render(ks.FLOW)
     with side_col:
         knowledge_widgets.render_side_panel()

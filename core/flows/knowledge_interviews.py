@@ -1,5 +1,9 @@
 """Knowledge interviews as a whole: reopen a stored one (a browser reload, the interview list) and the
 one-click demo's inputs (spec 00: attachments are never stored, so a resumed input names its files).
+
+Issue #13: an opened interview comes with the saved entries similar to its case (the 「類似ナレッジ」 the next
+turn would send, looked up from the same case text without a model call) and whether it is archived (then the
+page shows it read-only).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from core.attachments import extract_text_from_document
 from core.chat import ChatItem
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
+from core.flows.knowledge_index import find_references
 from core.flows.knowledge_items import failure_item, interview_user_item, turn_item
 from core.flows.knowledge_stores import KnowledgeStoreError, KnowledgeStores, store_errors
 from core.flows.knowledge_turn import TurnInput
@@ -82,6 +87,36 @@ def resume_interview(stores: KnowledgeStores, interview_id: str) -> ResumedInter
     except KnowledgeStoreError:
         saved = None
     return ResumedInterview(items, knowledge, saved["id"] if saved else None)
+
+
+class OpenedInterview(NamedTuple):
+    """A stored interview as the page opens it (issue #13): the rebuilt conversation, whether it is archived
+    (`archived_at`, None when active), the saved entries similar to its case (none for an archived one: it
+    gets no further turn) and notices (a failed similar-entry lookup)."""
+
+    resumed: ResumedInterview
+    archived_at: int | None
+    references: list[dict[str, Any]]
+    notices: list[str]
+
+
+def open_interview(stores: KnowledgeStores, interview_id: str) -> OpenedInterview | None:
+    """`resume_interview`, with the interview's archive state and, for an active one, the similar entries of its
+    case text (`find_references` on the resumed conversation: what the next turn looks up). None when it has
+    no turns or is not this person's; raises KnowledgeStoreError when it cannot be read."""
+    resumed = resume_interview(stores, interview_id)
+    if resumed is None:
+        return None
+    with store_errors():
+        row = stores.interviews.get_interview(interview_id)
+    if row is None:
+        return None
+    archived_at = row["archived_at"]
+    notices: list[str] = []
+    references = (
+        [] if archived_at is not None else find_references(resumed.items, interview_id, stores.index, notices)
+    )
+    return OpenedInterview(resumed, archived_at, references, notices)
 
 
 def demo_opening() -> TurnInput:

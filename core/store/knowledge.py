@@ -170,6 +170,16 @@ class KnowledgeRepository(OwnedRepository):
             )
         return row_id
 
+    def get_interview(self, interview_id: str) -> dict[str, Any] | None:
+        """One of this person's interviews as stored (title, times, `archived_at` / `archived_by`); None when it
+        does not exist or is another person's."""
+        query = select(knowledge_interviews).where(
+            knowledge_interviews.c.id == interview_id, owned_by(knowledge_interviews, self.owner_id)
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        return dict(row) if row is not None else None
+
     def interview_turns(self, interview_id: str) -> list[dict[str, Any]]:
         """Every stored turn of an interview in order, with `turn` (parsed JSON) and `attachments` decoded;
         empty for an interview of another person."""

@@ -111,6 +111,8 @@ def archive_interview(interview_id: str) -> None:
     except (KnowledgeStoreError, KeyError):
         st.error("聞き取りをアーカイブできませんでした。")
         return
+    if st.session_state[ks.INTERVIEW_KEY] == interview_id:  # the one open in 聞き取り: read-only from now on
+        st.session_state[ks.ARCHIVED_KEY] = True
     st.session_state[INTERVIEW_NOTICE_KEY] = (
         "聞き取りをアーカイブしました。「アーカイブを表示」から復元できます。"
     )
@@ -144,5 +146,7 @@ def render_archived_interviews() -> None:
             except (KnowledgeStoreError, KeyError):
                 st.error("復元できませんでした。")
                 return
+            if st.session_state[ks.INTERVIEW_KEY] == interview["id"]:
+                st.session_state[ks.ARCHIVED_KEY] = False
             st.session_state[INTERVIEW_NOTICE_KEY] = "聞き取りを復元しました。"
             st.rerun()

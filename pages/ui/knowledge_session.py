@@ -33,6 +33,7 @@ UPLOADER_NONCE_KEY = "knowledge_uploader_nonce"
 NOTICES_KEY = "knowledge_notices"  # store notices of the last turn, shown after the rerun
 SIMILAR_KEY = "knowledge_similar"  # data key: the saved entries the last turn sent as reference (issue #13)
 DUPLICATE_KEY = "knowledge_duplicate"  # data key: a save waiting for the near-duplicate question (issue #13)
+ARCHIVED_KEY = "knowledge_interview_archived"  # the open interview is archived: shown read-only (issue #13)
 QUERY_PARAM = "interview"
 
 
@@ -48,6 +49,7 @@ def init() -> None:
         (NOTICES_KEY, []),
         (SIMILAR_KEY, []),
         (DUPLICATE_KEY, None),
+        (ARCHIVED_KEY, False),
     ):
         ss.setdefault(key, value)
 
@@ -133,9 +135,14 @@ def _apply(outcome: TurnOutcome | None) -> None:
     ss[SIMILAR_KEY] = list(outcome.references)
 
 
+def read_only() -> bool:
+    """The open interview is archived: nothing is sent, retried or saved from it until it is restored."""
+    return bool(st.session_state[ARCHIVED_KEY])
+
+
 def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None = None) -> None:
     """Send one input: core appends it first (spec 00), calls the model, records the turn."""
-    if turn_input.is_empty:
+    if turn_input.is_empty or read_only():
         return
     if turn_input.draft is None and (draft := current_draft()) is not None:
         turn_input = replace(turn_input, draft=draft)
@@ -156,6 +163,8 @@ def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None
 
 def retry() -> None:
     """再試行: send the last input again."""
+    if read_only():
+        return
     with last_call.capture(FLOW) as sink:
         outcome = retry_turn(
             chat(),
@@ -187,6 +196,7 @@ def reset() -> None:
     ss[NOTICES_KEY] = []
     ss[SIMILAR_KEY] = []
     ss[DUPLICATE_KEY] = None
+    ss[ARCHIVED_KEY] = False
     ss[DRAFT_VERSION_KEY] += 1
     last_call.clear(FLOW)
     st.query_params.pop(QUERY_PARAM, None)

@@ -46,11 +46,12 @@ def render_history() -> None:
         )
     rated = reply_turns(ks.FLOW, items)  # item index -> turn of each finished reply
     interview_id = st.session_state[ks.INTERVIEW_KEY]
+    read_only = ks.read_only()  # an archived interview: no 再試行 (nothing is added to it)
     for index, item in enumerate(items):
         if item["role"] == "user":
             render_user(item)
         elif item["status"] == "error":
-            render_error(item, is_last=index == len(items) - 1)
+            render_error(item, is_last=index == len(items) - 1 and not read_only)
         else:
             with st.chat_message("assistant"):
                 llm_markdown(meta(item).get("assistant_message", ""))
@@ -58,6 +59,9 @@ def render_history() -> None:
                     feedback.render(ks.FLOW, interview_id, rated[index])
     if items and items[-1]["role"] == "user":  # the call for it never finished (the run was interrupted)
         with st.chat_message("assistant", avatar=":material/error:"):
+            if read_only:
+                st.warning("この入力への応答はありません。")
+                return
             st.warning("この入力への応答がまだありません。入力内容は残っています。再試行してください。")
             _retry_button()
 
@@ -156,14 +160,22 @@ def render_card() -> None:
             return
         entry = outputs[0]
         version = st.session_state[ks.DRAFT_VERSION_KEY]
+        read_only = ks.read_only()  # an archived interview: the draft is shown, not edited or saved
         edited = {}
         for key in kf.KNOWLEDGE_FIELDS:
             label = kf.KNOWLEDGE_FIELD_LABELS[key]
             widget_key = ks.card_key(key, version)
             if key in LONG_FIELDS:
-                edited[key] = st.text_area(label, value=entry[key], key=widget_key, height=110)
+                edited[key] = st.text_area(
+                    label, value=entry[key], key=widget_key, height=110, disabled=read_only
+                )
             else:
-                edited[key] = st.text_input(label, value=entry[key], key=widget_key)
+                edited[key] = st.text_input(label, value=entry[key], key=widget_key, disabled=read_only)
+        if read_only:
+            st.caption(
+                "アーカイブ中の聞き取りの草案です（閲覧のみ）。保存するには聞き取りを復元してください。"
+            )
+            return
         st.caption(f"保存者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）")
         saved = st.session_state[ks.SAVED_ENTRY_KEY]
         label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"

@@ -11,6 +11,7 @@ import pytest
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_demo as kd
+from core.flows import knowledge_interviews as ki
 from core.flows import knowledge_turn as kt
 from core.flows.knowledge_index import (
     NOTICE_NO_REFERENCES,
@@ -400,3 +401,83 @@ def test_filter_by_clause_folded_and_sort_by_update_time(engine, chroma):
     ]
     with pytest.raises(ValueError):
         kb.find_entries(stores.base, order="random")
+
+
+def test_get_interview_is_the_owners_row_only(alice, bob):
+    mine = alice.interviews.create_interview(title="私の聞き取り")
+    row = alice.interviews.get_interview(mine)
+    assert row is not None
+    assert (row["id"], row["title"], row["owner_id"], row["archived_at"], row["archived_by"]) == (
+        mine,
+        "私の聞き取り",
+        ALICE.id,
+        None,
+        None,
+    )
+    assert bob.interviews.get_interview(mine) is None  # another person's: not found
+    assert alice.interviews.get_interview("unknown") is None
+    kb.archive_interview(alice.interviews, mine)
+    archived = alice.interviews.get_interview(mine)
+    assert archived is not None and (archived["archived_at"], archived["archived_by"]) == (NOW, ALICE.id)
+
+
+def test_an_opened_interview_brings_the_references_its_next_turn_would_send(alice, bob):
+    nda = save(bob, NDA)
+    save(bob, LEASE)
+    client = ReplayClient([reply(), reply()])
+    items: list = []
+    first = kt.run_turn(
+        items, kt.TurnInput(kd.DEMO_OPENING), interview_id=None, client=client, repo=alice.interviews
+    )
+    assert first.interview_id is not None and first.references == []  # recorded without the index
+    opened = ki.open_interview(alice, first.interview_id)
+    assert opened is not None
+    assert [r["id"] for r in opened.references] == [nda]
+    assert opened.references == [bob.base.get_entry(nda)]
+    assert (opened.archived_at, opened.notices) == (None, [])
+    assert opened.resumed == ki.resume_interview(alice, first.interview_id)
+    # the next turn on the resumed conversation sends exactly these references
+    resumed = list(opened.resumed.items)
+    nxt = kt.run_turn(
+        resumed,
+        kt.TurnInput("続けます。"),
+        interview_id=first.interview_id,
+        client=client,
+        repo=alice.interviews,
+        index=alice.index,
+    )
+    assert [r["id"] for r in nxt.references] == [nda]
+    assert client.requests[1].messages[4]["content"] == kf.build_reference_block(opened.references)
+    assert ki.open_interview(bob, first.interview_id) is None  # another person's: not found
+
+
+def test_an_archived_interview_opens_archived_without_references(alice, bob):
+    save(bob, NDA)
+    client = ReplayClient([reply()])
+    first = kt.run_turn(
+        [], kt.TurnInput(kd.DEMO_OPENING), interview_id=None, client=client, repo=alice.interviews
+    )
+    assert first.interview_id is not None
+    kb.archive_interview(alice.interviews, first.interview_id)
+    opened = ki.open_interview(alice, first.interview_id)
+    assert opened is not None and (opened.archived_at, opened.references, opened.notices) == (NOW, [], [])
+    assert [i["role"] for i in opened.resumed.items] == ["user", "assistant"]
+
+
+def test_a_failed_lookup_on_open_is_a_notice(alice, bob, monkeypatch):
+    save(bob, NDA)
+    first = kt.run_turn(
+        [],
+        kt.TurnInput(kd.DEMO_OPENING),
+        interview_id=None,
+        client=ReplayClient([reply()]),
+        repo=alice.interviews,
+    )
+    assert first.interview_id is not None
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("chroma is down")
+
+    monkeypatch.setattr(alice.index.collection, "query", broken)
+    opened = ki.open_interview(alice, first.interview_id)
+    assert opened is not None and (opened.references, opened.notices) == ([], [NOTICE_NO_REFERENCES])

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
+from core.flows import knowledge_turn as kt
 from core.flows.knowledge_interviews import demo_opening
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
@@ -278,3 +279,102 @@ def test_archiving_an_interview_hides_it_from_the_owners_list_and_restore_brings
     run(at)
     assert {i["id"] for i in mine.list_interviews()} == {kept, gone}
     assert any("聞き取りを復元しました" in s.value for s in at.success)
+
+
+CASE = "業務委託契約の第8条（秘密保持）で、相手方が存続期間を契約終了後3年に限定する案を出してきました。"
+
+
+def stored_interview(tmp_path, person=LOCAL_PERSON, text=CASE) -> str:
+    """An interview of `person` with one answered turn, recorded before any similar entry was saved."""
+    opened = stores(tmp_path, person)
+    outcome = kt.run_turn(
+        [], kt.TurnInput(text), interview_id=None, client=ReplayClient([reply()]), repo=opened.interviews
+    )
+    assert outcome.ok and outcome.interview_id is not None and outcome.references == []
+    return outcome.interview_id
+
+
+def resumed_by_url(tmp_path, interview: str, client: ReplayClient) -> AppTest:
+    """A browser reload: a fresh session with the interview id in the URL."""
+    at = make_app(tmp_path, client=client, page=PAGE)
+    at.query_params["interview"] = interview
+    return run(at)
+
+
+def test_a_resumed_interview_shows_its_similar_knowledge_before_any_new_turn(tmp_path):
+    interview = stored_interview(tmp_path)
+    other = stored_interview(tmp_path, text="別の聞き取りです。")
+    opened = stores(tmp_path, LOCAL_PERSON)
+    nda, _ = kb.save_draft(
+        opened.base, NDA, by=LOCAL_PERSON, interview_id=other, saved_entry_id=None, index=opened.index
+    )
+    saved(tmp_path, LEASE)
+    client = ReplayClient([reply("リスクを教えてください。")])
+    at = resumed_by_url(tmp_path, interview, client)
+    assert client.requests == []  # no model call to find them
+    assert at.session_state["knowledge_interview_id"] == interview
+    assert "類似ナレッジ（1 件）" in expander_labels(at)
+    shown = "\n".join(m.value for m in at.markdown)
+    assert f"秘密保持の存続期間（3年→5年）（ID {nda}・第1版）" in shown
+    assert "原状回復" not in shown
+    history = list(at.session_state["chat"]["knowledge"])
+    at.chat_input(key="knowledge_input").set_value("続けます。")
+    run(at)
+    row = stores(tmp_path).base.get_entry(nda)
+    assert client.requests[0].messages == [  # the next turn's stack, as without the panel
+        {"role": "system", "content": load_prompt(kf.SYSTEM_PROMPT_NAME)},
+        {"role": "assistant", "content": kf.FEW_SHOT_TURN},
+        {"role": "user", "content": kf.build_user_payload(CASE, [])},
+        {"role": "assistant", "content": history[1]["content"]},
+        {"role": "user", "content": kf.build_reference_block([row])},
+        {"role": "user", "content": kf.build_user_payload("続けます。", [])},
+    ]
+    assert "類似ナレッジ（1 件）" in expander_labels(at)
+
+
+def test_an_archived_interview_opened_by_its_url_is_read_only_until_restored(tmp_path):
+    interview = stored_interview(tmp_path)
+    mine = stores(tmp_path, LOCAL_PERSON).interviews
+    mine.record_turn(
+        interview,
+        turn_no=2,
+        user_text="草案をお願いします。",
+        turn={**json.loads(reply("草案です。")), "knowledge_json": NDA},
+    )
+    kb.archive_interview(mine, interview)
+    client = ReplayClient([reply("続きをどうぞ。")])
+    at = resumed_by_url(tmp_path, interview, client)
+    notice = [i.value for i in at.info if "アーカイブ" in i.value]
+    assert notice == ["このヒアリングはアーカイブされています（閲覧のみ）。"]
+    assert len(at.chat_input) == 0 and len(at.file_uploader) == 0
+    shown = "\n".join(m.value for m in at.markdown)
+    assert "ほかに教えてください。" in shown and "草案です。" in shown  # its turns are visible
+    card = [w for w in at.text_input if w.key and w.key.startswith("knowledge_card_knowledge_title")]
+    assert [(w.value, w.disabled) for w in card] == [(NDA["knowledge_title"], True)]
+    labels = [b.label for b in at.button]
+    assert "ナレッジベースに保存" not in labels and "ナレッジベースを更新（新しい版）" not in labels
+    assert not any(label.startswith("類似ナレッジ") for label in expander_labels(at))
+    assert len(mine.interview_turns(interview)) == 2
+    at.button(key="knowledge_resume_restore").click()
+    run(at)
+    row = mine.get_interview(interview)
+    assert row is not None and row["archived_at"] is None
+    assert [i["id"] for i in mine.list_interviews()] == [interview]
+    assert not [i for i in at.info if "アーカイブされています" in i.value]
+    assert any("聞き取りを復元しました" in s.value for s in at.success)
+    assert "ナレッジベースに保存" in [b.label for b in at.button]
+    at.chat_input(key="knowledge_input").set_value("続けます。")
+    run(at)
+    assert len(client.requests) == 1
+    assert [t["turn_no"] for t in mine.interview_turns(interview)] == [1, 2, 3]
+
+
+def test_another_persons_interview_by_url_reads_not_found_also_when_archived(tmp_path):
+    theirs = stored_interview(tmp_path, person=SATO)
+    kb.archive_interview(stores(tmp_path, SATO).interviews, theirs)
+    at = resumed_by_url(tmp_path, theirs, ReplayClient([]))
+    assert any("見つかりません" in w.value for w in at.warning)
+    assert not [i for i in at.info if "アーカイブされています" in i.value]
+    assert at.session_state["chat"]["knowledge"] == [] and at.session_state["knowledge_interview_id"] is None
+    assert "interview" not in at.query_params
+    assert len(at.chat_input) == 1
