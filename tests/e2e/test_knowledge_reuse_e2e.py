@@ -69,3 +69,56 @@ def test_a_second_interview_on_a_saved_clause_shows_similar_knowledge_and_asks_b
         page.close()
     finally:
         server.stop()
+
+
+def test_a_reloaded_interview_shows_similar_knowledge_at_once_and_an_archived_one_is_read_only(
+    browser, tmp_path
+):
+    server = AppServer(tmp_path)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100}, locale="ja-JP")
+        page.set_default_timeout(30_000)
+        main = page.get_by_test_id("stMain")
+        demo_to_draft(page, server.url)
+        main.get_by_role("button", name="ナレッジベースに保存").click()
+        wait_idle(page)
+        main.get_by_text("ナレッジベースに保存しました（ID 1・第1版）").first.wait_for()
+        demo_to_draft(page, server.url)  # a second interview about the same clause
+        assert "interview=" in page.url
+        interview_url = page.url
+
+        page.goto(interview_url)  # a browser reload: the 類似ナレッジ panel is there before any new turn
+        wait_idle(page)
+        main.get_by_text("類似ナレッジ（1 件）").wait_for()
+        assert "（ID 1・第1版）" in main.inner_text()
+        shot(page, "knowledge-resume-similar")
+
+        page.get_by_role("tab", name="聞き取り一覧・分析").click()
+        wait_idle(page)
+        main.get_by_role(
+            "button", name="再開"
+        ).click()  # the interview chosen in the list: its id goes to the URL
+        wait_idle(page)
+        archived_url = page.url
+        assert "interview=" in archived_url
+        main.get_by_role("button", name="アーカイブ").click()  # the same interview
+        wait_idle(page)
+        main.get_by_text("聞き取りをアーカイブしました").first.wait_for()
+
+        page.goto(archived_url)  # opened by its URL
+        wait_idle(page)
+        main.get_by_text("このヒアリングはアーカイブされています（閲覧のみ）。").wait_for()
+        assert page.get_by_test_id("stChatInputTextArea").count() == 0
+        assert main.get_by_role("button", name="ナレッジベースに保存").count() == 0
+        assert "ナレッジの草案を作成しました" in main.inner_text()  # its turns are shown
+        assert "Traceback" not in page.content()
+        shot(page, "knowledge-resume-archived")
+
+        main.get_by_role("button", name="復元する").click()
+        wait_idle(page)
+        main.get_by_text("聞き取りを復元しました。続けて入力できます。").first.wait_for()
+        page.get_by_test_id("stChatInputTextArea").wait_for()
+        assert "アーカイブされています" not in main.inner_text()
+        page.close()
+    finally:
+        server.stop()
