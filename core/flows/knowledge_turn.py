@@ -277,6 +277,24 @@ def _complete(
     return finish_turn(items, prepared, result, repo=repo, client=client)
 
 
+class InterviewArchived(Exception):
+    """A turn on an archived interview is refused (issue #13: an archived interview is kept as it was, for
+    audit, until it is restored); nothing is appended, called or recorded."""
+
+    def __init__(self, interview_id: str):
+        super().__init__(interview_id)
+        self.interview_id = interview_id
+
+
+def refuse_archived(repo: KnowledgeRepository, interview_id: str | None) -> None:
+    """Raise InterviewArchived when `interview_id` is one of the person's archived interviews."""
+    if interview_id is None:
+        return
+    row = repo.get_interview(interview_id)
+    if row is not None and row.get("archived_at") is not None:
+        raise InterviewArchived(interview_id)
+
+
 def run_turn(
     items: list[ChatItem],
     turn_input: TurnInput,
@@ -294,9 +312,11 @@ def run_turn(
 
     `on_added` is called with the user's item once it is in the conversation, before the call (the page
     shows it at once). `index`: the knowledge base's vector index (issue #13: similar entries as reference).
+    Raises InterviewArchived (before anything is appended) when the interview is archived.
     """
     if turn_input.is_empty:
         raise ValueError("a turn needs text or an attachment")
+    refuse_archived(repo, interview_id)
     prepared = prepare_turn(
         items, turn_input, interview_id=interview_id, repo=repo, client=client, index=index
     )
@@ -321,7 +341,9 @@ def retry_turn(
     """再試行: drop a trailing failed reply and send its user input again (same turn number, same payload).
 
     Also answers an input left without a reply (an interrupted run). None when there is nothing to retry.
+    Raises InterviewArchived (the conversation untouched) when the interview is archived.
     """
+    refuse_archived(repo, interview_id)
     user = pop_failed_turn(items)
     if user is None:
         return None

@@ -20,7 +20,7 @@ from core.flows import knowledge_interviews as ki
 from core.flows.knowledge_index import IndexReport
 from core.flows.knowledge_items import last_turn as last_turn_of
 from core.flows.knowledge_stores import KnowledgeStores, knowledge_stores
-from core.flows.knowledge_turn import TurnInput, TurnOutcome, retry_turn, run_turn
+from core.flows.knowledge_turn import InterviewArchived, TurnInput, TurnOutcome, retry_turn, run_turn
 from pages.ui import attachments, last_call, state
 
 FLOW = "knowledge"
@@ -146,35 +146,51 @@ def submit(turn_input: TurnInput, *, on_added: Callable[[ChatItem], None] | None
         return
     if turn_input.draft is None and (draft := current_draft()) is not None:
         turn_input = replace(turn_input, draft=draft)
-    with last_call.capture(FLOW) as sink:
-        outcome = run_turn(
-            chat(),
-            turn_input,
-            interview_id=st.session_state[INTERVIEW_KEY],
-            client=state.client(),
-            repo=stores().interviews,
-            sink=sink,
-            secrets=state.settings().secrets,
-            on_added=on_added,
-            index=stores().index,
-        )
+    try:
+        with last_call.capture(FLOW) as sink:
+            outcome = run_turn(
+                chat(),
+                turn_input,
+                interview_id=st.session_state[INTERVIEW_KEY],
+                client=state.client(),
+                repo=stores().interviews,
+                sink=sink,
+                secrets=state.settings().secrets,
+                on_added=on_added,
+                index=stores().index,
+            )
+    except InterviewArchived:  # archived meanwhile (another tab): say so, keep what was typed, go read-only
+        _archived_meanwhile(turn_input.text)
+        return
     _apply(outcome)
+
+
+def _archived_meanwhile(text: str) -> None:
+    st.session_state[ARCHIVED_KEY] = True
+    kept = f"送らなかった入力:「{text}」" if text.strip() else ""
+    st.session_state[NOTICES_KEY] = [
+        "このヒアリングは別の画面でアーカイブされたため、送信しませんでした。復元すると続けられます。" + kept
+    ]
 
 
 def retry() -> None:
     """再試行: send the last input again."""
     if read_only():
         return
-    with last_call.capture(FLOW) as sink:
-        outcome = retry_turn(
-            chat(),
-            interview_id=st.session_state[INTERVIEW_KEY],
-            client=state.client(),
-            repo=stores().interviews,
-            sink=sink,
-            secrets=state.settings().secrets,
-            index=stores().index,
-        )
+    try:
+        with last_call.capture(FLOW) as sink:
+            outcome = retry_turn(
+                chat(),
+                interview_id=st.session_state[INTERVIEW_KEY],
+                client=state.client(),
+                repo=stores().interviews,
+                sink=sink,
+                secrets=state.settings().secrets,
+                index=stores().index,
+            )
+    except InterviewArchived:
+        _archived_meanwhile("")
+        return
     _apply(outcome)
 
 

@@ -481,3 +481,28 @@ def test_a_failed_lookup_on_open_is_a_notice(alice, bob, monkeypatch):
     monkeypatch.setattr(alice.index.collection, "query", broken)
     opened = ki.open_interview(alice, first.interview_id)
     assert opened is not None and (opened.references, opened.notices) == ([], [NOTICE_NO_REFERENCES])
+
+
+def test_a_turn_on_an_archived_interview_is_refused_and_nothing_changes(alice):
+    """Archived interviews are kept as they were: run_turn and retry_turn refuse before anything happens."""
+    client = ReplayClient([reply()])
+    items: list = []
+    done = kt.run_turn(
+        items, kt.TurnInput("相談です。"), interview_id=None, client=client, repo=alice.interviews
+    )
+    kb.archive_interview(alice.interviews, done.interview_id)
+    before = [dict(i) for i in items]
+    with pytest.raises(kt.InterviewArchived):
+        kt.run_turn(
+            items,
+            kt.TurnInput("続けます。"),
+            interview_id=done.interview_id,
+            client=client,
+            repo=alice.interviews,
+        )
+    with pytest.raises(kt.InterviewArchived):
+        kt.retry_turn(items, interview_id=done.interview_id, client=client, repo=alice.interviews)
+    assert items == before and len(client.requests) == 1
+    assert [t["turn_no"] for t in alice.interviews.interview_turns(done.interview_id)] == [1]
+    kb.restore_interview(alice.interviews, done.interview_id)
+    kt.refuse_archived(alice.interviews, done.interview_id)  # restored: allowed again

@@ -378,3 +378,22 @@ def test_another_persons_interview_by_url_reads_not_found_also_when_archived(tmp
     assert at.session_state["chat"]["knowledge"] == [] and at.session_state["knowledge_interview_id"] is None
     assert "interview" not in at.query_params
     assert len(at.chat_input) == 1
+
+
+def test_an_interview_archived_in_another_tab_refuses_the_next_input_and_keeps_it(tmp_path):
+    interview = stored_interview(tmp_path)
+    client = ReplayClient([reply("続きをどうぞ。")])
+    at = resumed_by_url(tmp_path, interview, client)
+    mine = stores(tmp_path, LOCAL_PERSON).interviews
+    kb.archive_interview(mine, interview)  # meanwhile, in another tab
+    at.chat_input(key="knowledge_input").set_value("追加の事情です。")
+    run(at)
+    assert client.requests == [] and [t["turn_no"] for t in mine.interview_turns(interview)] == [1]
+    assert [e.value for e in at.error] == [
+        "このヒアリングは別の画面でアーカイブされたため、送信しませんでした。復元すると続けられます。"
+        "送らなかった入力:「追加の事情です。」"
+    ]
+    assert len(at.chat_input) == 0  # read-only now
+    assert [i.value for i in at.info if "アーカイブ" in i.value] == [
+        "このヒアリングはアーカイブされています（閲覧のみ）。"
+    ]
