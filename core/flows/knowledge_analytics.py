@@ -58,6 +58,9 @@ def stop_phase_counts(progress: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return out
 
 
+ARCHIVED_SCAN = 100_000  # archived interviews read to leave them out of the analysis
+
+
 @dataclass
 class InterviewOverview:
     """The interviews tab: stored interviews (newest first), per-interview progress, where they stopped."""
@@ -68,10 +71,13 @@ class InterviewOverview:
 
 
 def interview_overview(repo: KnowledgeRepository, limit: int = 50) -> InterviewOverview:
-    """Read the interviews and their turns' phases once (spec 01 §7.2 analysis); KnowledgeStoreError on failure."""
+    """Read the interviews and their turns' phases once (spec 01 §7.2 analysis); KnowledgeStoreError on failure.
+
+    Archived interviews are left out, as from every list (issue #13); the admins' team counts keep them."""
     with store_errors():
         interviews = repo.list_interviews(limit)
-        progress = interview_progress(repo.turn_phases())
+        archived = {i["id"] for i in repo.list_interviews(ARCHIVED_SCAN, archived=True)}
+        progress = [p for p in interview_progress(repo.turn_phases()) if p["interview_id"] not in archived]
     return InterviewOverview(interviews, progress, stop_phase_counts(progress))
 
 

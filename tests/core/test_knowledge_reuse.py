@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core.flows import knowledge as kf
+from core.flows import knowledge_analytics as ka
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_demo as kd
 from core.flows import knowledge_interviews as ki
@@ -506,3 +507,15 @@ def test_a_turn_on_an_archived_interview_is_refused_and_nothing_changes(alice):
     assert [t["turn_no"] for t in alice.interviews.interview_turns(done.interview_id)] == [1]
     kb.restore_interview(alice.interviews, done.interview_id)
     kt.refuse_archived(alice.interviews, done.interview_id)  # restored: allowed again
+
+
+def test_the_interview_analysis_leaves_archived_interviews_out(alice):
+    kept = alice.interviews.create_interview(title="続ける聞き取り")
+    gone = alice.interviews.create_interview(title="しまう聞き取り")
+    for interview in (kept, gone):
+        alice.interviews.record_turn(interview, turn_no=1, user_text="相談です。", turn=json.loads(reply()))
+    kb.archive_interview(alice.interviews, gone)
+    overview = ka.interview_overview(alice.interviews)
+    assert [i["id"] for i in overview.interviews] == [kept]
+    assert [p["interview_id"] for p in overview.progress] == [kept]
+    assert sum(overview.stop_counts.values()) == 1
