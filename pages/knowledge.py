@@ -26,7 +26,10 @@ if st.session_state.pop("knowledge_demo_request", False):
 else:
     kr.resume_from_url()
 
-tab_interview, tab_base, tab_history = st.tabs(["聞き取り", "ナレッジベース", "聞き取り一覧・分析"])
+# keyed: the chosen tab stays put when a one-off notice above it (e.g. 見つかりません) goes away on the next run
+tab_interview, tab_base, tab_history = st.tabs(
+    ["聞き取り", "ナレッジベース", "聞き取り一覧・分析"], key="knowledge_tabs"
+)
 
 with tab_interview:
     chat_col, side_col = st.columns([3, 2], gap="large")

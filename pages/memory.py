@@ -23,7 +23,7 @@ if st.session_state.pop("memory_demo_request", False):
 actions.reconcile_on_start()
 render_failures()
 actions.render_toolbar()
-chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"])
+chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"], key="memory_tabs")
 with chat_tab:
     render_chat()
 with browser_tab:

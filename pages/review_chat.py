@@ -89,7 +89,9 @@ with left:
                 )
             else:
                 st.rerun()
-    tab_answer, tab_review, tab_question = st.tabs(["答案", "講評", "問題文・出題趣旨・採点実感"])
+    tab_answer, tab_review, tab_question = st.tabs(
+        ["答案", "講評", "問題文・出題趣旨・採点実感"], key="review_material_tabs"
+    )
     with tab_answer:
         st.caption("段落左の §番号 をクリックすると、質問欄に追加されます。")
         with st.container(height=620):
