@@ -11,6 +11,8 @@ review_rename_for / review_thread_title_for (whose name the rename box was fille
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from core.flows import review_chat
@@ -70,25 +72,32 @@ def review_actions(review_id: int, title: str) -> None:
         cols = st.columns([5, 2], vertical_alignment="bottom")
         cols[0].text_input("名前", key="review_rename_title", max_chars=review_chat.REVIEW_TITLE_CHARS)
         cols[1].button("名前を変更", key="review_rename", on_click=on_rename_review, args=(review_id,))
-        if st.session_state.get("review_confirm") == ("review", review_id):
-            st.warning(review_chat.review_delete_warning(rs.repo(), review_id))
-            row = st.container(horizontal=True)
-            row.button(
-                "削除する",
-                key="review_delete_confirm",
-                type="primary",
-                on_click=on_delete_review,
-                args=(review_id,),
-            )
-            row.button("やめる", key="review_delete_cancel", on_click=_ask, args=(None,))
-        else:
-            st.button(
-                "このレビューを削除",
-                key="review_delete",
-                icon=":material/delete:",
-                on_click=_ask,
-                args=(("review", review_id),),
-            )
+        _delete_with_confirmation(
+            ("review", review_id),
+            "このレビューを削除",
+            lambda: review_chat.review_delete_warning(rs.repo(), review_id),  # counts its threads when asked
+            "review_delete",
+            on_delete_review,
+            (review_id,),
+        )
+
+
+def _delete_with_confirmation(
+    what: tuple[str, int],
+    label: str,
+    warning: Callable[[], str],
+    key: str,
+    on_delete: Callable[..., None],
+    args: tuple[int, ...],
+) -> None:
+    """「label」, then (once asked) the warning with 削除する / やめる (keys `key`, `key`_confirm, `key`_cancel)."""
+    if st.session_state.get("review_confirm") != what:
+        st.button(label, key=key, icon=":material/delete:", on_click=_ask, args=(what,))
+        return
+    st.warning(warning())
+    row = st.container(horizontal=True)
+    row.button("削除する", key=f"{key}_confirm", type="primary", on_click=on_delete, args=args)
+    row.button("やめる", key=f"{key}_cancel", on_click=_ask, args=(None,))
 
 
 def on_rename_thread(thread_id: int) -> None:
@@ -143,22 +152,11 @@ def thread_actions(thread_id: int | None, review_id: int) -> None:
             icon=":material/download:",
             on_click="ignore",
         )
-        if st.session_state.get("review_confirm") == ("thread", thread_id):
-            st.warning("このスレッドと、その会話をすべて削除します。元に戻せません。")
-            row = st.container(horizontal=True)
-            row.button(
-                "削除する",
-                key="review_thread_delete_confirm",
-                type="primary",
-                on_click=on_delete_thread,
-                args=(thread_id, review_id),
-            )
-            row.button("やめる", key="review_thread_delete_cancel", on_click=_ask, args=(None,))
-        else:
-            st.button(
-                "このスレッドを削除",
-                key="review_thread_delete",
-                icon=":material/delete:",
-                on_click=_ask,
-                args=(("thread", thread_id),),
-            )
+        _delete_with_confirmation(
+            ("thread", thread_id),
+            "このスレッドを削除",
+            lambda: "このスレッドと、その会話をすべて削除します。元に戻せません。",
+            "review_thread_delete",
+            on_delete_thread,
+            (thread_id, review_id),
+        )
