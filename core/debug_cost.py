@@ -6,8 +6,7 @@ already warns about the file itself.
 
 from __future__ import annotations
 
-from core.debuglog import DebugEvent
-from core.pricing import Cost, PriceFileError, event_cost, load_prices
+from core.pricing import Cost, PriceFileError, Tokens, load_prices, tokens_cost
 
 
 def call_cost(provider: str, model: str, input_tokens: int, output_tokens: int, cached: int = 0) -> Cost:
@@ -16,9 +15,8 @@ def call_cost(provider: str, model: str, input_tokens: int, output_tokens: int, 
         prices = load_prices()
     except PriceFileError:
         prices = {}
-    usage = {"input_tokens": input_tokens, "output_tokens": output_tokens, "cached_input_tokens": cached}
-    return event_cost(
-        DebugEvent(flow="", step="", kind="call", provider=provider, model=model, usage=usage), prices
+    return tokens_cost(
+        prices, provider, model, Tokens(input_tokens, min(cached, input_tokens), output_tokens)
     )
 
 

@@ -172,10 +172,14 @@ def event_cost(event: DebugEvent, prices: Mapping[str, Price]) -> Cost:
     """The cost of one attempt (call or error event); other kinds cost nothing and count no call."""
     if event.kind not in ("call", "error"):
         return Cost()
-    tokens = event_tokens(event)
-    price = price_for(prices, event.provider, event.model)
+    return tokens_cost(prices, event.provider, event.model, event_tokens(event))
+
+
+def tokens_cost(prices: Mapping[str, Price], provider: str, model: str, tokens: Tokens) -> Cost:
+    """The cost of one call of `provider/model` with these tokens (unpriced models say so, never 0)."""
+    price = price_for(prices, provider, model)
     if price is None:
-        return Cost(tokens=tokens, unpriced={event.model or "（モデル名なし）"}, calls=1)
+        return Cost(tokens=tokens, unpriced={model or "（モデル名なし）"}, calls=1)
     amount = (
         (tokens.input - tokens.cached_input) * price.input
         + tokens.cached_input * price.cached_input
