@@ -42,9 +42,9 @@ def _filters(frame: pd.DataFrame) -> pd.DataFrame:
         n1, n2 = st.columns([1, 2])
         with_notes = n1.checkbox("メモのある呼び出し", key="debug_filter_notes")
         negative = n1.checkbox(
-            ":material/thumb_down: 低評価（👎）のターンの呼び出し",
+            ":material/thumb_down: 低評価のターンの呼び出し",
             key="debug_filter_negative",
-            help="各ページの返答の下で 👎 をつけたターンの呼び出し（要約などの後続の呼び出しを含む）だけを表示します。",
+            help="各ページの返答の下で低評価（:material/thumb_down:）をつけたターンの呼び出し（要約などの後続の呼び出しを含む）だけを表示します。",
         )
         present = {k for kinds in frame["メモの種類"] for k in kinds}
         kinds = n2.multiselect(
