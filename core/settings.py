@@ -37,6 +37,21 @@ SERVER_LABELS = {
 }
 
 
+EMBEDDING_KINDS = ("bundled", "openai", "ngram")
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """Which embedder builds the vectors (core.search.embedders): the bundled model by default, an
+    OpenAI-compatible `/v1/embeddings` endpoint, or the n-gram hash fallback."""
+
+    kind: str = "bundled"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    dimensions: int | None = None
+
+
 @dataclass(frozen=True)
 class Settings:
     provider: str = "demo"
@@ -52,6 +67,7 @@ class Settings:
     database_url: str | None = field(default=None, repr=False)  # may carry a password: never shown
     chroma_host: str | None = None  # a Chroma server (`chroma run`) instead of the embedded one
     chroma_port: int = DEFAULT_CHROMA_PORT
+    embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
 
     @property
     def api_key(self) -> str | None:
@@ -67,7 +83,7 @@ class Settings:
     @property
     def secrets(self) -> list[str]:
         """Values that must never be shown or logged (API keys, the database password and URL)."""
-        found = [s for s in (self.openai_api_key, self.anthropic_api_key) if s]
+        found = [s for s in (self.openai_api_key, self.anthropic_api_key, self.embeddings.api_key) if s]
         if self.database_url:
             found.append(self.database_url)
             password = database_password(self.database_url)
@@ -159,5 +175,27 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         database_url=_pick("DATABASE_URL", env, secrets),
         chroma_host=_pick("CHROMA_HOST", env, secrets),
         chroma_port=_port(_pick("CHROMA_PORT", env, secrets), DEFAULT_CHROMA_PORT),
+        embeddings=load_embedding_settings(env, secrets, openai_key),
     )
     return settings
+
+
+def load_embedding_settings(
+    env: Mapping[str, str], secrets: Mapping[str, Any], openai_key: str | None
+) -> EmbeddingSettings:
+    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`; unknown values mean `bundled`),
+    KATACHI_EMBEDDINGS_MODEL, KATACHI_EMBEDDINGS_BASE_URL, KATACHI_EMBEDDINGS_DIMENSIONS and
+    KATACHI_EMBEDDINGS_API_KEY (else OPENAI_API_KEY)."""
+    kind = (_pick("KATACHI_EMBEDDINGS", env, secrets) or "bundled").lower()
+    if kind not in EMBEDDING_KINDS:
+        kind = "bundled"
+    if kind != "openai":
+        return EmbeddingSettings(kind)
+    dims = _port(_pick("KATACHI_EMBEDDINGS_DIMENSIONS", env, secrets), 0)
+    return EmbeddingSettings(
+        kind,
+        model=_pick("KATACHI_EMBEDDINGS_MODEL", env, secrets) or "text-embedding-3-small",
+        base_url=_pick("KATACHI_EMBEDDINGS_BASE_URL", env, secrets),
+        api_key=_pick("KATACHI_EMBEDDINGS_API_KEY", env, secrets) or openai_key,
+        dimensions=dims if dims > 0 else None,
+    )

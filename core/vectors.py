@@ -1,113 +1,62 @@
-"""ChromaDB client, collections and the offline embedding function (ARCHITECTURE.md, "Data at rest").
+"""ChromaDB client, collections and the Chroma side of the embedders (ARCHITECTURE.md, "Data at rest").
 
-Chroma's default embedding function downloads an ONNX model at first use and fails offline, so
-every collection here is created with :class:`NgramHashEmbedding`: hashed character 2-/3-grams,
-which need no model, work for Japanese (no tokenizer) and are deterministic across processes.
+Chroma's default embedding function downloads an ONNX model at first use and fails offline, so every
+collection here embeds with the app's own embedder (core.search.embedders: the bundled multilingual model by
+default, an OpenAI-compatible endpoint, or the n-gram hash below), wrapped as :class:`EmbedderFunction`.
 
-The class is registered with Chroma under ``"katachi_ngram_hash"`` when this module is imported.
-Chroma stores the function's name and config (``{"dim": ...}``) with the collection, so any process
-that has imported ``core.vectors`` can call ``client.get_collection(name)`` without passing the
-function again. A process that has not imported it gets a "not found" error on the first text query.
+A collection records which embedder and dimension built it: its name ends with the embedder's key
+(``memory_units-e5small-q4``) and its metadata holds ``embedder`` and ``dim``. Switching embedders therefore
+opens a new, empty collection that the reconcile code fills from the database (with progress), instead of
+mixing vectors of two models or two dimensions in one index.
 
-The same holds against a Chroma server (``CHROMA_HOST``, `chroma run`): an ``HttpClient`` embeds on the
-client side with this function, so the server stores and searches vectors and never loads a model; every
-replica computes identical vectors (the function is deterministic across processes).
+The same holds against a Chroma server (``CHROMA_HOST``, `chroma run`): an ``HttpClient`` embeds on the client
+side with the function, so the server stores and searches vectors and never loads a model; every replica
+computes identical vectors (the embedders are deterministic across processes).
+
+:class:`NgramHashEmbedding` stays registered under ``"katachi_ngram_hash"`` so collections written before
+the embedders existed still open.
 """
 
 from __future__ import annotations
 
 import os
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 import chromadb
-import numpy as np
-import numpy.typing as npt
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from core.search.embedders import Embedder, NgramEmbedder, default_embedder, relevance
+from core.search.ngram import DEFAULT_DIM, embed_text, normalize_text
+
 __all__ = [
     "DEFAULT_DIM",
     "EF_NAME",
+    "EMBEDDER_EF_NAME",
     "HNSW_EF_SEARCH",
+    "EmbedderFunction",
     "NgramHashEmbedding",
     "chroma_label",
+    "collection_embedder_key",
     "cosine_score",
     "embed_text",
     "get_collection",
     "normalize_text",
     "open_chroma",
+    "relevance_score",
 ]
 
 EF_NAME = "katachi_ngram_hash"
-DEFAULT_DIM = 512
+EMBEDDER_EF_NAME = "katachi_embedder"
 # HNSW search breadth. Short queries often share no n-gram with most documents: every distance is
 # then exactly 1.0 and HNSW's greedy walk has no gradient, so with Chroma's default (100) it missed
 # the one relevant document among 1,000 unrelated ones in ~1 of 3 runs. Searching at least as wide
 # as the collection makes the walk exhaustive for our sizes; it costs ~1-3 ms per query.
 HNSW_EF_SEARCH = 2000
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_TAG_SHORT = np.uint64(1 << 63)  # marks 1-/2-gram keys so they never equal a 3-gram key
-
-
-def _mix64(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """SplitMix64 finalizer on uint64 arrays: a fixed bijection that spreads every input bit.
-
-    Pure integer arithmetic (wrapping mod 2**64), so the result is the same in every process and
-    on every platform, unlike Python's salted ``hash``.
-    """
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-def _ngram_keys(text: str) -> npt.NDArray[np.uint64]:
-    """Pack each character 2-gram and 3-gram of ``text`` into one distinct uint64 key.
-
-    Code points fit in 21 bits, so a 3-gram packs exactly into 63 bits and a 2-gram into 42 bits
-    plus a tag bit: different n-grams always get different keys (no collisions before bucketing).
-    A 1-character text is its own feature; an empty text has none.
-    """
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
-    if len(cps) < 2:
-        return cps | _TAG_SHORT
-    bigrams = (cps[:-1] << np.uint64(21)) | cps[1:] | _TAG_SHORT
-    trigrams = (cps[:-2] << np.uint64(42)) | (cps[1:-1] << np.uint64(21)) | cps[2:]
-    return np.concatenate([bigrams, trigrams])
-
-
-def normalize_text(text: str) -> str:
-    """NFKC-normalize, lowercase and drop all whitespace (so ``"ＡＢＳ"`` and ``"a b s"`` equal ``"abs"``)."""
-    return "".join(unicodedata.normalize("NFKC", text).lower().split())
-
-
-def embed_text(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
-    """Embed one text as a unit-length float32 vector of length ``dim``.
-
-    Each n-gram adds ±1 to its hashed bucket (a sign bit from the same stable 64-bit hash, so
-    colliding n-grams tend to cancel rather than pile up; see :func:`_mix64`), then
-    the vector is L2-normalized. Text with no features (empty or whitespace only) gets the fixed
-    unit vector ``e_0`` instead of a zero vector, whose cosine distance is undefined; all such texts
-    are therefore identical to each other and roughly orthogonal to real text.
-    """
-    hashes = _mix64(_ngram_keys(normalize_text(text)))
-    vec: np.ndarray = np.zeros(dim, dtype=np.float64)
-    if hashes.size:
-        buckets = ((hashes & np.uint64(0x7FFF_FFFF_FFFF_FFFF)) % np.uint64(dim)).astype(np.intp)
-        signs = np.where(hashes >> np.uint64(63), -1.0, 1.0)
-        vec = np.bincount(buckets, weights=signs, minlength=dim)
-    norm = float(np.linalg.norm(vec))
-    if norm == 0.0:  # no features, or (very unlikely) every feature cancelled out
-        vec = np.zeros(dim, dtype=np.float64)
-        vec[0] = 1.0
-        norm = 1.0
-    return (vec / norm).astype(np.float32)
 
 
 @register_embedding_function
@@ -201,34 +150,109 @@ def chroma_label(host: str | None, port: int) -> str:
     return f"Chroma サーバー {host}:{port}" if host else "Chroma（組み込み）"
 
 
+# Embedders this process has built collections with, by key: what Chroma's build_from_config finds when a
+# collection is opened without passing its function (get_collection always passes it).
+_LIVE: dict[str, Embedder] = {}
+
+
+@register_embedding_function
+class EmbedderFunction(EmbeddingFunction[Documents]):
+    """Chroma's view of an app embedder: documents through ``embed_documents``, query texts through
+    ``embed_queries`` (Chroma calls ``embed_query`` for ``query_texts``). Persisted as its key and dim."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        _LIVE.setdefault(embedder.key, embedder)
+
+    def __call__(self, input: Documents) -> Embeddings:
+        """Embed documents (e5: ``passage: ``)."""
+        return list(self.embedder.embed_documents(list(input)))
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        """Embed query texts (e5: ``query: ``)."""
+        return list(self.embedder.embed_queries(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return EMBEDDER_EF_NAME
+
+    def default_space(self) -> Space:
+        return "cosine"
+
+    def supported_spaces(self) -> list[Space]:
+        return ["cosine", "ip", "l2"]
+
+    def get_config(self) -> dict[str, Any]:
+        return {"embedder": self.embedder.key, "dim": self.embedder.dim}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> EmbedderFunction:
+        """The live embedder of that key; the offline ones can be rebuilt, an API one needs its settings."""
+        key = str(config.get("embedder", ""))
+        if key in _LIVE:
+            return EmbedderFunction(_LIVE[key])
+        if key == default_embedder().key:
+            return EmbedderFunction(default_embedder())
+        if key.startswith("ngram"):
+            return EmbedderFunction(NgramEmbedder(int(config.get("dim", DEFAULT_DIM))))
+        raise ValueError(f"{EMBEDDER_EF_NAME}: embedder {key!r} is not configured in this process")
+
+    @staticmethod
+    def validate_config(config: dict[str, Any]) -> None:
+        if not isinstance(config.get("embedder"), str):
+            raise ValueError(f"{EMBEDDER_EF_NAME}: config needs an embedder key")
+
+    def validate_config_update(self, old_config: dict[str, Any], new_config: dict[str, Any]) -> None:
+        if new_config.get("embedder", old_config.get("embedder")) != old_config.get("embedder"):
+            raise ValueError(f"{EMBEDDER_EF_NAME}: a collection's embedder cannot change")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EmbedderFunction) and other.embedder.key == self.embedder.key
+
+    def __hash__(self) -> int:
+        return hash((EMBEDDER_EF_NAME, self.embedder.key))
+
+
 def get_collection(
     client: ClientAPI,
     name: str,
     *,
-    dim: int = DEFAULT_DIM,
+    embedder: Embedder | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> Collection:
-    """Get or create collection ``name`` with :class:`NgramHashEmbedding` in cosine space.
+    """Get or create the collection of ``name`` for ``embedder`` (default: the bundled model) in cosine space.
 
-    The space is set through ``configuration={"hnsw": {"space": "cosine", ...}}`` (the Chroma 1.x
-    way; ``metadata["hnsw:space"]`` is the legacy form), with a wide ``ef_search`` (see
-    :data:`HNSW_EF_SEARCH`). ``metadata`` must not be empty (Chroma rejects
-    ``{}``); it is only applied when the collection is created. Raises ``ValueError`` if an
-    existing collection was built with another embedding function or another ``dim``.
+    The Chroma name is ``<name>-<embedder key>`` and the metadata records ``embedder`` and ``dim`` (applied
+    when the collection is created), so each embedder has its own index. The space is set through
+    ``configuration={"hnsw": {"space": "cosine", ...}}`` with a wide ``ef_search`` (:data:`HNSW_EF_SEARCH`).
+    Raises ``ValueError`` if an existing collection of that name was built with another dimension.
     """
+    embedder = embedder or default_embedder()
     collection = client.get_or_create_collection(
-        name,
+        f"{name}-{embedder.key}",
         configuration={"hnsw": {"space": "cosine", "ef_search": HNSW_EF_SEARCH}},
-        metadata=metadata or None,
+        metadata={**(metadata or {}), "embedder": embedder.key, "dim": embedder.dim},
         # chromadb types the parameter as EmbeddingFunction[Documents | Images] (invariant): a text-only
         # function, like chromadb's own, cannot match it.
-        embedding_function=NgramHashEmbedding(dim),  # type: ignore[arg-type]
+        embedding_function=EmbedderFunction(embedder),  # type: ignore[arg-type]
     )
-    persisted = (collection.configuration_json or {}).get("embedding_function") or {}
-    persisted_dim = (persisted.get("config") or {}).get("dim")
-    if persisted.get("name") == EF_NAME and persisted_dim is not None and persisted_dim != dim:
-        raise ValueError(f"collection {name!r} was created with dim={persisted_dim}, not dim={dim}")
+    stored_dim = (collection.metadata or {}).get("dim")
+    if stored_dim is not None and stored_dim != embedder.dim:
+        raise ValueError(
+            f"collection {collection.name!r} holds dim={stored_dim} vectors, not dim={embedder.dim}"
+        )
     return collection
+
+
+def collection_embedder_key(collection: Collection) -> str:
+    """The key of the embedder that built ``collection`` (its metadata), or "" for an older collection."""
+    return str((collection.metadata or {}).get("embedder") or "")
+
+
+def relevance_score(collection: Collection, distance: float | None) -> float:
+    """A cosine distance from ``collection`` as a relevance in [0, 1] calibrated for its embedder
+    (core.search.embedders.relevance): what the spec's thresholds (RAG's 0.3) are applied to."""
+    return relevance(collection_embedder_key(collection), cosine_score(distance))
 
 
 def cosine_score(distance: float | None) -> float:

