@@ -24,6 +24,15 @@ MAX_STEPS_PER_REQUEST = 6
 # spec 04 §10: 5 results per search, keep only score > 0.3.
 RAG_N_RESULTS = 5
 RAG_SCORE_THRESHOLD = 0.3
+RAG_DENSE_POOL = 600  # dense candidates per query: every vector of one vehicle's manual (about 400)
+RAG_LEXICAL_POOL = 20
+RAG_LEXICAL_WEIGHT = 0.5  # the lexical lane's weight in the fusion (the dense lane's is 1)
+# Lexical coverage (IDF-weighted share of the query's keys a chunk holds) below which the lexical lane alone
+# keeps nothing (rag.lexical_relevance; tuned on the tune half of tests/data/meaning/manual_queries.json).
+RAG_LEXICAL_FLOOR = 0.6
+# A query nearer to small talk than to the manual by more than this cosine is unrelated (rag._off_topic; tune
+# half of tests/data/meaning/manual_queries.json: 7 of 8 unrelated queries dropped, 2 of 62 related lost).
+RAG_OFF_TOPIC_MARGIN = 0.02
 RAG_COLLECTION = "diagnosis_manuals"
 
 # spec 04 §3: spec-check routing (score >= 0.50, spec-type count and share >= 50%).

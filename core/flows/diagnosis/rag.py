@@ -7,7 +7,8 @@ filtered by vehicle_id, returns at most 5 results and keeps only score > 0.3.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,15 +21,25 @@ from core.flows.diagnosis.catalog import load_manual, load_vehicles
 from core.flows.diagnosis.constants import (
     FLOW_TAG,
     RAG_COLLECTION,
+    RAG_DENSE_POOL,
+    RAG_LEXICAL_FLOOR,
+    RAG_LEXICAL_POOL,
+    RAG_LEXICAL_WEIGHT,
     RAG_N_RESULTS,
+    RAG_OFF_TOPIC_MARGIN,
     RAG_SCORE_THRESHOLD,
     SAMPLES_DIR,
 )
+from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors
 from core.guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
-from core.vectors import NgramHashEmbedding, cosine_score, get_collection
+from core.search.embedders import Embedder, Matrix, default_embedder
+from core.search.fusion import rrf_merge
+from core.search.lexical import LexicalIndex
+from core.vectors import get_collection, relevance_score
 
+OFF_TOPIC_FILE = Path(__file__).with_name("off_topic_examples.json")
 Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored
 
 
@@ -66,9 +77,49 @@ def _metadata_int(value: object) -> int:
     raise TypeError(f"manual chunk metadata is not a number: {value!r}")
 
 
-def _document(chunk: dict[str, Any]) -> str:
-    """The text that is embedded: the chunk's index text (heading, index terms, first sentence)."""
-    return str(chunk.get("index_text") or f"{chunk['section']}：{chunk['text']}")
+def lexical_relevance(coverage: float) -> float:
+    """The lexical lane's relevance: 0 up to RAG_LEXICAL_FLOOR of the query's (IDF-weighted) keys found in a
+    chunk, rising to 1 when all are; a chunk that shares one everyday word with small talk stays below 0.3."""
+    return max(0.0, (coverage - RAG_LEXICAL_FLOOR) / (1.0 - RAG_LEXICAL_FLOOR))
+
+
+def _lexical_text(chunk: Mapping[str, Any]) -> str:
+    """What the lexical lane reads of a chunk: its heading and whole text."""
+    return f"{chunk['section']}\n{chunk['text']}"
+
+
+def _source(cid: str, meta: Mapping[str, Any], score: float) -> dict[str, Any]:
+    """A search hit as the flow passes it on (spec 04 §10 metadata + score)."""
+    return {
+        "chunk_id": cid,
+        "vehicle_id": meta["vehicle_id"],
+        "content": meta["text"],
+        "page": _metadata_int(meta["page"]),
+        "section": meta["section"],
+        "content_type": meta["content_type"],
+        "has_warning": bool(meta["has_warning"]),
+        "score": round(score, 4),
+    }
+
+
+def _document(chunk: Mapping[str, Any]) -> str:
+    """Everything that is embedded of a chunk (its vectors' texts): what the manual version hashes."""
+    return "\n".join(text for _, text in chunk_vectors(chunk))
+
+
+def _chunk_metadata(chunk: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """The metadata every vector of a chunk carries (spec 04 §10) plus its chunk id and the manual version."""
+    return {
+        "chunk_id": chunk["id"],
+        "vehicle_id": chunk["vehicle_id"],
+        "page": chunk["page"],
+        "section": chunk["section"],
+        "chapter": chunk["chapter"],
+        "content_type": chunk["content_type"],
+        "has_warning": bool(chunk["has_warning"]),
+        "text": chunk["text"],
+        "manual_version": version,
+    }
 
 
 class RAGService:
@@ -80,8 +131,14 @@ class RAGService:
         *,
         collection_name: str = RAG_COLLECTION,
         samples_dir: Path = SAMPLES_DIR,
+        embedder: Embedder | None = None,
+        lexical_lane: bool = True,
     ):
         self.client = chroma_client
+        self.embedder = embedder or default_embedder()
+        self.lexical_lane = lexical_lane  # False: the dense lane alone (how the manuals were searched before)
+        self._lexical: LexicalIndex[str] | None = None
+        self._off_topic_vectors: Matrix | None = None
         self.collection_name = collection_name
         self.samples_dir = samples_dir
         self._collection: Collection | None = None
@@ -89,7 +146,9 @@ class RAGService:
     @property
     def collection(self) -> Collection:
         if self._collection is None:
-            self._collection = get_collection(self.client, self.collection_name, metadata={"flow": FLOW_TAG})
+            self._collection = get_collection(
+                self.client, self.collection_name, embedder=self.embedder, metadata={"flow": FLOW_TAG}
+            )
         return self._collection
 
     def _all_chunks(self) -> list[dict[str, Any]]:
@@ -104,14 +163,17 @@ class RAGService:
             digest.update(chunk["id"].encode() + _document(chunk).encode())
         return digest.hexdigest()[:16]
 
+    def _vector_ids(self) -> set[str]:
+        return {vid for c in self._all_chunks() for vid, _ in chunk_vectors(c)}
+
     def chunk_count(self) -> int:
         """How many manual chunks the index holds (the page's sidebar shows it)."""
-        return int(self.collection.count())
+        return len({chunk_of(i) for i in self.collection.get(include=[])["ids"]})
 
     def is_indexed(self) -> bool:
-        """True when the collection holds exactly the current manuals."""
+        """True when the collection holds exactly the current manuals' vectors."""
         chunks = self._all_chunks()
-        if self.collection.count() != len(chunks):
+        if self.collection.count() != len(self._vector_ids()):
             return False
         got = self.collection.get(ids=[chunks[0]["id"]], include=["metadatas"])
         metas = got.get("metadatas") or []
@@ -120,16 +182,13 @@ class RAGService:
     def index_manuals(self, progress: Progress | None = None, *, force: bool = False, batch: int = 40) -> int:
         """Index every sample manual (skipped when already current unless `force`); returns the chunk count."""
         if force:
-            get_collection(
-                self.client, self.collection_name, metadata={"flow": FLOW_TAG}
-            )  # deleting needs one
-            self.client.delete_collection(self.collection_name)
+            self.client.delete_collection(self.collection.name)
             self._collection = None
         elif self.is_indexed():
             return self.collection.count()
         chunks = self._all_chunks()
         version = self.manual_version()
-        stale = set(self.collection.get(include=[])["ids"]) - {c["id"] for c in chunks}
+        stale = set(self.collection.get(include=[])["ids"]) - self._vector_ids()
         if stale:
             self.collection.delete(ids=sorted(stale))
         self._upsert(chunks, version, progress, batch)
@@ -150,36 +209,24 @@ class RAGService:
             for i, meta in zip(got["ids"], got.get("metadatas") or [], strict=False)
             if (meta or {}).get("manual_version") == version
         }
-        stale = sorted(set(got["ids"]) - {c["id"] for c in chunks})
+        stale = sorted(set(got["ids"]) - self._vector_ids())
         if stale:
             self.collection.delete(ids=stale)
-        missing = [c for c in chunks if c["id"] not in current]
+        missing = [c for c in chunks if any(vid not in current for vid, _ in chunk_vectors(c))]
         self._upsert(missing, version, progress, batch)
         return len(missing), len(stale)
 
     def _upsert(
         self, chunks: list[dict[str, Any]], version: str, progress: Progress | None, batch: int
     ) -> None:
-        embed = NgramHashEmbedding()
         for start in range(0, len(chunks), batch):
             part = chunks[start : start + batch]
+            vectors = [(c, vid, text) for c in part for vid, text in chunk_vectors(c)]
             self.collection.upsert(
-                ids=[c["id"] for c in part],
-                embeddings=embed([_document(c) for c in part]),
-                documents=[c["text"] for c in part],
-                metadatas=[
-                    {
-                        "vehicle_id": c["vehicle_id"],
-                        "page": c["page"],
-                        "section": c["section"],
-                        "chapter": c["chapter"],
-                        "content_type": c["content_type"],
-                        "has_warning": bool(c["has_warning"]),
-                        "text": c["text"],
-                        "manual_version": version,
-                    }
-                    for c in part
-                ],
+                ids=[vid for _, vid, _ in vectors],
+                embeddings=list(self.embedder.embed_documents([text for _, _, text in vectors])),
+                documents=[text for _, _, text in vectors],
+                metadatas=[_chunk_metadata(c, version) for c, _, _ in vectors],
             )
             if progress is not None:
                 progress(min(start + batch, len(chunks)), len(chunks), part[-1]["vehicle_id"])
@@ -188,36 +235,61 @@ class RAGService:
         """Drop the collection and index again."""
         return self.index_manuals(progress, force=True)
 
+    def _off_topic(self, vector: Matrix, cosines: Sequence[float]) -> bool:
+        """True when the query lies nearer to everyday small talk (off_topic_examples.json) than to any manual
+        text, by RAG_OFF_TOPIC_MARGIN: nothing of the manual is related, however the scores fall."""
+        if self._off_topic_vectors is None:
+            examples = json.loads(OFF_TOPIC_FILE.read_text(encoding="utf-8"))["examples"]
+            self._off_topic_vectors = self.embedder.embed_queries(examples)
+        nearest_example = float((self._off_topic_vectors @ vector).max())
+        return nearest_example > max(cosines, default=-1.0) + RAG_OFF_TOPIC_MARGIN
+
+    def _lexical_index(self) -> LexicalIndex[str]:
+        if self._lexical is None:
+            self._lexical = LexicalIndex.build({c["id"]: _lexical_text(c) for c in self._all_chunks()})
+        return self._lexical
+
     def search(self, query: str, vehicle_id: str, n_results: int = RAG_N_RESULTS) -> list[dict[str, Any]]:
-        """spec 04 §10: the vehicle's top `n_results` chunks with score > 0.3, best first."""
+        """spec 04 §10: the vehicle's top `n_results` chunks with score > 0.3, best first.
+
+        Hybrid: the dense lane (every chunk of the vehicle, cosine calibrated for the embedder) and the
+        lexical lane (BM25 over Sudachi keys) are fused by RRF for the order; a chunk's score is the higher of
+        its dense relevance and its lexical coverage, so the 0.3 threshold keeps spec 04's meaning (what is
+        unrelated by meaning and by words is dropped).
+        """
         if not query.strip() or not vehicle_id:
             return []
+        vector = self.embedder.embed_queries([query])
         res = self.collection.query(
-            query_texts=[query],
-            n_results=n_results,
+            query_embeddings=list(vector),
+            n_results=RAG_DENSE_POOL,
             where={"vehicle_id": vehicle_id},
             include=["metadatas", "distances"],
         )
         metadatas, distances = res["metadatas"], res["distances"]
         if metadatas is None or distances is None:  # Chroma returns both: `include` asks for them
             return []
+        meta_of: dict[str, Mapping[str, Any]] = {}
+        vector_ids, scores = [], []
+        for vid, meta, dist in zip(res["ids"][0], metadatas[0], distances[0], strict=True):
+            if meta.get("vehicle_id") == vehicle_id:
+                meta_of[chunk_of(vid)] = meta
+                vector_ids.append(vid)
+                scores.append(relevance_score(self.collection, dist))
+        dense = best_per_chunk(vector_ids, scores)
+        if self._off_topic(vector[0], [1.0 - float(d) for d in distances[0]]):
+            return []
+        lexical: dict[str, float] = {}
+        if self.lexical_lane:
+            hits = self._lexical_index().search(query, RAG_LEXICAL_POOL, allowed=set(meta_of))
+            lexical = {cid: lexical_relevance(coverage) for cid, _, coverage in hits}
+        fused = rrf_merge([list(dense), list(lexical)], weights=(1.0, RAG_LEXICAL_WEIGHT))
         sources = []
-        for cid, meta, dist in zip(res["ids"][0], metadatas[0], distances[0], strict=True):
-            score = cosine_score(dist)
-            if score > RAG_SCORE_THRESHOLD and meta.get("vehicle_id") == vehicle_id:
-                sources.append(
-                    {
-                        "chunk_id": cid,
-                        "vehicle_id": meta["vehicle_id"],
-                        "content": meta["text"],
-                        "page": _metadata_int(meta["page"]),
-                        "section": meta["section"],
-                        "content_type": meta["content_type"],
-                        "has_warning": bool(meta["has_warning"]),
-                        "score": round(score, 4),
-                    }
-                )
-        return sources
+        for cid, _ in fused:
+            score = max(dense.get(cid, 0.0), lexical.get(cid, 0.0))
+            if score > RAG_SCORE_THRESHOLD:
+                sources.append(_source(cid, meta_of[cid], score))
+        return sources[:n_results]
 
     def query(
         self,
