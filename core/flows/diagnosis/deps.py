@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from core.clock import Clock, utc_now
 from core.debuglog import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
+from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON_ID, Person
 from core.store.diagnosis import DiagnosisRepository
@@ -69,6 +70,7 @@ class DiagnosisDeps:
     worker: BackgroundWorker | None = None
     owner: str = LOCAL_PERSON_ID
     sessions: SessionArchive | None = None
+    urgency_judge: UrgencyJudge | None = None  # urgency by meaning beside the rules (None: the rules alone)
 
 
 def open_deps(
@@ -80,6 +82,7 @@ def open_deps(
     sink: DebugSink | None = None,
     clock: Clock = utc_now,
     worker: BackgroundWorker | None = None,
+    urgency_judge: UrgencyJudge | None = None,
 ) -> DiagnosisDeps:
     """Deps over the shared engine for `person`: their session, and bookings and session state saved to their
     DiagnosisRepository(engine, clock), on the same clock."""
@@ -93,6 +96,7 @@ def open_deps(
         sink=sink,
         worker=worker,
         owner=person.id,
+        urgency_judge=urgency_judge,
     )
 
 

@@ -9,7 +9,8 @@ from core.flows.diagnosis.constants import DANGER_CONTENT_TYPES, FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_urgency_messages
-from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, merge_urgency
+from core.flows.diagnosis.urgency import UrgencyResult, merge_urgency
+from core.flows.diagnosis.urgency_meaning import fast_urgency_check
 from core.guard import GuardResult, guarded_json
 from core.schema_types import Urgency
 from core.schemas import load_schema
@@ -26,7 +27,7 @@ class UrgencyAssessment:
 
 def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessment:
     """spec 04 §6 UrgencyAssessor.assess(): keyword check, LLM check with RAG warnings, merge."""
-    keyword = keyword_urgency_check(session.all_symptom_text)
+    keyword = fast_urgency_check(session.all_symptom_text, deps.urgency_judge)
     warnings = [
         s
         for s in session.last_rag_sources

@@ -18,7 +18,8 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo, SessionState, StepOutcome
 from core.flows.diagnosis.responses import record_user, respond
 from core.flows.diagnosis.step_shared import enter_reservation, rag_search, raise_urgency
-from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check
+from core.flows.diagnosis.urgency import UrgencyResult
+from core.flows.diagnosis.urgency_meaning import fast_urgency_check
 
 
 def _rag_search(session: SessionState, symptom: str, deps: DiagnosisDeps) -> list[dict[str, Any]]:
@@ -56,7 +57,7 @@ def handle_free_text(session: SessionState, request: ChatRequest, deps: Diagnosi
     if not symptom:
         return respond(session, PromptInfo(type="text", message=EMPTY_INPUT_MESSAGE), record=False)
     session.symptom_text = symptom
-    keyword = keyword_urgency_check(symptom)
+    keyword = fast_urgency_check(symptom, deps.urgency_judge)
     if keyword.level == "critical":
         record_user(session, symptom)
         session.collected_symptoms.append(symptom)

@@ -50,7 +50,8 @@ from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_sta
 from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency, spec_prompt
 from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summary_due, summary_result
 from core.flows.diagnosis.tracing import main_call
-from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, urgency_rank
+from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
+from core.flows.diagnosis.urgency_meaning import fast_urgency_check
 from core.guard import GuardResult, guarded_json
 from core.schemas import load_schema
 
@@ -189,7 +190,7 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> StepOut
     if session.diagnostic_turn > session.max_diagnostic_turns:
         return Next(ChatStep.URGENCY_CHECK, ChatRequest(session.session_id))
     # 3. keyword fast path
-    keyword = keyword_urgency_check(session.all_symptom_text)
+    keyword = fast_urgency_check(session.all_symptom_text, deps.urgency_judge)
     if keyword.level == "critical":
         raise_urgency(session, keyword)
         return enter_reservation(

@@ -1,0 +1,99 @@
+"""Urgency by meaning (spec 04 §6 fast path, beside the keyword rules): the nearest labelled example phrasings.
+
+The rules (core.flows.diagnosis.urgency) only see the words they were written for; an owner who writes
+「下り坂で止まれなくなった」 names no brake and no failure. Here the symptom text is embedded with the app's
+embedder and compared with labelled example phrasings (`urgency_exemplars.json`, embedded once per embedder):
+the level is the one of the nearest example, raised to critical when a critical example is almost as near (a
+safety margin: a critical-sounding description must never come out low). `fast_urgency_check` takes the higher
+of the rules and this judgement, as spec 04 §6 combines rule and model; negated or hypothetical wording
+(「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.flows.diagnosis.urgency import LEVEL_RULES, UrgencyResult, keyword_urgency_check, merge_urgency
+from core.search.embedders import Embedder, Matrix
+
+EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
+LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
+# Tuned on the tune half of tests/data/meaning/urgency_phrasings.json (tests/bench/meaning.py prints both halves);
+# cosine similarities of the bundled model, query against query:
+MIN_SIMILARITY = 0.88  # below this the nearest example is not near enough to judge by
+CRITICAL_MARGIN = 0.02  # a critical example within this much of the nearest one makes the judgement critical
+K_NEAREST = 7
+# A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
+# of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
+REQUEST_RE = re.compile(
+    r"(使い方|やり方|方法|したい|ておきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
+)
+_CAN_DRIVE = {level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES} | {
+    "low": (True, "when_convenient")
+}
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The nearest example of a judgement: its text, level and cosine similarity (query against query)."""
+
+    text: str
+    level: str
+    similarity: float
+
+
+class UrgencyJudge:
+    """Nearest-example urgency over `urgency_exemplars.json`, with `embedder` (the app's embedder)."""
+
+    def __init__(self, embedder: Embedder, exemplars_file: Path = EXEMPLARS_FILE) -> None:
+        data = json.loads(exemplars_file.read_text(encoding="utf-8"))["levels"]
+        self.embedder = embedder
+        self.texts: list[str] = [t for level in data for t in data[level]]
+        self.levels: list[str] = [level for level in data for _ in data[level]]
+        self._vectors: Matrix | None = None
+        self._lock = threading.Lock()
+
+    def _matrix(self) -> Matrix:
+        with self._lock:
+            if self._vectors is None:  # queries against queries: both are owners' descriptions (e5 prefix)
+                self._vectors = self.embedder.embed_queries(self.texts)
+            return self._vectors
+
+    def nearest(self, text: str, k: int = K_NEAREST) -> list[Nearest]:
+        """The `k` nearest examples to `text`, nearest first."""
+        if not text.strip():
+            return []
+        sims = self._matrix() @ self.embedder.embed_queries([text])[0]
+        order = np.argsort(-sims)[:k]
+        return [Nearest(self.texts[i], self.levels[i], float(sims[i])) for i in order]
+
+    def judge(self, text: str) -> tuple[UrgencyResult, list[Nearest]]:
+        """The level by meaning (low when nothing is near enough) and the examples that decided it."""
+        near = self.nearest(text)
+        if not near or near[0].similarity < MIN_SIMILARITY or REQUEST_RE.search(text.strip()):
+            return UrgencyResult("low", True, "when_convenient", []), near
+        level = near[0].level
+        if any(n.level == "critical" and n.similarity >= near[0].similarity - CRITICAL_MARGIN for n in near):
+            level = "critical"
+        if level == "low":
+            return UrgencyResult("low", True, "when_convenient", []), near
+        basis = next(n for n in near if n.level == level)
+        can_drive, visit = _CAN_DRIVE[level]
+        reason = f"意味の近い症状例「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
+        return UrgencyResult(level, can_drive, visit, [reason]), near
+
+
+def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
+    """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
+    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged)."""
+    keyword = keyword_urgency_check(text)
+    if judge is None:
+        return keyword
+    meaning, _ = judge.judge(text)
+    return merge_urgency(keyword, meaning)
