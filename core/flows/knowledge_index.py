@@ -1,21 +1,22 @@
-"""The knowledge base's vector index (issue #13 item 3): similar entries for an interview, near-duplicates.
+"""The knowledge base's vector index: similar entries for an interview (類似ナレッジ), near-duplicates.
 
 One Chroma collection (`knowledge_entries`) for the team's shared knowledge base, embedded with the app's
-offline n-gram function (core.vectors; embedded or a CHROMA_HOST server alike). A vector's id is the entry's
-id; its document is the six fields folded with core.textnorm.fold (ＮＤＡ = NDA, 第８条 = 第8条); its metadata
+embedder (core.search.embedders: the bundled multilingual model by default; embedded or a CHROMA_HOST server
+alike). A vector's id is the entry's id; its document is INDEXED_FIELDS folded with core.textnorm.fold
+(ＮＤＡ = NDA, 第８条 = 第8条); its metadata
 the entry's version (reconcile re-indexes an entry whose vector is of an older version). Active entries only:
 an entry is indexed when saved or edited, removed when archived, indexed again when restored. The database is
 the truth: a lookup reads the entries back and drops any that are archived or gone, and
 `reconcile_knowledge_index` (on the page's first visit in a process, and from its button) indexes what is
 missing and deletes what should not be there.
 
-Similar entries are the closest `SIMILAR_K` within `SIMILAR_MAX_DISTANCE` (cosine distance); a draft's
+Similar entries are the closest `SIMILAR_K` within `SIMILAR_MAX_DISTANCE` (1 - calibrated relevance); a draft's
 near-duplicates are entries within `NEAR_DUPLICATE_DISTANCE`, or with the same contract type and clause.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,16 +26,17 @@ from chromadb.api.models.Collection import Collection
 
 from core.chat import ChatItem
 from core.flows.knowledge_items import case_text
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.search.embedders import Embedder, default_embedder, relevance
+from core.store.knowledge_base import KnowledgeBaseRepository
 from core.textnorm import fold
-from core.vectors import embed_text, get_collection
+from core.vectors import get_collection, relevance_score
 
 COLLECTION = "knowledge_entries"
 SIMILAR_K = 3  # issue #13: the closest few
-# Cosine distances of the n-gram embedding (a short case against a whole entry is far even when related): a case
-# about a saved entry's clause lies around 0.5-0.8 from it (0.3 once the draft's fields join the case text),
-# another contract type or clause around 0.85-1.05.
-SIMILAR_MAX_DISTANCE = 0.8
+# Distances are 1 - the embedder's calibrated relevance (core.search.embedders.relevance). With the bundled
+# model, a case about a saved entry lies within ~0.55 of it and small talk beyond ~0.65 (tune half of
+# tests/data/meaning/knowledge_cases.json; tests/bench/meaning.py prints both halves).
+SIMILAR_MAX_DISTANCE = 0.62
 NEAR_DUPLICATE_DISTANCE = 0.25  # a draft this close to a saved entry is the same knowledge, reworded
 NOTICE_NO_REFERENCES = "類似ナレッジを検索できませんでした。参考なしで聞き取りを続けます。"
 CANDIDATE_POOL = 10  # vectors asked for before the database check drops archived or excluded entries
@@ -71,14 +73,20 @@ class IndexReport:
         )
 
 
-def knowledge_collection(client: ClientAPI) -> Collection:
-    """The shared knowledge base's Chroma collection (offline n-gram embedding, cosine space)."""
-    return get_collection(client, COLLECTION, metadata={"scope": "team"})
+def knowledge_collection(client: ClientAPI, embedder: Embedder | None = None) -> Collection:
+    """The shared knowledge base's Chroma collection for `embedder` (default: the bundled model)."""
+    return get_collection(client, COLLECTION, embedder=embedder, metadata={"scope": "team"})
+
+
+# What of an entry is embedded: its contract type, title, clause and review points carry its meaning; the action
+# plan and the sample clause are generic drafting language that pulls every entry toward every other (chosen on
+# the tune half of tests/data/meaning/knowledge_cases.json: same recall, small talk further away).
+INDEXED_FIELDS = ("contract_type", "knowledge_title", "target_clause", "review_points")
 
 
 def entry_document(entry: Mapping[str, Any]) -> str:
-    """The text indexed for an entry: its six fields, one per line, folded."""
-    return fold("\n".join(str(entry.get(name) or "") for name in ENTRY_FIELDS))
+    """The text indexed for an entry: its INDEXED_FIELDS, one per line, folded."""
+    return fold("\n".join(str(entry.get(name) or "") for name in INDEXED_FIELDS))
 
 
 def index_entries(collection: Collection, entries: Iterable[Mapping[str, Any]]) -> None:
@@ -97,9 +105,15 @@ def unindex_entry(collection: Collection, entry_id: int) -> None:
     collection.delete(ids=[str(entry_id)])
 
 
-def reconcile_knowledge_index(base: KnowledgeBaseRepository, collection: Collection) -> IndexReport:
+def reconcile_knowledge_index(
+    base: KnowledgeBaseRepository,
+    collection: Collection,
+    progress: Callable[[int, int], object] | None = None,
+    batch: int = 200,
+) -> IndexReport:
     """Index every active entry whose vector is missing or of an older version; delete vectors of entries that
-    are archived or gone."""
+    are archived or gone. A collection of another embedder starts empty, so switching embedders re-indexes
+    every entry here; `progress(done, total)` follows the batches."""
     active = base.active_versions()
     stored = collection.get(include=["metadatas"])
     versions = {
@@ -108,8 +122,11 @@ def reconcile_knowledge_index(base: KnowledgeBaseRepository, collection: Collect
     report = IndexReport(entries=len(active), vectors=len(versions))
     report.indexed = sorted(i for i, v in active.items() if versions.get(str(i)) != v)
     report.removed = sorted(i for i in versions if not i.isdigit() or int(i) not in active)
-    if report.indexed:
-        index_entries(collection, base.get_entries(report.indexed).values())
+    for start in range(0, len(report.indexed), batch):
+        part = report.indexed[start : start + batch]
+        index_entries(collection, base.get_entries(part).values())
+        if progress is not None:
+            progress(start + len(part), len(report.indexed))
     if report.removed:
         collection.delete(ids=report.removed)
     return report
@@ -131,10 +148,11 @@ def _closest(
         query_texts=[fold(text)], n_results=min(total, CANDIDATE_POOL), include=["distances"]
     )
     hits = [
-        (int(i), float(d))
+        (int(i), round(1.0 - relevance_score(collection, d), 4))
         for i, d in zip(found["ids"][0], (found["distances"] or [[]])[0], strict=True)
-        if i.isdigit() and float(d) <= max_distance
+        if i.isdigit()
     ]
+    hits = [(i, d) for i, d in hits if d <= max_distance]
     rows = base.get_entries([i for i, _ in hits])
     out = []
     for entry_id, distance in hits:
@@ -175,6 +193,7 @@ def _same_clause(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 def near_duplicates(
     base: KnowledgeBaseRepository,
     collection: Collection,
+    embedder: Embedder,
     draft: Mapping[str, Any],
     *,
     exclude_id: int | None = None,
@@ -189,16 +208,17 @@ def near_duplicates(
     if contract_type.strip() and clause.strip():  # same clause, however far the wording: from the database
         same = base.list_entries(contract_types=[contract_type], clause=clause)
         found += [
-            SimilarEntry(e, _distance(draft, e))
+            SimilarEntry(e, _distance(embedder, draft, e))
             for e in same
             if e["id"] not in seen and _same_clause(e, draft)
         ]
     return sorted(found, key=lambda s: s.distance)
 
 
-def _distance(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
-    """The cosine distance of two entries' documents (the index's embedding)."""
-    return 1.0 - float(np.dot(embed_text(entry_document(a)), embed_text(entry_document(b))))
+def _distance(embedder: Embedder, a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
+    """The calibrated distance of two entries' documents with the index's embedder (1 - relevance)."""
+    va, vb = embedder.embed_documents([entry_document(a), entry_document(b)])
+    return round(1.0 - relevance(embedder.key, float(np.dot(va, vb))), 4)
 
 
 @dataclass(frozen=True)
@@ -207,6 +227,7 @@ class KnowledgeIndex:
 
     base: KnowledgeBaseRepository
     collection: Collection
+    embedder: Embedder
 
     def similar(self, case_text: str, *, interview_id: str | None = None) -> list[SimilarEntry]:
         """`similar_entries` of a case."""
@@ -216,7 +237,7 @@ class KnowledgeIndex:
         self, draft: Mapping[str, Any], *, exclude_id: int | None = None
     ) -> list[SimilarEntry]:
         """`near_duplicates` of a draft."""
-        return near_duplicates(self.base, self.collection, draft, exclude_id=exclude_id)
+        return near_duplicates(self.base, self.collection, self.embedder, draft, exclude_id=exclude_id)
 
     def index(self, entry_id: int) -> None:
         """(Re)index an entry as stored now; an archived or missing entry loses its vector instead."""
@@ -226,14 +247,17 @@ class KnowledgeIndex:
         else:
             index_entries(self.collection, [row])
 
-    def reconcile(self) -> IndexReport:
+    def reconcile(self, progress: Callable[[int, int], object] | None = None) -> IndexReport:
         """`reconcile_knowledge_index` of this base and collection."""
-        return reconcile_knowledge_index(self.base, self.collection)
+        return reconcile_knowledge_index(self.base, self.collection, progress)
 
 
-def knowledge_index(base: KnowledgeBaseRepository, client: ClientAPI) -> KnowledgeIndex:
-    """The knowledge base `base` with its collection on the Chroma `client`."""
-    return KnowledgeIndex(base, knowledge_collection(client))
+def knowledge_index(
+    base: KnowledgeBaseRepository, client: ClientAPI, embedder: Embedder | None = None
+) -> KnowledgeIndex:
+    """The knowledge base `base` with its collection on the Chroma `client` for `embedder`."""
+    embedder = embedder or default_embedder()
+    return KnowledgeIndex(base, knowledge_collection(client, embedder), embedder)
 
 
 def find_references(

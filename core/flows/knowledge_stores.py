@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from core.clock import Clock, utc_now
 from core.flows.knowledge_index import KnowledgeIndex, knowledge_index
 from core.people import Person
+from core.search.embedders import Embedder
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import KnowledgeBaseRepository
 
@@ -34,7 +35,11 @@ class KnowledgeStores:
 
 
 def knowledge_stores(
-    engine: Engine, person: Person, clock: Clock = utc_now, chroma: ClientAPI | None = None
+    engine: Engine,
+    person: Person,
+    clock: Clock = utc_now,
+    chroma: ClientAPI | None = None,
+    embedder: Embedder | None = None,
 ) -> KnowledgeStores:
     """Both repositories of the knowledge flow over `engine`, on one clock, for `person` (issue #14: their
     own interviews, the shared knowledge base), with the knowledge base's vector index on `chroma` when given."""
@@ -43,7 +48,7 @@ def knowledge_stores(
         KnowledgeRepository(engine, clock, owner_id=person.id),
         base,
         person,
-        knowledge_index(base, chroma) if chroma is not None else None,
+        knowledge_index(base, chroma, embedder) if chroma is not None else None,
     )
 
 

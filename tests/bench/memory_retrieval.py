@@ -35,13 +35,14 @@ from core.vectors import open_chroma
 NOW = 1_795_000_000
 
 
-def bulk_store(size: int, engine=None, chroma=None):  # type: ignore[no-untyped-def]
-    """A store with `size` episodes (45 labelled keys among seeded distractors), indexed in batches; on a
-    temporary SQLite store and embedded Chroma unless an engine and a Chroma client are given."""
-    data = load_eval_set()
+def bulk_store(size: int, engine=None, chroma=None, episodes=None, embedder=None):  # type: ignore[no-untyped-def]
+    """A store with `size` episodes (labelled keys among seeded distractors), indexed in batches; on a
+    temporary SQLite store and embedded Chroma unless an engine and a Chroma client are given. `episodes`:
+    the keys ({key, days_ago, input, reply}; default: the labelled set's 45), `embedder`: the collection's."""
+    data = {"episodes": episodes} if episodes is not None else load_eval_set()
     tmp = Path(tempfile.mkdtemp(prefix="membench"))
     repo = memory_repository(engine if engine is not None else open_store(tmp), LOCAL_PERSON)
-    collection = memory_collection(chroma if chroma is not None else open_chroma(tmp), LOCAL_PERSON)
+    collection = memory_collection(chroma if chroma is not None else open_chroma(tmp), LOCAL_PERSON, embedder)
     distractors = generate_conversation(NOW, size - len(data["episodes"]), seed=11, days=365)
     rows = [(ex.occurred_at, ex.input_text, ex.reply_text) for ex in distractors]
     rows += [(NOW - e["days_ago"] * DAY - 3600, e["input"], e["reply"]) for e in data["episodes"]]

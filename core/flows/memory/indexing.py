@@ -90,14 +90,28 @@ def index_units(
         fts_upsert(conn, unit_id, normalize(body), bigram_document(body), lexical_document(body))
     if collection is None or not texts:
         return
+    dense = {**texts, **episode_inputs(conn, [i for i in texts if meta[i]["kind"] == KIND_EPISODE])}
     ids = list(texts)
     for start in range(0, len(ids), batch):
         part = ids[start : start + batch]
         collection.upsert(
             ids=[str(i) for i in part],
-            documents=[texts[i] for i in part],
+            documents=[dense[i] for i in part],
             metadatas=[meta[i] for i in part],
         )
+
+
+def episode_inputs(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
+    """What the person said in each episode: the dense lane embeds this alone (the companion's reply dilutes
+    the vector; on the tune half of tests/data/meaning/memory_pairs.json, recall@5 0.50 -> 0.63 at 1,000)."""
+    if not unit_ids:
+        return {}
+    rows = conn.execute(
+        select(payload_episode.c.unit_id, payload_episode.c.input_text).where(
+            payload_episode.c.unit_id.in_(unit_ids)
+        )
+    )
+    return {int(r.unit_id): str(r.input_text) for r in rows}
 
 
 def unindex_unit(conn: Connection, collection: Collection | None, unit_id: int) -> None:

@@ -16,7 +16,7 @@ from core.flows.memory.text import normalize, query_terms
 from core.japanese import lexical_keys, name_key, to_katakana
 from core.store.memory import entities, entity_aliases, mine, unit_entities, units
 from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search
-from core.vectors import cosine_score
+from core.vectors import relevance_score
 
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 
@@ -24,13 +24,16 @@ Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 def vector_lane(
     collection: Collection | None, queries: list[str], k: int, min_similarity: float = VECTOR_MIN_SIMILARITY
 ) -> list[Hits]:
-    """Cosine similarity hits per query (one Chroma call for all queries), below `min_similarity` dropped."""
+    """Relevance hits per query (one Chroma call for all queries; cosine calibrated for the collection's
+    embedder, core.vectors.relevance_score), below `min_similarity` dropped."""
     if collection is None or not queries or collection.count() == 0:
         return [[] for _ in queries]
     result = collection.query(query_texts=queries, n_results=k, include=["distances"])
     out: list[Hits] = []
     for ids, distances in zip(result["ids"], result["distances"] or [], strict=False):
-        hits = [(int(i), round(cosine_score(d), 4)) for i, d in zip(ids, distances, strict=False)]
+        hits = [
+            (int(i), round(relevance_score(collection, d), 4)) for i, d in zip(ids, distances, strict=False)
+        ]
         out.append([h for h in hits if h[1] >= min_similarity])
     return out
 

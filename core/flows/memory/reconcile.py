@@ -15,6 +15,7 @@ unreconciled index, and start-up does not pay for everyone's), and from its ã€Œç
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from chromadb.api.models.Collection import Collection
@@ -52,10 +53,14 @@ class ReconcileReport:
 
 
 def reconcile_memory_index(
-    repo: MemoryRepository, collection: Collection | None, batch: int = 2_000
+    repo: MemoryRepository,
+    collection: Collection | None,
+    batch: int = 2_000,
+    progress: Callable[[int, int], object] | None = None,
 ) -> ReconcileReport:
     """Index the person's units without vectors or FTS5 rows; delete vectors without units from the
-    person's `collection` (issue #15 item 6; `repo` and `collection` are one person's, issue #14)."""
+    person's `collection` (`repo` and `collection` are one person's). A collection of another embedder starts
+    empty, so switching embedders re-indexes everything here; `progress(done, total)` follows the batches."""
     report = ReconcileReport()
     with repo.begin() as conn:
         expected = [
@@ -78,6 +83,8 @@ def reconcile_memory_index(
         report.indexed = sorted(missing)
         for start in range(0, len(report.indexed), batch):
             index_units(conn, collection, report.indexed[start : start + batch])
+            if progress is not None:
+                progress(min(start + batch, len(report.indexed)), len(report.indexed))
     if collection is not None and report.removed:
         collection.delete(ids=report.removed)
     return report

@@ -199,6 +199,16 @@ def _candidates(
             continue
         c = scoring.Candidate(uid, row.kind, rrf, bodies.get(uid, ""), int(row.occurred_at))
         c.lanes = [name for name, hits in lanes.items() if any(h["unit_id"] == uid for h in hits)]
+        c.sem = max(
+            (
+                h["raw_score"]
+                for name, hits in lanes.items()
+                if name.startswith("vector/")
+                for h in hits
+                if h["unit_id"] == uid
+            ),
+            default=0.0,
+        )
         if row.state != STATE_ACTIVE:
             c.decision = "inactive"
         elif row.sensitivity > INJECT_MAX_SENSITIVITY:

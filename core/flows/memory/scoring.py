@@ -65,9 +65,10 @@ def recency(age_seconds: float, tau_days: float = RECENCY_TAU_DAYS) -> float:
     return math.exp(-max(0.0, age_seconds) / DAY / tau_days)
 
 
-def final_score(rrf_norm: float, lex: float, rec: float) -> float:
-    """final = 0.55·rrf_norm + 0.35·lex + 0.10·rec."""
-    return W_RRF * rrf_norm + W_LEX * lex + W_REC * rec
+def final_score(rrf_norm: float, lex: float, rec: float, sem: float = 0.0) -> float:
+    """final = 0.55·rrf_norm + 0.35·max(lex, sem) + 0.10·rec: a memory matches by its words (lex) or by its
+    meaning (sem, the dense lane's calibrated relevance), whichever is stronger."""
+    return W_RRF * rrf_norm + W_LEX * max(lex, sem) + W_REC * rec
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Candidate:
     occurred_at: int
     rrf_norm: float = 0.0
     lex: float = 0.0
+    sem: float = 0.0
     rec: float = 0.0
     final: float = 0.0
     decision: str = ""
@@ -94,6 +96,7 @@ class Candidate:
             "rrf": round(self.rrf, 5),
             "rrf_norm": round(self.rrf_norm, 4),
             "lex": round(self.lex, 4),
+            "sem": round(self.sem, 4),
             "rec": round(self.rec, 4),
             "final": round(self.final, 4),
             "decision": self.decision,
@@ -101,14 +104,15 @@ class Candidate:
 
 
 def rerank(candidates: list[Candidate], queries: Sequence[str], now: int, n_lists: int) -> list[Candidate]:
-    """Fill rrf_norm, lex (best over the queries), rec and final; sorted by final, best first."""
+    """Fill rrf_norm, lex (best over the queries), rec and final (`sem` is set by the caller from the vector
+    lane); sorted by final, best first."""
     norm = rrf_normalizer(n_lists)
     grams_cache = list(queries)
     for c in candidates:
         c.rrf_norm = min(1.0, c.rrf / norm)
         c.lex = max((lex_score(q, c.body) for q in grams_cache), default=0.0)
         c.rec = recency(now - c.occurred_at)
-        c.final = final_score(c.rrf_norm, c.lex, c.rec)
+        c.final = final_score(c.rrf_norm, c.lex, c.rec, c.sem)
     return sorted(candidates, key=lambda c: (-c.final, c.unit_id))
 
 

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from core.clock import Clock, utc_now
 from core.flows.memory.constants import VECTOR_COLLECTION
 from core.people import LOCAL_PERSON_ID, Person
+from core.search.embedders import Embedder
 from core.store.memory_repository import MemoryRepository
 from core.vectors import get_collection
 
@@ -38,6 +39,8 @@ def collection_name(owner_id: str) -> str:
     return f"{VECTOR_COLLECTION}-{hashlib.sha256(owner_id.encode()).hexdigest()[:32]}"
 
 
-def memory_collection(client: ClientAPI, person: Person) -> Collection:
-    """The person's Chroma collection of memory units (offline n-gram embedding, cosine space)."""
-    return get_collection(client, collection_name(person.id), metadata={"owner_id": person.id})
+def memory_collection(client: ClientAPI, person: Person, embedder: Embedder | None = None) -> Collection:
+    """The person's Chroma collection of memory units for `embedder` (default: the bundled model)."""
+    return get_collection(
+        client, collection_name(person.id), embedder=embedder, metadata={"owner_id": person.id}
+    )
