@@ -18,6 +18,7 @@ from core.flows.diagnosis.deps import open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
+from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 from core.flows.people import people_names
 from core.guard_result import user_message
 from pages.ui import feedback, last_call, state
@@ -47,8 +48,18 @@ def chat_service() -> ChatService:
     return ChatService()
 
 
+@st.cache_resource(show_spinner=False)
+def _urgency_judge(embedder_key: str) -> UrgencyJudge:
+    return UrgencyJudge(state.embedder())
+
+
+def urgency_judge() -> UrgencyJudge:
+    """Urgency by meaning with the deployment's embedder (its examples embedded once per process)."""
+    return _urgency_judge(state.embedder().key)
+
+
 def rag_service() -> RAGService:
-    return RAGService(state.chroma())
+    return RAGService(state.chroma(), embedder=state.embedder())
 
 
 @st.cache_resource(show_spinner=False)
@@ -62,8 +73,7 @@ def ensure_index() -> RAGService | None:
     progress bar; None (no RAG) if Chroma fails."""
     try:
         rag = rag_service()
-        _reconciled_on_start(str(state.settings().data_dir))
-        if not rag.is_indexed():
+        if not rag.is_indexed():  # first start, or another embedder chosen: index with progress
             bar = st.progress(0.0, text="取扱説明書を索引に登録しています…")
             rag.index_manuals(
                 lambda done, total, label: bar.progress(
@@ -71,6 +81,7 @@ def ensure_index() -> RAGService | None:
                 )
             )
             bar.empty()
+        _reconciled_on_start(str(state.settings().data_dir))
         return rag
     except Exception:  # noqa: BLE001 - Chroma fails in many ways (disk, sqlite, version); the page works without search
         st.warning("取扱説明書の検索を準備できませんでした。マニュアル検索なしで問診を続けます。")
@@ -130,7 +141,13 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
     request.session_id = _session_id()
     with last_call.capture(FLOW) as sink:
         deps = open_deps(
-            state.client(), state.engine(), state.person(), rag=rag, sink=sink, worker=state.worker()
+            state.client(),
+            state.engine(),
+            state.person(),
+            rag=rag,
+            sink=sink,
+            worker=state.worker(),
+            urgency_judge=urgency_judge(),
         )
         try:
             session, response = run_turn(chat_service(), request, deps)

@@ -60,22 +60,20 @@ def chat() -> list[ChatItem]:
 
 def stores() -> KnowledgeStores:
     """This person's interviews and the team's knowledge base with its vector index (issues #13, #14)."""
-    return knowledge_stores(state.engine(), state.person(), chroma=state.chroma())
-
-
-@st.cache_resource(show_spinner=False)
-def _reconciled_on_start(data_dir: str) -> IndexReport | None:
-    """Once per process and data dir: entries missing from the similar-entry index get indexed (issue #13)."""
-    index = stores().index
-    try:
-        return index.reconcile() if index is not None else None
-    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
-        return None
+    return knowledge_stores(state.engine(), state.person(), chroma=state.chroma(), embedder=state.embedder())
 
 
 def reconcile_on_start() -> None:
-    """The start-up reconciliation of the knowledge base's vector index (cached: once per process)."""
-    _reconciled_on_start(str(state.settings().data_dir))
+    """Once per process, data dir and embedder: entries missing from the similar-entry index get indexed (all of
+    them, with a progress bar, after another embedder was chosen)."""
+    index = stores().index
+    if index is None:
+        return
+    key = ("knowledge", str(state.settings().data_dir), state.embedder().key)
+    try:
+        state.once_per_process(key, "類似検索の索引を作っています…", index.reconcile)
+    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
+        return
 
 
 def reconcile_now() -> IndexReport:

@@ -10,7 +10,7 @@ import streamlit as st
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.browse import counts
 from core.flows.memory.extraction import retry_pending_extractions
-from core.flows.memory.reconcile import ReconcileReport, reconcile_memory_index
+from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
@@ -28,7 +28,7 @@ def repo() -> Any:
 
 def collection() -> Any:
     """The signed-in person's memory units collection on the shared Chroma client."""
-    return memory_collection(state.chroma(), state.person())
+    return memory_collection(state.chroma(), state.person(), state.embedder())
 
 
 def job_key() -> tuple[str, str]:
@@ -36,20 +36,19 @@ def job_key() -> tuple[str, str]:
     return memory_job_key(state.person().id)
 
 
-@st.cache_resource(show_spinner=False)
-def _reconciled_on_start(data_dir: str, person_id: str) -> ReconcileReport | None:
-    """Once per process, data dir and person: make the person's units and their Chroma collection agree
-    (issue #15: after a crash). `person_id` is the signed-in person's, whose repo() and collection() these are."""
-    try:
-        return reconcile_memory_index(repo(), collection())
-    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
-        return None
-
-
 def reconcile_on_start() -> None:
-    """Run the start-up reconciliation of this person's memory (cached: once per process and person, on the
-    first visit of their memory page) and say so when it changed something."""
-    report = _reconciled_on_start(str(state.settings().data_dir), state.person().id)
+    """Once per process, data dir, person and embedder, on the first visit of their memory page: make the
+    person's units and their Chroma collection agree (after a crash; after another embedder was chosen, every
+    unit is embedded again, with a progress bar) and say so when it changed something."""
+    key = ("memory", str(state.settings().data_dir), state.person().id, state.embedder().key)
+    try:
+        report = state.once_per_process(
+            key,
+            "記憶の索引を作っています…",
+            lambda progress: reconcile_memory_index(repo(), collection(), progress=progress),
+        )
+    except Exception:  # noqa: BLE001 - the page works without it; the button says what failed
+        return
     if report is not None and report.changed and not st.session_state.get("memory_reconcile_seen"):
         st.session_state["memory_reconcile_seen"] = True
         st.session_state["memory_notice"] = report.describe()

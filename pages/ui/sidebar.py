@@ -123,6 +123,7 @@ def render() -> None:
             st.caption(":material/science: デモモデル（オフライン）: APIキー不要で動作します。")
         else:
             _provider_fields(current)
+        st.caption(f":material/manage_search: 検索の埋め込み: {state.embedder().label}")
         ss["app_debug"] = st.toggle(
             "DEBUG（LLM呼び出しを記録）",
             value=ss["app_debug"],

@@ -9,7 +9,8 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -20,6 +21,7 @@ from core.flows.registry import demo_personas
 from core.llm.base import LLMClient
 from core.llm.registry import build_client
 from core.people import Person
+from core.search.embedders import Embedder, build_embedder
 from core.settings import Settings, load_settings
 from core.store import StoreUnavailable, open_store
 from core.worker import BackgroundWorker
@@ -181,6 +183,38 @@ def worker() -> BackgroundWorker:
     """The process's one background worker (memory extraction, summaries; issue #16): two threads, a
     bounded queue. Jobs write to the store; pages poll it from the script thread, never from the worker."""
     return BackgroundWorker(threads=2)
+
+
+@st.cache_resource(show_spinner=False)
+def _done_once() -> dict[tuple[str, ...], object]:
+    return {}
+
+
+T = TypeVar("T")
+
+
+def once_per_process(
+    key: tuple[str, ...], label: str, work: Callable[[Callable[[int, int], None]], T]
+) -> T | None:
+    """Run `work(progress)` once per process and `key` (start-up reconciliation), drawing a progress bar while
+    it runs; later calls return None. Two sessions arriving together may both run it (the work is idempotent)."""
+    done = _done_once()
+    if key in done:
+        return None
+    bar = st.empty()
+
+    def progress(n: int, total: int) -> None:
+        bar.progress(n / max(total, 1), text=f"{label} {n:,} / {total:,}")
+
+    result = work(progress)
+    bar.empty()
+    done[key] = True
+    return result
+
+
+def embedder() -> Embedder:
+    """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default), one per process."""
+    return build_embedder(settings().embeddings)
 
 
 def is_demo() -> bool:
