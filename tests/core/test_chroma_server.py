@@ -20,9 +20,10 @@ from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.lanes import vector_lane
 from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
+from core.search.embedders import BundledE5Embedder
 from core.settings import load_settings
 from core.store.memory_repository import MemoryRepository
-from core.vectors import EF_NAME, chroma_label, embed_text, get_collection, open_chroma
+from core.vectors import EMBEDDER_EF_NAME, chroma_label, get_collection, open_chroma
 from tests.persons import ALICE
 from tests.servers import ChromaServer
 
@@ -48,15 +49,21 @@ def test_settings_name_the_server() -> None:
     )
 
 
-def test_the_offline_function_embeds_and_a_second_client_sees_the_writes(server: ChromaServer) -> None:
+def test_the_app_embeds_and_a_second_client_sees_the_writes(server: ChromaServer) -> None:
+    """The app's embedder (the bundled model by default) embeds on the client side; the server stores vectors."""
     name = f"probe_{uuid.uuid4().hex[:8]}"
     first = get_collection(_client(server), name)
     first.add(ids=["a", "b"], documents=["ブレーキから異音がする", "エアコンが効かない"])
     config = first.configuration_json or {}
-    assert config["embedding_function"] == {"type": "known", "name": EF_NAME, "config": {"dim": 512}}
+    assert config["embedding_function"] == {
+        "type": "known",
+        "name": EMBEDDER_EF_NAME,
+        "config": {"embedder": "e5small-q4", "dim": 384},
+    }
     stored = first.get(ids=["a"], include=["embeddings"])["embeddings"]
-    assert stored is not None and np.allclose(np.asarray(stored[0]), embed_text("ブレーキから異音がする"))
-    other = _client(server).get_collection(name)  # as another replica: no function passed
+    expected = BundledE5Embedder().embed_documents(["ブレーキから異音がする"])[0]
+    assert stored is not None and np.allclose(np.asarray(stored[0]), expected, atol=1e-6)
+    other = _client(server).get_collection(first.name)  # as another replica: no function passed
     assert other.query(query_texts=["ブレーキの異音"], n_results=1)["ids"][0] == ["a"]
 
 

@@ -1,0 +1,107 @@
+"""Search by meaning on the new default embedder: switching embedders re-indexes (with progress) instead of
+mixing vectors; the manual RAG finds an owner's everyday words and its 0.3 threshold drops what is unrelated;
+the urgency fast path rates critical phrasings the rules were not written for as critical."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.flows.diagnosis.rag import RAGService
+from core.flows.diagnosis.urgency import keyword_urgency_check
+from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_check
+from core.flows.memory.chat import run_turn
+from core.flows.memory.constants import EXTRACTION_SEPARATE
+from core.flows.memory.reconcile import reconcile_memory_index
+from core.flows.memory.stores import memory_collection, memory_repository
+from core.flows.registry import demo_client
+from core.people import LOCAL_PERSON
+from core.search.embedders import BundledE5Embedder, NgramEmbedder
+from core.store import open_store
+from core.vectors import open_chroma
+
+NOW = 1_795_000_000
+
+
+def test_switching_the_embedder_reindexes_every_unit_into_its_own_collection(tmp_path: Path) -> None:
+    engine, chroma = open_store(tmp_path), open_chroma(tmp_path)
+    repo = memory_repository(engine, LOCAL_PERSON, lambda: NOW)
+    before = memory_collection(chroma, LOCAL_PERSON, NgramEmbedder())
+    for text in ("新宿でラーメンを食べた", "週末は高尾山に登った"):
+        run_turn(repo, before, demo_client(), [], text, NOW, extraction=EXTRACTION_SEPARATE)
+    units = before.count()
+    after = memory_collection(chroma, LOCAL_PERSON, BundledE5Embedder())
+    assert after.count() == 0 and after.name != before.name
+    seen: list[tuple[int, int]] = []
+    report = reconcile_memory_index(
+        repo, after, batch=2, progress=lambda done, total: seen.append((done, total))
+    )
+    assert after.count() == units == len(report.indexed) and report.removed == []
+    assert seen[-1] == (units, units) and len(seen) == (units + 1) // 2
+    assert (after.metadata or {})["dim"] == 384 and (before.metadata or {})["dim"] == 512
+    assert before.count() == units  # the old index is left as it was, never mixed into the new one
+
+
+@pytest.fixture(scope="module")
+def rag(tmp_path_factory: pytest.TempPathFactory) -> RAGService:
+    service = RAGService(open_chroma(tmp_path_factory.mktemp("rag")))
+    service.index_manuals()
+    return service
+
+
+@pytest.mark.parametrize(
+    ("query", "section"),
+    [("給油のフタがあかない", "給油口が開かない"), ("ナビの画面が見にくいほど暗い", "ディスプレイが暗い")],
+)
+def test_an_owners_everyday_words_find_the_manual_section(rag: RAGService, query: str, section: str) -> None:
+    found = rag.search(query, "minato-soleil-2022")
+    assert section in [s["section"] for s in found]
+    assert all(s["score"] > 0.3 and s["vehicle_id"] == "minato-soleil-2022" for s in found)
+
+
+def test_the_threshold_drops_an_unrelated_query(rag: RAGService) -> None:
+    assert rag.search("駅前のパン屋さんのおすすめを教えて", "minato-soleil-2022") == []
+
+
+def test_the_index_holds_every_chunk_whole_and_by_sentence(rag: RAGService) -> None:
+    assert rag.is_indexed() and rag.chunk_count() == len(rag._all_chunks())
+    ids = rag.collection.get(include=[])["ids"]
+    assert "minato-soleil-2022-006" in ids and "minato-soleil-2022-006~s1" in ids
+    assert rag.reconcile() == (0, 0)
+
+
+@pytest.fixture(scope="module")
+def judge() -> UrgencyJudge:
+    return UrgencyJudge(BundledE5Embedder())
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["下り坂で止まれなくなった", "ペダルを戻してもスピードが上がり続ける", "タイヤのボルトが緩んでいる"],
+)
+def test_critical_phrasings_the_rules_rate_low_are_critical_by_meaning(
+    judge: UrgencyJudge, text: str
+) -> None:
+    assert keyword_urgency_check(text).level in ("low", "high")
+    result = fast_urgency_check(text, judge)
+    assert (result.level, result.can_drive, result.visit_urgency) == ("critical", False, "immediate")
+    assert any(r.startswith("意味の近い症状例「") and r.endswith("（緊急度: 緊急）") for r in result.reasons)
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("ナビの音声が小さい", "medium"),
+        ("次のオイル交換はいつ？", "low"),
+        ("クルーズコントロールの使い方を教えて", "low"),
+    ],
+)
+def test_not_urgent_phrasings_are_never_raised_to_high(judge: UrgencyJudge, text: str, level: str) -> None:
+    # ナビの音声 lies nearest to 「ラジオに雑音が入る」 (medium): check soon, never high or critical
+    assert fast_urgency_check(text, judge).level == level
+
+
+def test_without_a_judge_the_fast_path_is_the_rules_alone() -> None:
+    text = "下り坂で止まれなくなった"
+    assert fast_urgency_check(text, None) == keyword_urgency_check(text)
