@@ -6,8 +6,6 @@ is sent again through the flow's real code on a temporary store, and the table s
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 
 import streamlit as st
@@ -20,6 +18,7 @@ from core.flows import review_chat
 from core.flows.review_chat import ReviewRecord
 from core.flows.review_chat.constants import FLOW as REVIEW_FLOW
 from core.settings import PROVIDER_LABELS
+from core.text.export import csv_text
 from pages.ui import diagnosis_session, state, tab_memory
 from pages.ui.render import llm_cell, plain_label
 
@@ -50,12 +49,9 @@ def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
 
 
 def _csv(report: ReplayReport) -> str:
+    """The table as CSV; the 入力 column comes from an uploaded file, so no cell may read as a formula."""
     rows = report.table()
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["ターン"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return csv_text(rows, list(rows[0]) if rows else ["ターン"])
 
 
 def _show(report: ReplayReport) -> None:
