@@ -7,7 +7,7 @@ import streamlit as st
 from core.chat import last_failed, meta
 from core.clock import format_local
 from core.flows.feedback import reply_turns
-from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
+from core.flows.review_chat import load_sample_review
 from pages.ui import feedback, last_call, state
 from pages.ui import review_manage as rm
 from pages.ui import review_material as rmat
@@ -95,7 +95,7 @@ with left:
     with tab_answer:
         st.caption("段落左の §番号 をクリックすると、質問欄に追加されます。")
         with st.container(height=620):
-            rw.answer_panel(parse_marked_answer_paragraphs(review.answer_text))
+            rw.answer_panel(rs.answer_paragraphs(review))
     with tab_review:
         st.caption("講評の「該当段落」の §番号 をクリックすると、質問欄に追加されます。")
         with st.container(height=620):
