@@ -20,6 +20,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -55,6 +56,8 @@ review_reviews = Table(
     Column("created_at", EpochSeconds, nullable=False),
     Column("updated_at", EpochSeconds, nullable=False),
     owner_column(nullable=True),  # NULL: shared (the bundled sample)
+    # one row per person and content (v0011): concurrent imports of the same review end as one row
+    Index("uq_review_reviews_owner_content", "owner_id", "content_hash", unique=True),
 )
 
 review_threads = Table(

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Connection, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from core.store.base import inserted_id
 from core.store.owners import owned_by
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads, review_values
 from core.store.review_models import ReviewRecord, safe_record
@@ -44,18 +45,26 @@ class ManagedReviewRepository(ReviewRepository):
 
     def add_own_review(self, record: ReviewRecord) -> tuple[int, bool]:
         """(review id, True) for a newly stored review of this person; (existing id, False) when they already
-        have one with the same content (nothing is stored then)."""
+        have one with the same content (nothing is stored then). The insert is ON CONFLICT DO NOTHING on the
+        unique (owner_id, content_hash) index, so imports of the same content at the same moment end as one
+        row and every caller gets its id."""
         now = self.now()
-        with self.engine.begin() as conn:
-            found = self._same_content(conn, safe_record(record).content_hash())
-            if found is not None:
-                return int(found["id"]), False
-            result = conn.execute(
-                review_reviews.insert().values(
-                    **review_values(record), owner_id=self.owner_id, created_at=now, updated_at=now
-                )
-            )
-            return inserted_id(result), True
+        values = {**review_values(record), "owner_id": self.owner_id, "created_at": now, "updated_at": now}
+        insert = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
+        statement = (
+            insert(review_reviews)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["owner_id", "content_hash"])
+            .returning(review_reviews.c.id)
+        )
+        with self.engine.begin() as conn:  # the insert first: it takes the write lock before anything is read
+            inserted = conn.execute(statement).scalar_one_or_none()
+            if inserted is not None:
+                return int(inserted), True
+            found = self._same_content(conn, values["content_hash"])
+        if found is None:
+            raise RuntimeError("review insert conflicted but no row with its content was found")
+        return int(found["id"]), False
 
     def is_own_review(self, review_id: int) -> bool:
         """Whether the review is this person's (editable); False for the sample and others' reviews."""
