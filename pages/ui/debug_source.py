@@ -14,7 +14,7 @@ from core.debug_report import calls_frame
 from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent
 from core.flows.feedback import FeedbackStoreError, feedback_rows
-from core.pricing import Price, PriceFileError, load_prices, prices_path, total
+from core.pricing import Price, PriceFileError, load_price_table, prices_path, total
 from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE
 from pages.ui import state
 from pages.ui.render import literal_md, plain_label
@@ -101,10 +101,13 @@ def events() -> tuple[list[DebugEvent], bool]:
 def prices() -> Mapping[str, Price]:
     """The price file's prices; a broken file is a warning and every cost reads 「価格未設定」."""
     try:
-        return load_prices()
+        found, problems = load_price_table()
     except PriceFileError as exc:
         st.warning(f"{exc} 費用はすべて「価格未設定」と表示します。", icon=":material/warning:")
         return {}
+    for problem in problems:
+        st.warning(problem, icon=":material/warning:")
+    return found
 
 
 def price_file_caption() -> None:
