@@ -15,7 +15,7 @@ from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent
 from core.flows.feedback import FeedbackStoreError, feedback_rows
 from core.pricing import Price, PriceFileError, load_price_table, prices_path, total
-from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE
+from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from pages.ui import state
 from pages.ui.render import literal_md, plain_label
 
@@ -52,7 +52,7 @@ def show_import_errors(errors: list[str]) -> None:
 
 
 def upload_caption() -> None:
-    st.caption(f"読み込めるファイルは {MAX_UPLOAD_MB} MB まで（このページからエクスポートしたJSONL）。")
+    st.caption(upload_limit_caption(MAX_UPLOAD_MB, "このページからエクスポートしたJSONL"))
 
 
 def _take(upload: Any) -> None:
