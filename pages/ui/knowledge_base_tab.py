@@ -147,7 +147,7 @@ def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
         "確認・編集するナレッジ",
         list(by_id),
         format_func=lambda i: (
-            f"ID {i}：{by_id[i]['knowledge_title'] or '（無題）'}（第{by_id[i]['version']}版）"
+            f"ID {i}：{' '.join(str(by_id[i]['knowledge_title']).split()) or '（無題）'}（第{by_id[i]['version']}版）"
         ),
         index=None,
         key=PICK_KEY,
