@@ -74,7 +74,7 @@ with tab_interview:
                 llm_alert("error", error)
             attachments.password_field(ks.FLOW)
             prompt = st.chat_input(
-                "事例や回答を入力（ファイルも添付できます）",
+                f"事例や回答を入力（ファイルも添付できます。1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで）",
                 key="knowledge_input",
                 accept_file="multiple",
                 file_type=list(SUPPORTED_EXTENSIONS),
@@ -87,6 +87,8 @@ with tab_interview:
                         "送信する内容がありません。"
                         + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
                     )
+                    for error in chat_errors:  # the uploader's own errors are shown above already
+                        llm_alert("error", error)
                 else:
                     shown, waiting = pending.container(), pending.container()
 
