@@ -20,10 +20,10 @@ from core.debug_import import read_debug_jsonl
 from core.debuglog import DebugEvent, events_to_csv
 from core.flows import knowledge as kf
 from core.flows import knowledge_export as kx
-from core.flows.review_chat.constants import answer_bound_errors
+from core.flows.review_chat.constants import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, answer_bound_errors
 from core.flows.review_chat.records import read_review_file
 from core.llm.replay import ReplayClient
-from core.people import Person
+from core.people import LOCAL_PERSON, Person
 from core.pricing import parse_price_table
 from core.store import open_store
 from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries
@@ -146,6 +146,58 @@ def price_case(value: str) -> Outcome:
     return _timed(lambda: _first(parse_price_table(text)[1]))
 
 
+def bound_answer_text() -> str:
+    """An answer of exactly MAX_ANSWER_PARAGRAPHS marked paragraphs and MAX_ANSWER_CHARS characters."""
+    lines = [f"$$[{n}] 第{n}段落。" for n in range(1, MAX_ANSWER_PARAGRAPHS + 1)]
+    room = MAX_ANSWER_CHARS - sum(len(line) for line in lines) - (len(lines) - 1)  # newlines between
+    each, extra = divmod(room, len(lines))
+    text = "\n".join(line + "あ" * (each + (n < extra)) for n, line in enumerate(lines))
+    assert len(text) == MAX_ANSWER_CHARS
+    return text
+
+
+def review_page_case() -> Outcome:
+    """The review chat page with an imported review at the answer's bounds open (AppTest): the time of one page
+    run once the review is open (what every later click costs), the first opening beside it."""
+    tmp = Path(tempfile.mkdtemp())
+    items = [
+        {"title": f"項目{n}", "description": "説明", "paragraph_numbers": [n, n + 500]} for n in range(1, 21)
+    ]
+    raw = json.dumps(
+        {
+            "title": "上限の答案",
+            "question_text": "問題文",
+            "answer_text": bound_answer_text(),
+            "review_json": {"overall_review": "講評", "weaknesses": items},
+        },
+        ensure_ascii=False,
+    ).encode()
+    check = read_review_file(raw)
+    assert check.record is not None, check.errors
+    engine = open_store(tmp)
+    review_id, _ = ManagedReviewRepository(engine, owner_id=LOCAL_PERSON.id).add_own_review(check.record)
+    engine.dispose()
+    at = make_app(tmp, page="pages/review_chat.py")  # opens on the sample
+    started = time.perf_counter()
+    at.selectbox(key="review_picker").set_value(review_id).run()
+    first = time.perf_counter() - started
+    assert at.session_state["review_review_id"] == review_id
+    started = time.perf_counter()
+    at.run()
+    seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    at.button(key="review_para_7").click().run()  # a § click: §7 goes into the message
+    click = time.perf_counter() - started
+    assert "§7" in at.text_area(key="review_draft").value
+    paras = [b for b in at.button if (b.key or "").startswith("review_para_")]
+    return (
+        f"{len(raw) / 1e6:.2f} MB review, 1,000 § / 200,000 chars: page run {seconds:.2f} s, § click "
+        f"{click:.2f} s (opening it {first:.2f} s), {len(paras)} § buttons drawn, "
+        f"exception={bool(at.exception)}",
+        seconds,
+    )
+
+
 def concurrent_import_case() -> Outcome:
     engine = open_store(Path(tempfile.mkdtemp()))
     barrier = threading.Barrier(20)
@@ -174,6 +226,7 @@ def data_cases() -> dict[str, Callable[[], Outcome]]:
         "paste: 5 MB answer (100k paragraphs)": lambda: paste_case(100_000),
         "paste: answer at the bound": lambda: paste_case(1_000),
         "import: 1 MB review (20k paragraphs)": lambda: import_case(20_000),
+        "review chat page: review at the bound (1,000 § / 200k chars)": review_page_case,
         "JSONL: depth-100k nesting": deep_jsonl_case,
         "JSONL: 20 MB, 136k turns": many_turns_case,
         "review file: 4 KB nesting": lambda: review_file_case(b"[" * 4096 + b"]" * 4096),
