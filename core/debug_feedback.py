@@ -56,7 +56,7 @@ def ratings_from_jsonl(text: str) -> Ratings:
     for line in text.splitlines():
         try:
             data = json.loads(line) if line.strip() else None
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(data, dict) or not isinstance(data.get("feedback"), dict):
             continue

@@ -106,6 +106,7 @@ class ReplayReport:
     provider: str
     model: str
     rows: list[TurnRow] = field(default_factory=list)
+    stopped: bool = False  # ended by 停止 before the last turn
 
     @property
     def changed(self) -> int:
@@ -259,6 +260,8 @@ def replay(
     rag: ManualSearch | None = None,
     review: ReviewRecord | None = None,
     on_turn: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    report: ReplayReport | None = None,
 ) -> ReplayReport:
     """Run every recorded input of `turns` again through `flow`'s real turn code with `client`, on a fresh
     temporary store (nothing of the session's data is read or written), and compare turn by turn.
@@ -266,11 +269,16 @@ def replay(
     review a review-chat thread was about (core.flows.review_chat.review_of_thread; None: the sample review).
 
     `on_turn(i, n)` is called before turn i of n (a progress bar). Raises KeyError for a flow that cannot
-    be replayed (core.debug_replay_flows.REPLAYABLE).
+    be replayed (core.debug_replay_flows.REPLAYABLE). `should_stop()` is asked between turns: True ends the
+    replay there (`stopped`; the rows so far are kept). `report`: the report to fill (a page keeps it before
+    starting, so the turns done survive an interrupted run).
     """
-    report = ReplayReport(flow, client.provider, client.model)
+    report = report if report is not None else ReplayReport(flow, client.provider, client.model)
     with open_runner(flow, client, rag=rag, review=review) as run:
         for index, recorded in enumerate(turns, 1):
+            if should_stop is not None and should_stop():
+                report.stopped = True
+                break
             if on_turn is not None:
                 on_turn(index, len(turns))
             sink = CaptureSink()

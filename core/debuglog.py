@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
+
+from core.text.export import csv_text
 
 MAX_EVENTS = 2000
 MAX_CHARS = 20_000_000  # text kept across all events (attachments make stacks large); oldest dropped first
@@ -272,15 +272,14 @@ def events_to_csv(
     rating: Callable[[DebugEvent], Mapping[str, Any] | None] | None = None,
 ) -> str:
     """A flat CSV export: one row per event, messages and the wire schema left out (they are in the JSONL
-    export). `cost` gives the cost column's text per event (core.pricing; empty without it); `rating` the
+    export). Text cells cannot read as spreadsheet formulas (core.text.export; the JSONL keeps raw values).
+    `cost` gives the cost column's text per event (core.pricing; empty without it); `rating` the
     rating of the event's turn (feedback / feedback_comment columns)."""
     secrets = list(secrets)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS)
-    writer.writeheader()
+    rows = []
     for e in events:
         d = redact(e.to_dict(), secrets)
-        writer.writerow(
+        rows.append(
             {
                 **{k: d.get(k) for k in CSV_COLUMNS if k in d},
                 "input_tokens": d["usage"].get("input_tokens"),
@@ -293,4 +292,4 @@ def events_to_csv(
                 **_rating_columns(rating(e) if rating is not None else None, secrets),
             }
         )
-    return buf.getvalue()
+    return csv_text(rows, CSV_COLUMNS)

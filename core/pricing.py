@@ -100,20 +100,43 @@ def format_amount(amount: Decimal) -> str:
     return f"{whole}.{decimals.ljust(2, '0')}"
 
 
+MAX_PRICE = Decimal(10_000)  # per 1M tokens: far above any published price; more is a typo or an attack
+
+
 def _decimal(value: Any, where: str) -> Decimal:
+    """A price: a finite decimal from 0 to MAX_PRICE (`nan`, `inf`, `9e999999`, negatives and text refused)."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
-        raise PriceFileError(f"価格ファイルの {where} が数値ではありません。")
+        raise PriceFileError(f"{where} が数値ではありません。")
     try:
         number = Decimal(str(value))
-    except InvalidOperation as exc:
-        raise PriceFileError(f"価格ファイルの {where} が数値ではありません。") from exc
-    if number < 0 or not number.is_finite():
-        raise PriceFileError(f"価格ファイルの {where} が負の値か無効な値です。")
+        valid = number.is_finite() and 0 <= number <= MAX_PRICE
+    except (InvalidOperation, ValueError) as exc:
+        raise PriceFileError(f"{where} が数値ではありません。") from exc
+    if not valid:
+        raise PriceFileError(f"{where} は 0～{MAX_PRICE:,} の数にしてください（100万トークンあたり）。")
     return number
 
 
-def parse_prices(text: str) -> dict[str, Price]:
-    """Prices from TOML text (`[models."name"]` tables with input / cached_input / output / currency)."""
+def _price(name: str, row: Any) -> Price:
+    if not isinstance(row, dict):
+        raise PriceFileError("表ではありません。")
+    currency = row.get("currency")
+    if not isinstance(currency, str) or not currency.strip():
+        raise PriceFileError("currency がありません。")
+    return Price(
+        name,
+        _decimal(row.get("input"), "input"),
+        _decimal(row.get("cached_input", row.get("input")), "cached_input"),
+        _decimal(row.get("output"), "output"),
+        currency.strip(),
+        str(row.get("label", "")),
+    )
+
+
+def parse_price_table(text: str) -> tuple[dict[str, Price], list[str]]:
+    """Prices from TOML text (`[models."name"]` tables with input / cached_input / output / currency), and a
+    Japanese problem per model left out: a model with a bad price is ignored (its calls show 「価格未設定」),
+    the others keep theirs. PriceFileError only when the file itself cannot be read."""
     try:
         data = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
@@ -121,22 +144,21 @@ def parse_prices(text: str) -> dict[str, Price]:
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise PriceFileError('価格ファイルに [models."モデル名"] の表がありません。')
-    prices = {}
+    prices: dict[str, Price] = {}
+    problems: list[str] = []
     for name, row in models.items():
-        if not isinstance(row, dict):
-            raise PriceFileError(f"価格ファイルのモデル「{name}」が表ではありません。")
-        currency = row.get("currency")
-        if not isinstance(currency, str) or not currency.strip():
-            raise PriceFileError(f"価格ファイルのモデル「{name}」に currency がありません。")
-        prices[name] = Price(
-            name,
-            _decimal(row.get("input"), f"{name}.input"),
-            _decimal(row.get("cached_input", row.get("input")), f"{name}.cached_input"),
-            _decimal(row.get("output"), f"{name}.output"),
-            currency.strip(),
-            str(row.get("label", "")),
-        )
-    return prices
+        try:
+            prices[name] = _price(name, row)
+        except PriceFileError as exc:
+            problems.append(
+                f"価格ファイルのモデル「{name}」: {exc} このモデルは「{NO_PRICE}」として扱います。"
+            )
+    return prices, problems
+
+
+def parse_prices(text: str) -> dict[str, Price]:
+    """The valid prices of `parse_price_table` (models with a bad price left out)."""
+    return parse_price_table(text)[0]
 
 
 def prices_path(env: Mapping[str, str] | None = None) -> Path:
@@ -145,14 +167,20 @@ def prices_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(env[PRICES_ENV]) if env.get(PRICES_ENV) else DEFAULT_PRICES
 
 
-def load_prices(path: str | Path | None = None) -> dict[str, Price]:
-    """Read the price file (`path`, else prices_path()); PriceFileError with a Japanese message."""
+def load_price_table(path: str | Path | None = None) -> tuple[dict[str, Price], list[str]]:
+    """Read the price file (`path`, else prices_path()): the valid prices and a Japanese problem per model
+    left out; PriceFileError with a Japanese message when the file cannot be read at all."""
     file = Path(path) if path is not None else prices_path()
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PriceFileError(f"価格ファイル {file} を読めません（{type(exc).__name__}）。") from exc
-    return parse_prices(text)
+    return parse_price_table(text)
+
+
+def load_prices(path: str | Path | None = None) -> dict[str, Price]:
+    """The valid prices of the price file (see load_price_table)."""
+    return load_price_table(path)[0]
 
 
 def price_for(prices: Mapping[str, Price], provider: str, model: str) -> Price | None:

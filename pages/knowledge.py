@@ -5,6 +5,7 @@ import streamlit as st
 from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.chat import ChatItem
 from core.flows.knowledge_turn import TurnInput
+from core.uploads import upload_limit_caption
 from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
@@ -63,6 +64,7 @@ with tab_interview:
                     "段落数を確認できます（入力欄の＋から添付した場合は送信後に表示）。本文は送信にのみ使い、保存しません。"
                 ),
             )
+            st.caption(upload_limit_caption(MAX_FILE_BYTES // 1024 // 1024, "1ファイル"))
             docs, errors = ks.read_attachments(uploaded or [])
             for doc in docs:
                 llm_caption(
@@ -72,7 +74,7 @@ with tab_interview:
                 llm_alert("error", error)
             attachments.password_field(ks.FLOW)
             prompt = st.chat_input(
-                "事例や回答を入力（ファイルも添付できます）",
+                f"事例や回答を入力（ファイルも添付できます。1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで）",
                 key="knowledge_input",
                 accept_file="multiple",
                 file_type=list(SUPPORTED_EXTENSIONS),
@@ -85,6 +87,8 @@ with tab_interview:
                         "送信する内容がありません。"
                         + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
                     )
+                    for error in chat_errors:  # the uploader's own errors are shown above already
+                        llm_alert("error", error)
                 else:
                     shown, waiting = pending.container(), pending.container()
 

@@ -7,7 +7,9 @@ import streamlit as st
 from core.chat import last_failed, meta
 from core.clock import format_local
 from core.flows.feedback import reply_turns
-from core.flows.review_chat import load_sample_review, parse_marked_answer_paragraphs
+from core.flows.review_chat import load_sample_review
+from core.flows.review_chat.records import MAX_IMPORT_BYTES
+from core.uploads import upload_limit_caption
 from pages.ui import feedback, last_call, state
 from pages.ui import review_manage as rm
 from pages.ui import review_material as rmat
@@ -80,6 +82,7 @@ with left:
             icon=":material/download:",
         )
         upload = st.file_uploader("講評JSONファイル", type=["json"], key="review_upload")
+        st.caption(upload_limit_caption(MAX_IMPORT_BYTES // 1_000_000, "講評JSONファイル"))
         if upload is not None and st.button("このファイルを読み込む", key="review_import", type="primary"):
             problems = rs.import_review(upload.getvalue())
             if problems:
@@ -95,7 +98,7 @@ with left:
     with tab_answer:
         st.caption("段落左の §番号 をクリックすると、質問欄に追加されます。")
         with st.container(height=620):
-            rw.answer_panel(parse_marked_answer_paragraphs(review.answer_text))
+            rw.answer_panel(rs.answer_paragraphs(review))
     with tab_review:
         st.caption("講評の「該当段落」の §番号 をクリックすると、質問欄に追加されます。")
         with st.container(height=620):

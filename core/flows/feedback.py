@@ -30,6 +30,7 @@ from core.chat import is_history
 from core.clock import Clock, utc_now
 from core.people import Person
 from core.store.feedback import SCORES, Feedback, FeedbackRepository
+from core.text.safe import COMMENT_MAX_CHARS, safe_text
 
 __all__ = [
     "SCORES",
@@ -109,7 +110,8 @@ def save_feedback(
     comment: str = "",
 ) -> Feedback | None:
     """Store the person's rating of one reply (issue #9 item 6); `score` None (the thumb unselected) forgets
-    it and returns None. The comment is kept as typed, without surrounding blanks.
+    it and returns None. The comment is kept as typed, without surrounding blanks, made safe for storage and
+    cut at COMMENT_MAX_CHARS (core.text.safe).
 
     Raises FeedbackStoreError when the database fails.
     """
@@ -117,7 +119,8 @@ def save_feedback(
         if score is None:
             repo.clear(flow, conversation_id, turn)
             return None
-        return repo.save(flow, conversation_id, turn, score, comment.strip())
+        text = safe_text(comment.strip(), "コメント", COMMENT_MAX_CHARS, truncate=True).text
+        return repo.save(flow, conversation_id, turn, score, text)
 
 
 def feedback_for(repo: FeedbackRepository, flow: str, conversation_id: str) -> dict[int, Feedback]:

@@ -16,14 +16,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.flows.knowledge import KNOWLEDGE_FIELD_LABELS
 from core.flows.knowledge_index import KnowledgeIndex, SimilarEntry
 from core.flows.knowledge_stores import store_errors
 from core.people import Person
 from core.store.knowledge import KnowledgeRepository
-from core.store.knowledge_base import KnowledgeBaseRepository, StaleEntryError
+from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, StaleEntryError
+from core.text.safe import FIELD_MAX_CHARS, TITLE_MAX_CHARS, safe_fields
 
 UPDATED_FROM_INTERVIEW = "聞き取りから更新"
 UPDATED_AS_DUPLICATE = "類似の聞き取りから更新"
+FIELD_LIMITS = {
+    name: TITLE_MAX_CHARS
+    if name in ("contract_type", "knowledge_title", "target_clause")
+    else FIELD_MAX_CHARS
+    for name in ENTRY_FIELDS
+}
 
 __all__ = [
     "SimilarEntry",
@@ -31,6 +39,7 @@ __all__ = [
     "archive_entry",
     "archive_interview",
     "archived_interviews",
+    "check_entry",
     "clause_choices",
     "contract_type_choices",
     "current_entry",
@@ -43,6 +52,14 @@ __all__ = [
     "save_draft",
     "update_duplicate",
 ]
+
+
+def check_entry(entry: Mapping[str, Any]) -> tuple[dict[str, str], bool, list[str]]:
+    """The six fields made safe before a save (core.text.safe): (cleaned fields, whether cleaning changed what
+    was typed — the page says 「制御文字を取り除きました」, Japanese problems such as a field too long)."""
+    return safe_fields(
+        {k: entry.get(k, "") or "" for k in ENTRY_FIELDS}, KNOWLEDGE_FIELD_LABELS, FIELD_LIMITS
+    )
 
 
 def save_draft(

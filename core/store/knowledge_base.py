@@ -33,6 +33,7 @@ from core.store.knowledge_search import (
     search_condition,
     write_keys,
 )
+from core.text.safe import clean_text
 from core.textnorm import fold
 
 __all__ = [
@@ -94,8 +95,9 @@ knowledge_entry_versions = Table(
 
 
 def entry_fields(entry: Mapping[str, Any]) -> dict[str, str]:
-    """The six fields of `entry` as strings ("" when missing or empty)."""
-    return {name: str(entry.get(name, "") or "") for name in ENTRY_FIELDS}
+    """The six fields of `entry` as strings ("" when missing or empty), made safe for storage (core.text.safe:
+    control characters and lone surrogates cannot reach the shared table)."""
+    return {name: clean_text(entry.get(name, "") or "")[0] for name in ENTRY_FIELDS}
 
 
 class StaleEntryError(Exception):
@@ -168,7 +170,7 @@ class KnowledgeBaseRepository(Repository):
         raises StaleEntryError and nothing is written; without it, the edit applies to the newest version.
         Raises KeyError for an unknown id.
         """
-        fields = entry_fields(entry)
+        fields, note = entry_fields(entry), clean_text(note)[0]
         keys = fields_keys(fields)  # outside the transaction: the entry's row stays locked for less time
         for _ in range(MAX_SAVE_ATTEMPTS):
             with self.engine.begin() as conn:

@@ -1,6 +1,8 @@
 """Review chat tables and repository: reviews, threads (spec 02 DB（Thread）columns), messages.
 
-Messages are user/assistant only; the per-turn context is never stored (spec 02 注意点).
+Messages are user/assistant only; the per-turn context is never stored (spec 02 注意点). Every text is made
+safe for storage on its way in (core.text.safe), so a control character or lone surrogate in material, a
+question or a model reply can neither fail the write nor break a page or export that reads it.
 
 Reviews and threads are personal (issue #14): the repository is bound to one person and reads or writes
 only their imported reviews and their threads (and a thread's messages through it). The bundled sample
@@ -18,6 +20,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -31,7 +34,8 @@ from sqlalchemy.exc import IntegrityError
 from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
-from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState
+from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState, safe_record
+from core.text.safe import clean_text, safe_value
 
 THREAD_TITLE_CHARS = 40
 
@@ -52,6 +56,8 @@ review_reviews = Table(
     Column("created_at", EpochSeconds, nullable=False),
     Column("updated_at", EpochSeconds, nullable=False),
     owner_column(nullable=True),  # NULL: shared (the bundled sample)
+    # one row per person and content (v0011): concurrent imports of the same review end as one row
+    Index("uq_review_reviews_owner_content", "owner_id", "content_hash", unique=True),
 )
 
 review_threads = Table(
@@ -88,7 +94,9 @@ review_messages = Table(
 
 
 def review_values(record: ReviewRecord) -> dict[str, Any]:
-    """The stored columns of a review's content: its fields, the review JSON as text, the content hash."""
+    """The stored columns of a review's content: its fields, the review JSON as text, the content hash (all of
+    the record made safe first: core.text.safe)."""
+    record = safe_record(record)
     return {
         **record.to_json_dict(),
         "review_json": json.dumps(record.review_json, ensure_ascii=False),
@@ -98,7 +106,7 @@ def review_values(record: ReviewRecord) -> dict[str, Any]:
 
 def _summary_values(state: ThreadState) -> dict[str, Any]:
     return {
-        "conversation_summary": state.conversation_summary,
+        "conversation_summary": clean_text(state.conversation_summary)[0],
         "summary_up_to_turn": state.summary_up_to_turn,
     }
 
@@ -204,7 +212,7 @@ class ReviewRepository(OwnedRepository):
             result = conn.execute(
                 review_threads.insert().values(
                     review_id=review_id,
-                    title=title,
+                    title=clean_text(title)[0],
                     **_state_values(ThreadState()),
                     owner_id=self.owner_id,
                     created_at=now,
@@ -277,6 +285,7 @@ class ReviewRepository(OwnedRepository):
         thread is not this person's.
         """
         now = self.now()
+        user_text, assistant_text = clean_text(user_text)[0], clean_text(assistant_text)[0]
         rows = [
             {"thread_id": thread_id, "turn": turn, "role": "user", "content": user_text, "meta": "{}"},
             {
@@ -284,7 +293,7 @@ class ReviewRepository(OwnedRepository):
                 "turn": turn,
                 "role": "assistant",
                 "content": assistant_text,
-                "meta": json.dumps(meta or {}, ensure_ascii=False),
+                "meta": json.dumps(safe_value(meta or {}), ensure_ascii=False),
             },
         ]
         values: dict[str, Any] = {**_paragraph_values(state), "updated_at": now}
@@ -309,7 +318,10 @@ class ReviewRepository(OwnedRepository):
                     review_messages.c.turn == turn,
                     review_messages.c.role == "assistant",
                 )
-                .values(content=assistant_text, meta=json.dumps(meta, ensure_ascii=False))
+                .values(
+                    content=clean_text(assistant_text)[0],
+                    meta=json.dumps(safe_value(meta), ensure_ascii=False),
+                )
             )
             conn.execute(
                 review_threads.update().where(self._own_thread(thread_id)).values(updated_at=self.now())

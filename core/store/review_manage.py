@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Connection, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from core.store.base import inserted_id
 from core.store.owners import owned_by
 from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads, review_values
-from core.store.review_models import ReviewRecord
+from core.store.review_models import ReviewRecord, safe_record
+from core.text.safe import clean_text
 
 UpdateOutcome = Literal["updated", "duplicate", "not_found"]
 
@@ -39,22 +41,30 @@ class ManagedReviewRepository(ReviewRepository):
     def find_same_content(self, record: ReviewRecord) -> dict[str, Any] | None:
         """{id, title} of this person's review with the same content (question + answer + review), or None."""
         with self.engine.connect() as conn:
-            return self._same_content(conn, record.content_hash())
+            return self._same_content(conn, safe_record(record).content_hash())
 
     def add_own_review(self, record: ReviewRecord) -> tuple[int, bool]:
         """(review id, True) for a newly stored review of this person; (existing id, False) when they already
-        have one with the same content (nothing is stored then)."""
+        have one with the same content (nothing is stored then). The insert is ON CONFLICT DO NOTHING on the
+        unique (owner_id, content_hash) index, so imports of the same content at the same moment end as one
+        row and every caller gets its id."""
         now = self.now()
-        with self.engine.begin() as conn:
-            found = self._same_content(conn, record.content_hash())
-            if found is not None:
-                return int(found["id"]), False
-            result = conn.execute(
-                review_reviews.insert().values(
-                    **review_values(record), owner_id=self.owner_id, created_at=now, updated_at=now
-                )
-            )
-            return inserted_id(result), True
+        values = {**review_values(record), "owner_id": self.owner_id, "created_at": now, "updated_at": now}
+        insert = sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
+        statement = (
+            insert(review_reviews)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["owner_id", "content_hash"])
+            .returning(review_reviews.c.id)
+        )
+        with self.engine.begin() as conn:  # the insert first: it takes the write lock before anything is read
+            inserted = conn.execute(statement).scalar_one_or_none()
+            if inserted is not None:
+                return int(inserted), True
+            found = self._same_content(conn, values["content_hash"])
+        if found is None:
+            raise RuntimeError("review insert conflicted but no row with its content was found")
+        return int(found["id"]), False
 
     def is_own_review(self, review_id: int) -> bool:
         """Whether the review is this person's (editable); False for the sample and others' reviews."""
@@ -73,7 +83,7 @@ class ManagedReviewRepository(ReviewRepository):
         with self.engine.begin() as conn:
             if conn.execute(select(review_reviews.c.id).where(self._own_review(review_id))).first() is None:
                 return "not_found", None
-            found = self._same_content(conn, record.content_hash(), exclude_id=review_id)
+            found = self._same_content(conn, safe_record(record).content_hash(), exclude_id=review_id)
             if found is not None:
                 return "duplicate", found
             conn.execute(
@@ -89,7 +99,7 @@ class ManagedReviewRepository(ReviewRepository):
             result = conn.execute(
                 review_reviews.update()
                 .where(self._own_review(review_id))
-                .values(title=title, updated_at=self.now())
+                .values(title=clean_text(title)[0], updated_at=self.now())
             )
             return bool(result.rowcount)
 
@@ -117,7 +127,7 @@ class ManagedReviewRepository(ReviewRepository):
         """A new title for this person's thread (its last activity time stays); False when it is not theirs."""
         with self.engine.begin() as conn:
             result = conn.execute(
-                review_threads.update().where(self._own_thread(thread_id)).values(title=title)
+                review_threads.update().where(self._own_thread(thread_id)).values(title=clean_text(title)[0])
             )
             return bool(result.rowcount)
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
+
+from core.text.safe import clean_text, safe_value
 
 
 @dataclass
@@ -37,6 +39,21 @@ class ReviewRecord:
     def content_hash(self) -> str:
         """The dedup key of this review's content (`content_hash`)."""
         return content_hash(self.question_text, self.answer_text, self.review_json)
+
+
+def safe_record(record: ReviewRecord) -> ReviewRecord:
+    """The record with every text and every string of its review JSON made safe for storage (core.text.safe);
+    its content hash is taken of this form."""
+    review = safe_value(record.review_json)
+    return replace(
+        record,
+        title=clean_text(record.title)[0],
+        question_text=clean_text(record.question_text)[0],
+        answer_text=clean_text(record.answer_text)[0],
+        purpose_text=clean_text(record.purpose_text)[0],
+        grading_impression_text=clean_text(record.grading_impression_text)[0],
+        review_json=review if isinstance(review, dict) else {},
+    )
 
 
 def _normalized(text: str) -> str:

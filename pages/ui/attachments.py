@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.attachments import DEFAULT_LIMITS, AttachmentError, ExtractedDocument
+from core.attachments import DEFAULT_LIMITS, AttachmentError, ExtractedDocument, attachment_name
 from core.extraction import ExtractionCache, Tick, WorkerBudget, extract_once
 
 PASSWORD_CODES = ("pdf_password", "wrong_password")
@@ -52,10 +52,17 @@ class _Progress:
         return True
 
 
+def _size(f: Any) -> int:
+    size = getattr(f, "size", None)
+    return size if isinstance(size, int) else len(f.getvalue())
+
+
 def read_files(files: list[Any], prefix: str) -> tuple[list[ExtractedDocument], list[AttachmentError]]:
     """Each file's document (from the cache or the worker) or its AttachmentError, in upload order.
 
-    `prefix` names the session keys (cancel button, password field, cancelled files).
+    `prefix` names the session keys (cancel button, password field, cancelled files). A file over the size
+    bound (from the uploader or the chat input's ＋) is refused in Japanese before it is hashed or sent to the
+    worker.
     """
     ss = st.session_state
     cancelled: set[str] = ss.setdefault(f"{prefix}_cancelled_files", set())
@@ -68,6 +75,12 @@ def read_files(files: list[Any], prefix: str) -> tuple[list[ExtractedDocument], 
     outcomes: dict[int, ExtractedDocument | AttachmentError] = {}
     pending: list[tuple[int, Any]] = []
     for index, f in enumerate(files):
+        if _size(f) > DEFAULT_LIMITS.max_bytes:
+            name = attachment_name(f.name)
+            outcomes[index] = AttachmentError(
+                "too_large", name, size=_size(f), limit=DEFAULT_LIMITS.max_bytes
+            )
+            continue
         cached = cache.get(ExtractionCache.key(f.getvalue(), password, DEFAULT_LIMITS), f.name)
         if _file_id(f) in cancelled:
             outcomes[index] = AttachmentError("cancelled", f.name)

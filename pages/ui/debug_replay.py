@@ -6,21 +6,22 @@ is sent again through the flow's real code on a temporary store, and the table s
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 
 import streamlit as st
 
 from core.debug_replay import ReplayReport, conversations, replay
+from core.debug_replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
 from core.debug_replay_flows import REPLAYABLE
 from core.debug_rerun import Target, targets
-from core.debuglog import DebugEvent, events_from_jsonl
+from core.debuglog import DebugEvent
 from core.flows import review_chat
 from core.flows.review_chat import ReviewRecord
 from core.flows.review_chat.constants import FLOW as REVIEW_FLOW
 from core.settings import PROVIDER_LABELS
+from core.text.export import csv_text
 from pages.ui import diagnosis_session, state, tab_memory
+from pages.ui.debug_source import read_upload, show_import_errors, upload_caption
 from pages.ui.render import llm_cell, plain_label
 
 RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
@@ -31,6 +32,7 @@ SOURCE_KEY, CONVERSATION_KEY, TARGET_KEY = (
     "debug_replay_target",
 )
 SESSION, UPLOAD = "このセッションのログ", "JSONLファイルを読み込む"
+STOPPED_KEY = "debug_replay_stopped"  # data key: 停止 was pressed
 
 
 def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
@@ -40,25 +42,29 @@ def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
     if source == SESSION:
         return list(events)
     upload = st.file_uploader("エクスポートしたログ（JSONL）", type=["jsonl"], key="debug_replay_file")
+    upload_caption()
     if upload is None:
         return None
-    try:
-        return events_from_jsonl(upload.getvalue().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, TypeError) as exc:
-        st.error(f"ログを読み込めませんでした（JSONLの形式ではありません）: {type(exc).__name__}")
+    checked = read_upload(upload)
+    if checked.errors:
+        show_import_errors(checked.errors)
         return None
+    return checked.events
 
 
 def _csv(report: ReplayReport) -> str:
+    """The table as CSV; the 入力 column comes from an uploaded file, so no cell may read as a formula."""
     rows = report.table()
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["ターン"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return csv_text(rows, list(rows[0]) if rows else ["ターン"])
+
+
+def _stop() -> None:
+    st.session_state[STOPPED_KEY] = True
 
 
 def _show(report: ReplayReport) -> None:
+    if report.stopped:
+        st.warning(f"停止しました（{len(report.rows)} ターンまで）。", icon=":material/stop_circle:")
     st.markdown(f"**{plain_label(report.summary)}**")
     conversation = st.session_state.get(RESULT_FOR, "-")
     st.caption(
@@ -99,25 +105,50 @@ def _controls(events: Sequence[DebugEvent]) -> None:
         "リプレイするモデル", options, format_func=lambda t: t.label, key=TARGET_KEY
     )
     tab_memory.remember(CONVERSATION_KEY, TARGET_KEY)
-    if st.button("リプレイ", key="debug_replay_go", icon=":material/play_arrow:"):
-        conversation = found[index]
+    conversation = found[index]
+    refused = too_many_turns(conversation.turns)
+    if refused:
+        st.error(refused, icon=":material/error:")
+        return
+    calls = expected_calls(conversation.turns)
+    st.caption(f"リプレイすると {replay_plan_text(conversation.turns)} を行います。")
+    confirmed = True
+    if calls > confirm_threshold():
+        confirmed = st.checkbox(
+            f"モデル呼び出しが {confirm_threshold():,} 回を超えます（約{calls:,} 回）。費用と時間がかかることを確認しました",
+            key="debug_replay_confirm",
+        )
+    if st.button("リプレイ", key="debug_replay_go", icon=":material/play_arrow:", disabled=not confirmed):
+        st.button("停止", key="debug_replay_stop", icon=":material/stop:", on_click=_stop)
+        st.session_state[STOPPED_KEY] = False
+        report = ReplayReport(conversation.flow, target.provider, target.model)
+        st.session_state[RESULT_KEY] = report  # the turns done stay when 停止 ends this run
+        st.session_state[RESULT_FOR] = conversation.label
         with st.status(f"リプレイ中（{len(conversation.turns)} ターン）…", expanded=False) as status:
             bar = st.progress(0.0)
 
             def progress(i: int, n: int) -> None:
+                report.stopped = True  # until the last turn is done: a run ended by 停止 shows as stopped
                 bar.progress((i - 1) / n, text=f"ターン {i}/{n}")
 
             # diagnosis searches the manuals as its page does (the app's index; None: without them)
             rag = diagnosis_session.ensure_index() if conversation.flow == diagnosis_session.FLOW else None
             review = _thread_review(conversation.flow, conversation.conversation_id)
             client = state.client_for(target)
-            report = replay(
-                conversation.flow, conversation.turns, client, rag=rag, review=review, on_turn=progress
+            replay(
+                conversation.flow,
+                conversation.turns,
+                client,
+                rag=rag,
+                review=review,
+                on_turn=progress,
+                should_stop=lambda: bool(st.session_state.get(STOPPED_KEY)),
+                report=report,
             )
+            report.stopped = len(report.rows) < len(conversation.turns)
             bar.progress(1.0, text="完了")
             status.update(label=f"リプレイ完了: {report.summary}", state="complete")
-        st.session_state[RESULT_KEY] = report
-        st.session_state[RESULT_FOR] = conversation.label
+        st.rerun()  # the 停止 button goes with the run
 
 
 def _thread_review(flow: str, conversation_id: str) -> ReviewRecord | None:

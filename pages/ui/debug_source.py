@@ -9,13 +9,15 @@ from typing import Any
 import streamlit as st
 
 from core.debug_feedback import Ratings, ratings_from_jsonl, ratings_from_rows
+from core.debug_import import DebugImport, read_debug_jsonl
 from core.debug_report import calls_frame
 from core.debug_tree import ConversationNode, build_tree
-from core.debuglog import DebugEvent, events_from_jsonl
+from core.debuglog import DebugEvent
 from core.flows.feedback import FeedbackStoreError, feedback_rows
-from core.pricing import Price, PriceFileError, load_prices, prices_path, total
+from core.pricing import Price, PriceFileError, load_price_table, prices_path, total
+from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from pages.ui import state
-from pages.ui.render import plain_label
+from pages.ui.render import literal_md, plain_label
 
 IMPORTED = "debug_imported"
 TREE_CACHE = "debug_tree_cache"
@@ -24,13 +26,33 @@ IMPORT_ERROR = "debug_import_error"
 IMPORTED_RATINGS = "debug_imported_ratings"
 
 
-def _read(data: bytes) -> list[DebugEvent]:
-    """Events of an exported JSONL file, checked against what the page reads (types of every field)."""
-    log = events_from_jsonl(data.decode("utf-8"))
-    calls_frame(log, {})
-    for conversation in build_tree(log):
-        total(conversation.all_calls(), {})
-    return log
+def read_upload(upload: Any) -> DebugImport:
+    """An uploaded JSONL checked against the event schema (core.debug_import) and then read as the page reads
+    it (trace tree, costs); every problem is a Japanese message, never an exception."""
+    if upload.size > MAX_UPLOAD_BYTES:
+        return DebugImport(errors=[UPLOAD_TOO_LARGE])
+    checked = read_debug_jsonl(upload.getvalue())
+    if checked.errors:
+        return checked
+    try:
+        calls_frame(checked.events, {})
+        for conversation in build_tree(checked.events):
+            total(conversation.all_calls(), {})
+    except Exception as exc:  # noqa: BLE001 - a file the checks let through must still not break the page
+        return DebugImport(errors=[f"ログを表示用に読み取れませんでした（{type(exc).__name__}）。"])
+    return checked
+
+
+def show_import_errors(errors: list[str]) -> None:
+    st.error(
+        "ログを読み込めませんでした。次の点を確認してください。\n\n"
+        + "\n".join(f"- {literal_md(e)}" for e in errors),
+        icon=":material/error:",
+    )
+
+
+def upload_caption() -> None:
+    st.caption(upload_limit_caption(MAX_UPLOAD_MB, "このページからエクスポートしたJSONL"))
 
 
 def _take(upload: Any) -> None:
@@ -42,13 +64,13 @@ def _take(upload: Any) -> None:
     if st.session_state.get(UPLOAD_SEEN) == upload.file_id:
         return
     st.session_state[UPLOAD_SEEN] = upload.file_id
-    try:
-        st.session_state[IMPORTED] = (upload.name, _read(upload.getvalue()))
-        st.session_state[IMPORTED_RATINGS] = ratings_from_jsonl(upload.getvalue().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
-        st.session_state[IMPORT_ERROR] = type(exc).__name__
-    else:
-        st.session_state.pop(IMPORT_ERROR, None)
+    checked = read_upload(upload)
+    if checked.errors:
+        st.session_state[IMPORT_ERROR] = checked.errors
+        return
+    st.session_state[IMPORTED] = (upload.name, checked.events)
+    st.session_state[IMPORTED_RATINGS] = ratings_from_jsonl(upload.getvalue().decode("utf-8-sig"))
+    st.session_state.pop(IMPORT_ERROR, None)
 
 
 def import_box() -> None:
@@ -56,11 +78,9 @@ def import_box() -> None:
     per uploaded file, not on every rerun)."""
     with st.expander("エクスポートしたログを読み込む（JSONL）"):
         _take(st.file_uploader("katachi-debug.jsonl", type=["jsonl"], key="debug_import_file"))
+        upload_caption()
         if st.session_state.get(IMPORT_ERROR):
-            st.error(
-                "ログを読み込めませんでした（JSONLの形式ではありません）: " + st.session_state[IMPORT_ERROR],
-                icon=":material/error:",
-            )
+            show_import_errors(list(st.session_state[IMPORT_ERROR]))
 
 
 def events() -> tuple[list[DebugEvent], bool]:
@@ -81,10 +101,13 @@ def events() -> tuple[list[DebugEvent], bool]:
 def prices() -> Mapping[str, Price]:
     """The price file's prices; a broken file is a warning and every cost reads 「価格未設定」."""
     try:
-        return load_prices()
+        found, problems = load_price_table()
     except PriceFileError as exc:
         st.warning(f"{exc} 費用はすべて「価格未設定」と表示します。", icon=":material/warning:")
         return {}
+    for problem in problems:
+        st.warning(problem, icon=":material/warning:")
+    return found
 
 
 def price_file_caption() -> None:

@@ -15,6 +15,7 @@ from core.clock import format_local
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
 from core.flows.knowledge_stores import KnowledgeStoreError
+from core.text import CHANGED_NOTICE
 from pages.ui import knowledge_conflict as conflict
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks
@@ -117,6 +118,11 @@ def render_entry_editor(entry: dict) -> None:
             note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:
+            edited, changed, problems = kb.check_entry(edited)
+            for problem in problems:
+                st.error(problem, icon=":material/error:")
+            if problems:
+                return
             try:
                 version = _save(base, entry["id"], edited, note, opened["version"])
             except KnowledgeStoreError:
@@ -127,7 +133,9 @@ def render_entry_editor(entry: dict) -> None:
             if version is not None and version <= entry["version"]:
                 st.info("変更はありませんでした（保存済みの内容と同じです）。")
             elif version is not None:
-                st.session_state["knowledge_base_notice"] = f"第{version}版として保存しました。"
+                st.session_state["knowledge_base_notice"] = f"第{version}版として保存しました。" + (
+                    CHANGED_NOTICE if changed else ""
+                )
                 _reopen(entry["id"])
                 st.rerun()
         _resolve_conflict(base, entry["id"], note)

@@ -147,7 +147,7 @@ def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
         "確認・編集するナレッジ",
         list(by_id),
         format_func=lambda i: (
-            f"ID {i}：{by_id[i]['knowledge_title'] or '（無題）'}（第{by_id[i]['version']}版）"
+            f"ID {i}：{' '.join(str(by_id[i]['knowledge_title']).split()) or '（無題）'}（第{by_id[i]['version']}版）"
         ),
         index=None,
         key=PICK_KEY,
@@ -172,13 +172,22 @@ EXPORTS: tuple[Export, ...] = (
 )
 
 
+def _deferred(
+    build: Callable[[Sequence[Mapping[str, Any]]], str | bytes], entries: list[dict]
+) -> Callable[[], str | bytes]:
+    return lambda: kx.export_entries(build, entries)
+
+
 def render_exports(entries: list[dict]) -> None:
+    """The four downloads of the shown entries, each built only when its button is pressed."""
     stamp = format_local(utc_now(), "%Y%m%d")
-    st.caption(f"表示中の {len(entries)} 件をダウンロード")
+    st.caption(
+        f"表示中の {len(entries)} 件をダウンロード（書き出せないナレッジがあれば、ファイルの最後に名前を記します）"
+    )
     for col, (label, build, ext, mime, key) in zip(st.columns(len(EXPORTS)), EXPORTS, strict=True):
         col.download_button(
             label,
-            build(entries),
+            _deferred(build, entries),  # built on click: a broken entry can no longer stop the tab
             f"knowledge_{stamp}.{ext}",
             mime,
             key=f"knowledge_export_{key}",

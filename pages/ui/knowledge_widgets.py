@@ -17,6 +17,7 @@ from core.flows import knowledge_base as kb
 from core.flows.feedback import reply_turns
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError
+from core.text import CHANGED_NOTICE
 from pages.ui import feedback, state
 from pages.ui import knowledge_conflict as conflict
 from pages.ui import knowledge_reuse as reuse
@@ -242,6 +243,11 @@ def _duplicate_question() -> None:
 def _save_card(edited: dict[str, str], over_version: int | None = None) -> bool:
     """Save the card; False when the database failed (the message is on screen)."""
     conflict.clear(CARD_SCOPE)
+    edited, changed, problems = kb.check_entry(edited)
+    if problems:
+        for problem in problems:
+            st.error(problem, icon=":material/error:")
+        return False
     try:
         entry_id, entry_version = ks.save_draft(edited, over_version)
     except kb.StaleEntryError as exc:
@@ -252,7 +258,7 @@ def _save_card(edited: dict[str, str], over_version: int | None = None) -> bool:
         return False
     st.session_state[CARD_NOTICE_KEY] = (
         f"ナレッジベースに保存しました（ID {entry_id}・第{entry_version}版）。「ナレッジベース」タブで確認できます。"
-    )
+    ) + (CHANGED_NOTICE if changed else "")
     return True
 
 

@@ -9,13 +9,18 @@ import streamlit as st
 
 from core.flows import review_chat
 from core.flows.review_chat import MaterialDraft
+from core.flows.review_chat.constants import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, answer_bound_errors
 from pages.ui import review_session as rs
+from pages.ui.paging import page_range
 from pages.ui.render import literal_md, plain_label
 
 SPLIT_RULE = (
     "段落の分け方: 空行があれば空行で区切ります。空行が1つもなければ1行を1段落にします。"
     "行頭に $$[N] がある文章はその目印で区切ります。"
 )
+
+ANSWER_ERRORS = "review_form_answer_errors"  # data key: why the pasted answer was not split (over a bound)
+PAGE_KEY = "review_form_preview_page"
 
 PutBack = Callable[[MaterialDraft], None]
 Current = Callable[[], MaterialDraft]
@@ -25,7 +30,12 @@ def on_answer_change(answer_key: str, put_back: PutBack, current: Current) -> No
     """The pasted text changed: split it again (adjustments made before are replaced)."""
     text = st.session_state.get(answer_key, "") or ""
     st.session_state["review_form_split_of"] = text
-    paragraphs = review_chat.split_answer(text)
+    problems = answer_bound_errors(0, len(text))
+    paragraphs = [] if problems else review_chat.split_answer(text)
+    problems = problems or answer_bound_errors(len(paragraphs), 0)
+    st.session_state[ANSWER_ERRORS] = problems
+    if problems:  # nothing past the bound is split, previewed or offered as § choices
+        paragraphs = []
     draft, dropped = review_chat.with_paragraphs(current(), paragraphs)
     put_back(draft)
     if dropped:
@@ -101,12 +111,17 @@ def answer_section(answer_key: str, put_back: PutBack, current: Current) -> None
             args=(answer_key, put_back, current),
             help="貼り付けた後、欄の外をクリックするとプレビューが更新されます。",
         )
+        st.caption(f"答案の上限: {MAX_ANSWER_CHARS:,} 文字・{MAX_ANSWER_PARAGRAPHS:,} 段落。")
         st.caption(SPLIT_RULE + " 文章を変更すると、区切りは貼り付けた文章から作り直されます。")
     with right:
         title = f"段落のプレビュー（§1～§{len(paragraphs)}）" if paragraphs else "段落のプレビュー"
         st.markdown(f"**{title}**")
+        for problem in st.session_state.get(ANSWER_ERRORS) or []:
+            st.error(problem, icon=":material/error:")
+        shown = page_range(len(paragraphs), PAGE_KEY)
         with st.container(height=520):
             if not paragraphs:
                 st.caption("答案を貼り付けると、ここに §1、§2 … と段落が表示されます。")
-            for number, text in enumerate(paragraphs, start=1):
-                _paragraph_row(number, text, number == len(paragraphs), put_back, current)
+            for index in shown:
+                number = index + 1
+                _paragraph_row(number, paragraphs[index], number == len(paragraphs), put_back, current)

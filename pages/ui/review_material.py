@@ -64,6 +64,7 @@ def load(draft: MaterialDraft, mode: Any) -> None:
     ss["review_form_items"] = []
     ss["review_form_uid"] = 0
     ss["review_form_errors"] = []
+    ss[preview.ANSWER_ERRORS] = []
     for item in draft.items:
         _add_item(item)
 
@@ -130,6 +131,9 @@ def on_save() -> None:
     if ss.get(ANSWER_KEY) != ss.get(SPLIT_OF):  # typed, then 保存 at once: split what was typed first
         preview.on_answer_change(ANSWER_KEY, put_back, current)
     mode = ss.get("review_form_mode")
+    if ss.get(preview.ANSWER_ERRORS):
+        ss["review_form_errors"] = list(ss[preview.ANSWER_ERRORS])
+        return
     result = review_chat.save_material(rs.repo(), current(), None if mode == "new" else mode)
     ss["review_form_errors"] = result.errors
     if result.review_id is None:

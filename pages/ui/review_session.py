@@ -192,6 +192,19 @@ def current_review() -> ReviewRecord | None:
     return review_chat.get_review(repo(), st.session_state["review_review_id"])
 
 
+ANSWER_CACHE = "review_answer_paragraphs"  # data key: (review id, answer hash, its parsed paragraphs)
+
+
+def answer_paragraphs(review: ReviewRecord) -> list[tuple[int, str]]:
+    """The review's answer paragraphs, parsed once per review content in this session (not on every run)."""
+    key = (review.id, hash(review.answer_text))
+    cached = st.session_state.get(ANSWER_CACHE)
+    if cached is None or cached[0] != key:
+        cached = (key, review_chat.parse_marked_answer_paragraphs(review.answer_text))
+        st.session_state[ANSWER_CACHE] = cached
+    return list(cached[1])
+
+
 def import_review(raw: bytes) -> list[str]:
     """Store an uploaded review and switch to it; returns the problems when it cannot be used."""
     result = review_chat.import_review(repo(), raw)

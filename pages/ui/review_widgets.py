@@ -10,6 +10,7 @@ import streamlit as st
 
 from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES
 from core.flows.review_chat.paragraphs import item_paragraph_numbers
+from pages.ui.paging import page_range
 from pages.ui.render import literal_md
 
 SOURCE_LABELS = {"input": "今回の入力", "carried": "持続", "none": "なし"}
@@ -30,11 +31,13 @@ def add_mention(number: int) -> None:
 
 
 def answer_panel(paragraphs: list[tuple[int, str]]) -> None:
-    """The answer, one row per paragraph, its § number a button that adds `§N` to the message."""
+    """The answer, one row per paragraph, its § number a button that adds `§N` to the message; a long answer
+    is shown a page at a time (a run draws at most PAGE_SIZE rows)."""
     if not paragraphs:
         st.info("この答案には段落の目印（$$[N]）がありません。")
         return
-    for number, text in paragraphs:
+    for index in page_range(len(paragraphs), "review_answer_page"):
+        number, text = paragraphs[index]
         row = st.container(horizontal=True, wrap=False, vertical_alignment="top", gap="small")
         row.button(
             f"§{number}",

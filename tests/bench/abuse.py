@@ -12,7 +12,9 @@ extraction subprocess included) and prints one row: case, peak MB, seconds, outc
 
 Targets (issue #15 "Done means"): bombs refused < 2 s and < 300 MB extra; 2 MB reply idle < 5 s and
 < 1 GB; no live Markdown; kills leave nothing the person saw missing. Prints; never asserts.
-Run: .venv/bin/python tests/bench/abuse.py [--quick] [--case NAME]
+Run: .venv/bin/python tests/bench/abuse.py [--quick] [--case NAME] [--match TEXT]
+(tests/bench/abuse_data.py adds the shared-data, export and upload cases: each <= 3 s with a Japanese message
+and < 500 MB.)
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from core.vectors import open_chroma  # noqa: E402
 from core.worker import BackgroundWorker  # noqa: E402
 from tests.abuse.bombs import bomb_docx, bomb_pdf, many_elements_docx, whitespace_docx  # noqa: E402
 from tests.abuse.hostile import MARK, HostileClient, live_parts  # noqa: E402
+from tests.bench.abuse_data import data_cases  # noqa: E402
 from tests.core import test_abuse_crash as crash  # noqa: E402
 from tests.pages.conftest import make_app  # noqa: E402
 from tests.pages.test_abuse_render import rendered  # noqa: E402
@@ -288,6 +291,7 @@ def cases(quick: bool) -> dict[str, Callable[[], Outcome]]:
     for flow in ("knowledge", "review", "memory", "memory_samples", "diagnosis_index"):
         out[f"SIGKILL + restart: {flow}"] = lambda flow=flow: kill_case(flow)
     out["20 sessions x 60 s"] = lambda: concurrent_case(20, 10 if quick else 60)
+    out.update(data_cases())  # shared data, exports and uploads (tests/bench/abuse_data.py)
     return out
 
 
@@ -312,7 +316,8 @@ def main() -> None:
         return
     print("| case | peak MB | seconds | outcome |\n|---|---:|---:|---|")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in cases(quick):
+    match = sys.argv[sys.argv.index("--match") + 1] if "--match" in sys.argv else ""
+    for name in [n for n in cases(quick) if match in n]:
         args = [sys.executable, __file__, "--case", name] + (["--quick"] if quick else [])
         done = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]

@@ -17,8 +17,10 @@ from core.pricing import (
     cost,
     costs_by_flow,
     costs_by_session,
+    event_cost,
     format_amount,
     load_prices,
+    parse_price_table,
     parse_prices,
     price_for,
     prices_path,
@@ -178,25 +180,47 @@ def test_the_env_variable_points_at_another_file(tmp_path, monkeypatch):
     assert list(prices) == ["m"] and prices["m"].cached_input == 1  # cached defaults to the input price
 
 
+def test_an_unreadable_price_file_is_a_japanese_error():
+    with pytest.raises(PriceFileError, match="価格ファイルをTOMLとして読めません"):
+        parse_prices("[models.m\n")
+
+
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("row", "problem"),
     [
-        ("[models", "価格ファイルをTOMLとして読めません"),
+        ('input = "x"\noutput = 1\ncurrency = "USD"', "input が数値ではありません。"),
+        ('input = "hot"\noutput = 1\ncurrency = "USD"', "input が数値ではありません。"),
         (
-            '[models.m]\ninput = "x"\noutput = 1\ncurrency = "USD"',
-            "価格ファイルの m.input が数値ではありません。",
+            'input = -1\noutput = 1\ncurrency = "USD"',
+            "input は 0～10,000 の数にしてください（100万トークンあたり）。",
         ),
         (
-            '[models.m]\ninput = -1\noutput = 1\ncurrency = "USD"',
-            "価格ファイルの m.input が負の値か無効な値です。",
+            'input = nan\noutput = 1\ncurrency = "USD"',
+            "input は 0～10,000 の数にしてください（100万トークンあたり）。",
         ),
-        ("[models.m]\ninput = 1\noutput = 1", "価格ファイルのモデル「m」に currency がありません。"),
+        (
+            'input = 1\noutput = inf\ncurrency = "USD"',
+            "output は 0～10,000 の数にしてください（100万トークンあたり）。",
+        ),
+        (
+            'input = 9e999999\noutput = 1\ncurrency = "USD"',
+            "input は 0～10,000 の数にしてください（100万トークンあたり）。",
+        ),
+        (
+            'input = 1\noutput = 10001\ncurrency = "USD"',
+            "output は 0～10,000 の数にしてください（100万トークンあたり）。",
+        ),
+        ("input = 1\noutput = 1", "currency がありません。"),
     ],
 )
-def test_a_broken_price_file_is_a_japanese_error(text, message):
-    with pytest.raises(PriceFileError) as err:
-        parse_prices(text)
-    assert str(err.value).startswith(message)
+def test_a_bad_price_names_the_model_and_is_treated_as_unpriced(row, problem):
+    prices, problems = parse_price_table(
+        f'[models.bad]\n{row}\n\n[models.ok]\ninput = 1\noutput = 2\ncurrency = "USD"\n'
+    )
+    assert list(prices) == ["ok"]
+    assert problems == [f"価格ファイルのモデル「bad」: {problem} このモデルは「価格未設定」として扱います。"]
+    event = DebugEvent("f", "s", "call", model="bad", usage={"input_tokens": 10, "output_tokens": 10})
+    assert event_cost(event, prices).text() == "価格未設定（bad）"
 
 
 def test_a_missing_file_is_a_japanese_error(tmp_path):

@@ -242,6 +242,7 @@ def test_an_imported_export_is_shown_and_a_broken_one_is_a_japanese_error(tmp_pa
     at.get("file_uploader")[0].upload("broken.jsonl", broken.encode("utf-8")).run()
     assert not at.exception
     assert [e.value for e in at.error] == [
-        "ログを読み込めませんでした（JSONLの形式ではありません）: AttributeError"
+        "ログを読み込めませんでした。次の点を確認してください。\n\n"
+        "- 1行目: usage を「トークン数（0以上の整数）の表」にしてください。"
     ]
     assert "debug_imported" not in at.session_state

@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from typing import Any
 
 import docx
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from core.chat import meta, user_item
@@ -165,7 +166,7 @@ def test_knowledge_base_exports_and_interview_resume(tmp_path):
         "knowledge_export_md",
         "knowledge_export_docx",
     }
-    assert all(b.proto.url for b in buttons.values())
+    assert all(b.proto.deferred_file_id for b in buttons.values())  # built only when pressed
     assert len(at.dataframe) >= 2
     # resume the stored interview, as after a browser reload (interview id in the URL)
     at.query_params["interview"] = interview
@@ -329,20 +330,33 @@ def test_knowledge_base_entry_is_picked_and_edited_to_a_new_version(tmp_path):
     assert at.text_area(key=f"knowledge_base_action_plan_{first}_2").value == "上限を2倍にする"
 
 
+def capture_deferred(monkeypatch) -> dict[str, Any]:
+    """The callables of deferred download buttons by file extension (AppTest has no runtime to run them)."""
+    found: dict[str, Any] = {}
+    original = MediaFileManager.add_deferred
+
+    def capture(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):  # type: ignore[no-untyped-def]
+        if file_name:
+            found[file_name.rsplit(".", 1)[-1]] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", capture)
+    return found
+
+
+def _built(callables: dict[str, Any]) -> dict[str, bytes]:
+    return {
+        ext: (lambda d: d.encode() if isinstance(d, str) else d)(build()) for ext, build in callables.items()
+    }
+
+
 def test_exports_download_files_that_open(tmp_path, monkeypatch):
-    files: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def capture(self, path_or_data, mimetype, kind, filename=None):  # type: ignore[no-untyped-def]
-        if filename and isinstance(path_or_data, bytes):
-            files[filename.rsplit(".", 1)[-1]] = path_or_data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    deferred = capture_deferred(monkeypatch)
     _, kbase = repos(tmp_path)
     entry = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}
     kbase.save_entry(entry, by=YAMADA)
     make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    files = _built(deferred)
     assert set(files) == {"json", "csv", "md", "docx"}
     document = docx.Document(io.BytesIO(files["docx"]))
     assert document.paragraphs[0].text == "契約審査ナレッジ"

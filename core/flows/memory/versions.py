@@ -29,6 +29,7 @@ from core.store.memory import (
     units,
 )
 from core.store.memory_repository import MemoryRepository
+from core.text.safe import clean_text
 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 
@@ -94,6 +95,8 @@ def edit_unit(
     nothing is written; an edit equal to what is stored is no change, whatever the version.
     """
     now = repo.now() if now is None else now
+    changes = {k: clean_text(v)[0] if isinstance(v, str) else v for k, v in changes.items()}  # core.text.safe
+    note = clean_text(note)[0]
     with repo.begin() as conn:
         if not repo.lock_unit(conn, unit_id):
             raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")

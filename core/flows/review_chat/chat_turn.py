@@ -46,6 +46,7 @@ from core.guard import GuardResult
 from core.llm.base import LLMClient
 from core.store.review import ReviewRepository
 from core.store.review_models import ReviewRecord, ThreadState
+from core.text.safe import clean_text
 from core.worker import BackgroundWorker
 
 UNEXPECTED_ERROR = "unexpected_error"
@@ -149,7 +150,7 @@ def finish_turn(
     cut = cut_text(reply)
     if not reply.ok and cut is None:
         return failed_turn(plan, reply)
-    text = reply.value if cut is None else cut
+    text = clean_text(reply.value if cut is None else cut)[0]  # what is shown is what is stored
     info = plan.info() | ({"truncated": True} if cut is not None else {})
     items = [
         user_item(plan.user_input, turn=plan.turn, status="done"),

@@ -48,3 +48,23 @@ NOT_FOUND_SENTENCE = (
 PROMPT_SYSTEM = "review_chat_system"
 PROMPT_USER = "review_chat_user"
 PROMPT_SUMMARIZE = "review_chat_summarize"
+
+# Bounds of one answer (pasted, registered or imported): what a real exam answer needs many times over, and small
+# enough that the preview, the § controls and every chat-page run stay fast at the bound (README 上限).
+MAX_ANSWER_PARAGRAPHS = 1_000
+MAX_ANSWER_CHARS = 200_000
+
+
+def answer_bound_errors(paragraph_count: int, chars: int) -> list[str]:
+    """Japanese messages for an answer over MAX_ANSWER_PARAGRAPHS paragraphs or MAX_ANSWER_CHARS characters."""
+    errors = []
+    if chars > MAX_ANSWER_CHARS:
+        errors.append(
+            f"答案が長すぎます（{chars:,} 文字。上限は {MAX_ANSWER_CHARS:,} 文字です）。分けて登録してください。"
+        )
+    if paragraph_count > MAX_ANSWER_PARAGRAPHS:
+        errors.append(
+            f"答案の段落が多すぎます（{paragraph_count:,} 段落。上限は {MAX_ANSWER_PARAGRAPHS:,} 段落です）。"
+            "段落の区切りを確認するか、分けて登録してください。"
+        )
+    return errors

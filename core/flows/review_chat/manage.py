@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.flows.review_chat.material import MaterialDraft, build_record, check_draft, draft_from_record
+from core.flows.review_chat.material import (
+    MaterialDraft,
+    build_record,
+    check_draft,
+    clean_draft,
+    draft_from_record,
+)
 from core.flows.review_chat.notices import DUPLICATE, Notice, duplicate_notice
 from core.flows.review_chat.threads import repository_of
 from core.store.review import ReviewRepository
 from core.store.review_manage import ManagedReviewRepository
+from core.text.safe import CHANGED_NOTICE
 
 REVIEW_TITLE_CHARS = 200  # schemas/review_record.schema.json title maxLength
 THREAD_TITLE_CHARS = 100
@@ -38,23 +45,25 @@ def save_material(repo: ReviewRepository, draft: MaterialDraft, review_id: int |
     """Register the form as the person's review (`review_id` None), or update their review `review_id` in
     place (its threads keep working). The same content already stored: a new registration opens that review;
     an edit is refused."""
+    draft, changed = clean_draft(draft)
     errors = check_draft(draft)
     if errors:
         return SaveResult(errors=errors)
+    cleaned = CHANGED_NOTICE if changed else ""
     record, store = build_record(draft), managed(repo)
     if review_id is None:
         stored_id, created = store.add_own_review(record)
         if not created:
             existing = store.get_review(stored_id)
             return SaveResult(stored_id, [], duplicate_notice(existing.title if existing else record.title))
-        return SaveResult(stored_id, [], ("success", f"「{record.title}」を登録しました。"))
+        return SaveResult(stored_id, [], ("success", f"「{record.title}」を登録しました。{cleaned}"))
     outcome, found = store.update_review(review_id, record)
     if outcome == "not_found":
         return SaveResult(errors=[NOT_OWN])
     if outcome == "duplicate":
         title = found["title"] if found else ""
         return SaveResult(errors=[f"{DUPLICATE}（「{title}」）。変更を保存できませんでした。"])
-    return SaveResult(review_id, [], ("success", f"「{record.title}」を更新しました。"))
+    return SaveResult(review_id, [], ("success", f"「{record.title}」を更新しました。{cleaned}"))
 
 
 def editable_draft(repo: ReviewRepository, review_id: int) -> MaterialDraft | None:

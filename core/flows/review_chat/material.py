@@ -17,10 +17,11 @@ from core.flows.review_chat.answer_split import (
     merge_with_next,
     split_at_line,
 )
-from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES
+from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES, answer_bound_errors
 from core.flows.review_chat.models import ReviewRecord
 from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
 from core.flows.review_chat.records import review_record_errors
+from core.text.safe import DOCUMENT_MAX_CHARS, FIELD_MAX_CHARS, clean_text, safe_text
 
 TITLE_CHARS = 40
 ITEM_KEYS = ("title", "description", "paragraph_numbers", "paragraph_number")
@@ -83,9 +84,48 @@ def _item_errors(draft: MaterialDraft) -> list[str]:
     return errors
 
 
+def clean_draft(draft: MaterialDraft) -> tuple[MaterialDraft, bool]:
+    """The form with every text made safe for storage (core.text.safe), and whether that changed what was typed
+    (the page then says 「制御文字を取り除きました」)."""
+    changed = False
+
+    def clean(text: str) -> str:
+        nonlocal changed
+        out, was_changed = clean_text(text)
+        changed |= was_changed
+        return out
+
+    items = [replace(i, title=clean(i.title), description=clean(i.description)) for i in draft.items]
+    cleaned = replace(
+        draft,
+        question_text=clean(draft.question_text),
+        paragraphs=[clean(p) for p in draft.paragraphs],
+        purpose_text=clean(draft.purpose_text),
+        grading_impression_text=clean(draft.grading_impression_text),
+        overall_review=clean(draft.overall_review),
+        title=clean(draft.title),
+        items=items,
+    )
+    return cleaned, changed
+
+
+def _length_errors(draft: MaterialDraft) -> list[str]:
+    fields = (
+        ("問題文", draft.question_text, DOCUMENT_MAX_CHARS),
+        ("出題趣旨", draft.purpose_text, DOCUMENT_MAX_CHARS),
+        ("採点実感", draft.grading_impression_text, DOCUMENT_MAX_CHARS),
+        ("全体講評", draft.overall_review, FIELD_MAX_CHARS),
+    )
+    errors = [e for label, text, limit in fields if (e := safe_text(text, label, limit).error)]
+    chars = sum(len(p) for p in draft.paragraphs)
+    return errors + answer_bound_errors(len(draft.paragraphs), chars)
+
+
 def check_draft(draft: MaterialDraft) -> list[str]:
     """Every problem of the form, in Japanese, in the order of the form (empty when it can be saved)."""
-    errors: list[str] = []
+    errors: list[str] = _length_errors(draft)
+    if errors:
+        return errors
     if not draft.question_text.strip():
         errors.append("問題文を入力してください。")
     if not any(p.strip() for p in draft.paragraphs):

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES
+from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES, answer_bound_errors
 from core.flows.review_chat.models import ReviewRecord
 from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
+from core.json_bounds import parse_bounded
 from core.schemas import load_schema, validator_for
+from core.text.safe import safe_value
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "review"
 SAMPLE_KEY = "sample:civil-law-2026"
@@ -157,7 +159,13 @@ def check_review_record(data: Any) -> ImportCheck:
     errors = review_record_errors(data)
     if errors:
         return ImportCheck(errors=errors)
+    bounds = answer_bound_errors(0, len(data["answer_text"]))
+    if bounds:
+        return ImportCheck(errors=bounds)
     paragraphs = parse_marked_answer_paragraphs(data["answer_text"])
+    bounds = answer_bound_errors(len(paragraphs), 0)
+    if bounds:
+        return ImportCheck(errors=bounds)
     if not paragraphs:
         return ImportCheck(
             errors=[
@@ -185,17 +193,19 @@ def check_review_record(data: Any) -> ImportCheck:
 
 
 def read_review_file(raw: bytes) -> ImportCheck:
-    """An uploaded review file (UTF-8 JSON) -> record or a clear list of problems. Never raises."""
+    """An uploaded review file (UTF-8 JSON) -> record or a clear list of problems. Never raises: size, nesting
+    depth (core.json_bounds), schema, answer bounds; every string is made safe (core.text.safe) before the
+    checks, so a lone surrogate or control character cannot fail them or the store."""
     if len(raw) > MAX_IMPORT_BYTES:
         return ImportCheck(errors=[f"ファイルが大きすぎます（上限 {MAX_IMPORT_BYTES // 1_000_000} MB）。"])
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return ImportCheck(errors=["ファイルを UTF-8 のテキストとして読めませんでした。"])
+    parsed = parse_bounded(text)
+    if parsed.error is not None:
+        return ImportCheck(errors=[parsed.error])
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return ImportCheck(
-            errors=[f"JSONとして読み取れませんでした（{exc.lineno}行目 {exc.colno}文字目: {exc.msg}）。"]
-        )
-    return check_review_record(data)
+        return check_review_record(safe_value(parsed.value))
+    except Exception as exc:  # noqa: BLE001 - the promise is "never raises": a bug here is a message, not a crash
+        return ImportCheck(errors=[f"ファイルを確認できませんでした（{type(exc).__name__}）。"])

@@ -18,11 +18,10 @@ from core.flows.review_chat.paragraphs import (
     parse_marked_answer_paragraphs,
 )
 from core.store.review import ReviewRepository
+from core.text.export import markdown_text, xml_text
 
 USER_LABEL = "質問"
 ASSISTANT_LABEL = "回答"
-# Characters XML 1.0 cannot hold (a DOCX would not open with them): control characters except tab and newline.
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 @dataclass
@@ -77,19 +76,25 @@ def thread_export(repo: ReviewRepository, thread_id: int) -> ThreadExport | None
 
 
 def _quote(text: str) -> str:
-    return "\n".join(f"> {line}".rstrip() for line in text.splitlines()) or ">"
+    return "\n".join(f"> {line}".rstrip() for line in markdown_text(text).splitlines()) or ">"
+
+
+def _line(text: str) -> str:
+    return markdown_text(" ".join(text.split()))
 
 
 def export_markdown(export: ThreadExport) -> str:
-    """The consultation as Markdown (texts as stored; the replies are Markdown already)."""
+    """The consultation as Markdown. Every text goes through the on-screen safe renderer (core.text.export):
+    an image, raw HTML or a `javascript:` link a reply or the material carries is written as inert text."""
+    md = markdown_text
     parts = [
-        f"# {export.title}",
+        f"# {_line(export.title)}",
         "",
-        f"レビュー: {export.review_title}",
+        f"レビュー: {_line(export.review_title)}",
         "",
         "## 問題文",
         "",
-        export.question_text,
+        md(export.question_text),
     ]
     parts += ["", "## 会話で参照した答案の段落", ""]
     if export.cited:
@@ -99,20 +104,20 @@ def export_markdown(export: ThreadExport) -> str:
         parts += ["（§番号で参照した段落はありません）", ""]
     parts += ["## 会話", ""]
     for rally in export.turns:
-        parts += [f"### ターン{rally.turn}", "", f"**{USER_LABEL}:**", "", rally.user, ""]
-        parts += [f"**{ASSISTANT_LABEL}:**", "", rally.assistant or "（回答はありません）", ""]
+        parts += [f"### ターン{rally.turn}", "", f"**{USER_LABEL}:**", "", md(rally.user), ""]
+        parts += [f"**{ASSISTANT_LABEL}:**", "", md(rally.assistant) or "（回答はありません）", ""]
     if export.summary:
-        parts += [f"## 会話の要約（ターン1～{export.summary_up_to_turn}）", "", export.summary, ""]
+        parts += [f"## 会話の要約（ターン1～{export.summary_up_to_turn}）", "", md(export.summary), ""]
     return "\n".join(parts).rstrip() + "\n"
 
 
 def _text(text: str) -> str:
-    return _XML_INVALID.sub("", text)
+    return xml_text(text)
 
 
 def export_docx(export: ThreadExport) -> bytes:
     """The consultation as a Word document: the same sections as the Markdown, each message one paragraph
-    (its line breaks kept)."""
+    (its line breaks kept; any text: core.text.export.xml_text)."""
     document = docx.Document()
     document.add_heading(_text(export.title), level=0)
     document.add_paragraph(_text(f"レビュー: {export.review_title}"))

@@ -1,0 +1,34 @@
+"""Text handling at the boundaries: safe text for storage and safe cells and Markdown for exports."""
+
+from core.text.export import csv_cell, csv_text, markdown_text, xml_text
+from core.text.safe import (
+    CHANGED_NOTICE,
+    COMMENT_MAX_CHARS,
+    DOCUMENT_MAX_CHARS,
+    FIELD_MAX_CHARS,
+    TITLE_MAX_CHARS,
+    SafeText,
+    clean_text,
+    safe_fields,
+    safe_text,
+    safe_value,
+    too_long_message,
+)
+
+__all__ = [
+    "CHANGED_NOTICE",
+    "COMMENT_MAX_CHARS",
+    "DOCUMENT_MAX_CHARS",
+    "FIELD_MAX_CHARS",
+    "TITLE_MAX_CHARS",
+    "SafeText",
+    "clean_text",
+    "csv_cell",
+    "csv_text",
+    "markdown_text",
+    "safe_fields",
+    "safe_text",
+    "safe_value",
+    "too_long_message",
+    "xml_text",
+]
