@@ -19,8 +19,10 @@ from chromadb.utils.embedding_functions import DefaultEmbeddingFunction, known_e
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
 from core import vectors
+from core.search.embedders import NgramEmbedder
 from core.vectors import (
     EF_NAME,
+    EMBEDDER_EF_NAME,
     HNSW_EF_SEARCH,
     NgramHashEmbedding,
     cosine_score,
@@ -52,9 +54,9 @@ CHILD = textwrap.dedent(
     DefaultEmbeddingFunction.__call__ = boom
     DefaultEmbeddingFunction.embed_query = boom
     if sys.argv[2] == "import":
-        import core.vectors  # registers katachi_ngram_hash
+        import core.vectors  # registers katachi_embedder (and the older katachi_ngram_hash)
     client = chromadb.PersistentClient(path=sys.argv[1])
-    col = client.get_collection("faults")
+    col = client.get_collection("faults-ngram512")
     res = col.query(query_texts=["ブレーキの効きが悪い"], n_results=2)
     from chromadb.utils.embedding_functions import known_embedding_functions
     ef = known_embedding_functions["katachi_ngram_hash"](512)
@@ -93,13 +95,23 @@ def no_default_ef(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def filled(tmp_path: Path, no_default_ef: None) -> Any:
     """A collection in tmp_path with the four DOCS added."""
-    col = get_collection(open_chroma(tmp_path), "faults", metadata={"purpose": "test"})
+    col = get_collection(
+        open_chroma(tmp_path), "faults", embedder=NgramEmbedder(), metadata={"purpose": "test"}
+    )
     col.add(
         ids=list(DOCS),
         documents=[d for d, _ in DOCS.values()],
         metadatas=[m for _, m in DOCS.values()],
     )
     return col
+
+
+class _SameKeyOtherDim(NgramEmbedder):
+    """A misconfigured embedder: the n-gram key of 512 dimensions, but 256 of them."""
+
+    def __init__(self) -> None:
+        super().__init__(256)
+        self.key = "ngram512"
 
 
 def _cos(a: str, b: str) -> float:
@@ -218,23 +230,29 @@ def test_collection_config_is_cosine_with_our_ef(filled: Any) -> None:
     cfg = filled.configuration_json
     assert cfg["hnsw"]["space"] == "cosine"
     assert cfg["hnsw"]["ef_search"] == HNSW_EF_SEARCH
-    assert cfg["embedding_function"] == {"type": "known", "name": EF_NAME, "config": {"dim": 512}}
-    assert filled.metadata == {"purpose": "test"}
+    assert cfg["embedding_function"] == {
+        "type": "known",
+        "name": EMBEDDER_EF_NAME,
+        "config": {"embedder": "ngram512", "dim": 512},
+    }
+    assert filled.name == "faults-ngram512"
+    assert filled.metadata == {"purpose": "test", "embedder": "ngram512", "dim": 512}
 
 
 def test_get_collection_reopens_and_rejects_other_dim(filled: Any, tmp_path: Path) -> None:
     client = open_chroma(tmp_path)
-    again = get_collection(client, "faults")
+    again = get_collection(client, "faults", embedder=NgramEmbedder())
     assert again.count() == len(DOCS)
-    assert client.get_collection("faults").query(query_texts=["ブレーキ"], n_results=1)["ids"][0] == ["d1"]
-    with pytest.raises(ValueError, match="dim"):
-        get_collection(client, "faults", dim=256)
+    reopened = client.get_collection("faults-ngram512")  # no function passed: rebuilt from its config
+    assert reopened.query(query_texts=["ブレーキ"], n_results=1)["ids"][0] == ["d1"]
+    with pytest.raises(ValueError, match="holds dim=512 vectors, not dim=256"):
+        get_collection(client, "faults", embedder=_SameKeyOtherDim())
 
 
 def test_thousand_docs(tmp_path: Path, no_default_ef: None) -> None:
     """The query shares no n-gram with the 1,000 fillers (all at distance 1.0): with Chroma's default
     ef_search this missed the target in ~1 of 3 runs; HNSW_EF_SEARCH makes it reliable."""
-    col = get_collection(open_chroma(tmp_path), "bulk")
+    col = get_collection(open_chroma(tmp_path), "bulk", embedder=NgramEmbedder())
     docs = [f"車両{i:04d}の点検記録: タイヤ空気圧{i % 7}、オイル交換{i % 13}回目" for i in range(1000)]
     col.add(ids=[f"n{i}" for i in range(1000)], documents=docs, metadatas=[{"i": i} for i in range(1000)])
     col.add(ids=["target"], documents=["ブレーキパッドが摩耗して異音がする"])
@@ -288,7 +306,10 @@ def test_new_process_reopens_without_passing_ef(filled: Any, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["ids"][0] == "d1"
-    assert out["ef"]["name"] == EF_NAME and out["ef"]["config"] == {"dim": 512}
+    assert out["ef"]["name"] == EMBEDDER_EF_NAME and out["ef"]["config"] == {
+        "embedder": "ngram512",
+        "dim": 512,
+    }
     assert np.array_equal(np.array(out["vec"], dtype=np.float32), embed_text("ブレーキ"))
 
 
@@ -297,4 +318,4 @@ def test_new_process_without_import_cannot_embed(filled: Any, tmp_path: Path) ->
     SharedSystemClient.clear_system_cache()
     proc = _run_child(tmp_path, "no-import")
     assert proc.returncode != 0
-    assert EF_NAME in proc.stderr and "not found" in proc.stderr
+    assert EMBEDDER_EF_NAME in proc.stderr and "not found" in proc.stderr
