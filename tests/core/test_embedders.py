@@ -4,6 +4,7 @@ the embedder and keep its key secret; each embedder has its own collections, so 
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -113,17 +114,11 @@ class _RecordingHandler(_Handler):
         length = int(self.headers.get("Content-Length", 0) or 0)
         raw = self.rfile.read(length)
         type(self).bodies.append(json.loads(raw))
-        self.rfile = _Replay(raw)  # type: ignore[assignment]
-        super().do_POST()
-
-
-class _Replay:
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-
-    def read(self, n: int) -> bytes:
-        out, self.raw = self.raw[:n], self.raw[n:]
-        return out
+        connection, self.rfile = self.rfile, io.BytesIO(raw)  # the real handler reads the body again
+        try:
+            super().do_POST()
+        finally:
+            self.rfile = connection
 
 
 @pytest.fixture(scope="module")
