@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from core.flows.diagnosis.constants import SAMPLES_DIR
+from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_check
@@ -105,3 +108,15 @@ def test_not_urgent_phrasings_are_never_raised_to_high(judge: UrgencyJudge, text
 def test_without_a_judge_the_fast_path_is_the_rules_alone() -> None:
     text = "下り坂で止まれなくなった"
     assert fast_urgency_check(text, None) == keyword_urgency_check(text)
+
+
+def test_the_shipped_manual_vectors_are_the_bundled_models_and_cover_every_text(rag: RAGService) -> None:
+    embedder = BundledE5Embedder()
+    shipped = precomputed(SAMPLES_DIR, embedder.key)
+    texts = sorted({text for c in rag._all_chunks() for _, text in chunk_vectors(c)})
+    assert {text_digest(t) for t in texts} <= set(shipped)  # else run build_manual_vectors.py
+    sample = texts[:: max(1, len(texts) // 8)]
+    assert np.allclose(
+        np.stack([shipped[text_digest(t)] for t in sample]), embedder.embed_documents(sample), atol=1e-5
+    )
+    assert precomputed(SAMPLES_DIR, "ngram512") == {}

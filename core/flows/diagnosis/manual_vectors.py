@@ -9,11 +9,21 @@ metadata names its chunk, so one Chroma query over the vehicle returns all of th
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from core.search.embedders import Embedder, Matrix
+
 SENTENCE_SEPARATOR = "~s"
+# The sample manuals' vectors of the bundled model, computed once and shipped (build_manual_vectors.py beside the
+# manuals): indexing them is then a copy, not ~900 model runs (15-90 s on two cores) on the first diagnosis visit.
+PRECOMPUTED = "manual_vectors-{key}.npz"
 _SENTENCE_END = re.compile(r"(?<=[。！？])")
 
 
@@ -44,3 +54,27 @@ def best_per_chunk(vector_ids: Sequence[str], scores: Sequence[float]) -> dict[s
         if score > best.get(chunk, float("-inf")):
             best[chunk] = score
     return dict(sorted(best.items(), key=lambda kv: -kv[1]))
+
+
+def text_digest(text: str) -> str:
+    """The key of a text's shipped vector."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+@lru_cache(maxsize=4)
+def precomputed(samples_dir: Path, embedder_key: str) -> dict[str, Matrix]:
+    """The shipped vectors of `embedder_key` by text digest ({} when none were shipped for it)."""
+    path = samples_dir / PRECOMPUTED.format(key=embedder_key)
+    if not path.is_file():
+        return {}
+    with np.load(path) as data:
+        return dict(zip((str(d) for d in data["digests"]), data["vectors"].astype(np.float32), strict=True))
+
+
+def embed_passages(embedder: Embedder, texts: Sequence[str], samples_dir: Path) -> Matrix:
+    """Passage vectors of `texts`: shipped ones where the text is unchanged, the embedder's for the rest."""
+    known = precomputed(samples_dir, embedder.key)
+    missing = [t for t in texts if text_digest(t) not in known]
+    fresh = dict(zip(missing, embedder.embed_documents(missing), strict=True)) if missing else {}
+    rows = [known.get(text_digest(t), fresh.get(t)) for t in texts]
+    return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, embedder.dim), np.float32)

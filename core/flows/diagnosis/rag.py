@@ -30,7 +30,7 @@ from core.flows.diagnosis.constants import (
     RAG_SCORE_THRESHOLD,
     SAMPLES_DIR,
 )
-from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors
+from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors, embed_passages
 from core.guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
@@ -185,7 +185,7 @@ class RAGService:
             self.client.delete_collection(self.collection.name)
             self._collection = None
         elif self.is_indexed():
-            return self.collection.count()
+            return len(self._all_chunks())
         chunks = self._all_chunks()
         version = self.manual_version()
         stale = set(self.collection.get(include=[])["ids"]) - self._vector_ids()
@@ -224,7 +224,7 @@ class RAGService:
             vectors = [(c, vid, text) for c in part for vid, text in chunk_vectors(c)]
             self.collection.upsert(
                 ids=[vid for _, vid, _ in vectors],
-                embeddings=list(self.embedder.embed_documents([text for _, _, text in vectors])),
+                embeddings=list(embed_passages(self.embedder, [t for _, _, t in vectors], self.samples_dir)),
                 documents=[text for _, _, text in vectors],
                 metadatas=[_chunk_metadata(c, version) for c, _, _ in vectors],
             )
@@ -253,7 +253,8 @@ class RAGService:
         """spec 04 §10: the vehicle's top `n_results` chunks with score > 0.3, best first.
 
         Hybrid: the dense lane (every chunk of the vehicle, cosine calibrated for the embedder) and the
-        lexical lane (BM25 over Sudachi keys) are fused by RRF for the order; a chunk's score is the higher of
+        lexical lane (BM25 over Sudachi keys) are fused by RRF to pick the best `n_results`, returned best score
+        first; a chunk's score is the higher of
         its dense relevance and its lexical coverage, so the 0.3 threshold keeps spec 04's meaning (what is
         unrelated by meaning and by words is dropped).
         """
@@ -289,7 +290,7 @@ class RAGService:
             score = max(dense.get(cid, 0.0), lexical.get(cid, 0.0))
             if score > RAG_SCORE_THRESHOLD:
                 sources.append(_source(cid, meta_of[cid], score))
-        return sources[:n_results]
+        return sorted(sources[:n_results], key=lambda s: -s["score"])  # the fusion picks, the score orders
 
     def query(
         self,
