@@ -31,6 +31,19 @@ FUNCTION_LEVEL_ALLOWED = {
         "core.llm.openai_client",
     ): "the openai SDK takes ~1 s to import; most sessions never use it",
     ("core/llm/registry.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
+    # Bedrock, Gemini: their SDKs are optional extras, and core.settings reads these modules' descriptors at start.
+    (
+        "core/llm/bedrock_client.py",
+        "boto3",
+    ): "the optional bedrock extra; only when a Bedrock client is built",
+    ("core/llm/bedrock_client.py", "botocore"): "the optional bedrock extra",
+    ("core/llm/bedrock_client.py", "botocore.config"): "the optional bedrock extra",
+    ("core/llm/bedrock_client.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
+    ("core/llm/bedrock_client.py", "core.llm.bedrock_claude"): "the anthropic SDK takes ~2 s to import",
+    ("core/llm/bedrock_claude.py", "anthropic"): "AnthropicBedrock needs botocore (the bedrock extra)",
+    ("core/llm/gemini_client.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
+    ("core/llm/gemini_client.py", "google"): "the optional gemini extra",
+    ("core/llm/gemini_client.py", "google.genai"): "the optional gemini extra",
     (
         "pages/ui/state.py",
         "core.vectors",
