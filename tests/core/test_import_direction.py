@@ -45,6 +45,15 @@ FUNCTION_LEVEL_ALLOWED = {
     ("core/llm/gemini_client.py", "google"): "the optional gemini extra",
     ("core/llm/gemini_client.py", "google.genai"): "the optional gemini extra",
     (
+        "core/otel_send.py",
+        "opentelemetry.sdk.resources",
+    ): "the optional otel extra; only when a trace is sent",
+    ("core/otel_send.py", "opentelemetry.sdk.trace"): "the optional otel extra",
+    ("core/otel_send.py", "opentelemetry.sdk.util.instrumentation"): "the optional otel extra",
+    ("core/otel_send.py", "opentelemetry.trace"): "the optional otel extra",
+    ("core/otel_send.py", "opentelemetry.exporter.otlp.proto.http.trace_exporter"): "the optional otel extra",
+    ("core/otel_send.py", "opentelemetry.sdk.trace.export"): "the optional otel extra",
+    (
         "pages/ui/state.py",
         "core.vectors",
     ): "chromadb takes ~1.3 s to import; home and debug pages never need it",
