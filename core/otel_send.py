@@ -91,7 +91,7 @@ def send_trace(
     try:
         result = exporter.export(spans)
     finally:
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]
     if result != SpanExportResult.SUCCESS:
         raise RuntimeError(
             "トレースを送信できませんでした。OTEL_EXPORTER_OTLP_ENDPOINT の受け手を確認してください。"
