@@ -49,7 +49,7 @@ SERVER_LABELS = {
 }
 
 
-EMBEDDING_KINDS = ("bundled", "openai", "ngram")
+EMBEDDING_KINDS = ("bundled", "openai", "ngram", "bedrock", "gemini")
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class EmbeddingSettings:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     dimensions: int | None = None
+    # bedrock / gemini (core.search.provider_embedders): the provider settings, as in Settings.credentials
+    credentials: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ class Settings:
         """Values that must never be shown or logged (API keys, the database password and URL)."""
         found = [s for s in (self.openai_api_key, self.anthropic_api_key, self.embeddings.api_key) if s]
         secret_names = {name for d in DESCRIPTORS.values() for name in d.secret_settings}
-        found += [value for name, value in self.credentials if name in secret_names and value]
+        pairs = (*self.credentials, *self.embeddings.credentials)
+        found += list(dict.fromkeys(value for name, value in pairs if name in secret_names and value))
         if self.database_url:
             found.append(self.database_url)
             password = database_password(self.database_url)
@@ -213,12 +216,18 @@ def load_credentials(env: Mapping[str, str], secrets: Mapping[str, Any]) -> tupl
 def load_embedding_settings(
     env: Mapping[str, str], secrets: Mapping[str, Any], openai_key: str | None
 ) -> EmbeddingSettings:
-    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`; unknown values mean `bundled`),
+    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`, `bedrock`, `gemini`; unknown values mean `bundled`),
     KATACHI_EMBEDDINGS_MODEL, KATACHI_EMBEDDINGS_BASE_URL, KATACHI_EMBEDDINGS_DIMENSIONS and
     KATACHI_EMBEDDINGS_API_KEY (else OPENAI_API_KEY)."""
     kind = (_pick("KATACHI_EMBEDDINGS", env, secrets) or "bundled").lower()
     if kind not in EMBEDDING_KINDS:
         kind = "bundled"
+    dims = _port(_pick("KATACHI_EMBEDDINGS_DIMENSIONS", env, secrets), 0)
+    if kind in ("bedrock", "gemini"):  # the provider's own credentials (AWS chain and region, Gemini key)
+        model = _pick("KATACHI_EMBEDDINGS_MODEL", env, secrets)
+        return EmbeddingSettings(
+            kind, model, dimensions=dims or None, credentials=load_credentials(env, secrets)
+        )
     if kind != "openai":
         return EmbeddingSettings(kind)
     dims = _port(_pick("KATACHI_EMBEDDINGS_DIMENSIONS", env, secrets), 0)

@@ -49,6 +49,17 @@ FUNCTION_LEVEL_ALLOWED = {
         "opentelemetry.sdk.resources",
     ): "the optional otel extra; only when a trace is sent",
     ("core/otel_send.py", "opentelemetry.sdk.trace"): "the optional otel extra",
+    (
+        "core/search/embedders.py",
+        "core.search.provider_embedders",
+    ): "boto3 / google-genai are optional extras",
+    ("core/search/provider_embedders.py", "botocore.config"): "the optional bedrock extra",
+    ("core/search/provider_embedders.py", "core.llm.bedrock_client"): "boto3 is the optional bedrock extra",
+    (
+        "core/search/provider_embedders.py",
+        "core.llm.gemini_client",
+    ): "google-genai is the optional gemini extra",
+    ("core/search/provider_embedders.py", "google.genai"): "the optional gemini extra",
     ("core/otel_send.py", "opentelemetry.sdk.util.instrumentation"): "the optional otel extra",
     ("core/otel_send.py", "opentelemetry.trace"): "the optional otel extra",
     ("core/otel_send.py", "opentelemetry.exporter.otlp.proto.http.trace_exporter"): "the optional otel extra",
