@@ -40,7 +40,7 @@ def _readable_spans(events: Sequence[DebugEvent], secrets: Iterable[str]) -> lis
     from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags  # noqa: PLC0415
 
     request = otlp_proto(events, secrets)
-    resource = Resource({"service.name": SERVICE})
+    resource = Resource.create({"service.name": SERVICE})  # plus OTEL_RESOURCE_ATTRIBUTES (e.g. a project)
     scope = InstrumentationScope(SCOPE, "1")
     kinds = {1: SpanKind.INTERNAL, 3: SpanKind.CLIENT}
     codes = {0: StatusCode.UNSET, 1: StatusCode.OK, 2: StatusCode.ERROR}
