@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types unit bench smoke-local clean
+.PHONY: run test lint types unit bench smoke-local smoke-otel clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,5 +51,17 @@ $(SMOKE)/.installed:
 smoke-local: $(STAMP) $(SMOKE)/.installed  ## all four flows on a real local model server (prints a table)
 	$(BIN)/python tests/smoke/local_model.py --server-python $(SMOKE)/bin/python
 
+# Opt-in, not part of `make test`: Arize Phoenix (its own venv) on 127.0.0.1 receives a demo session's trace by
+# file (OTLP protobuf) and live (OTEL_EXPORTER_OTLP_ENDPOINT); its REST API is read back and a table printed.
+OTEL_SMOKE := .venv-otel
+$(OTEL_SMOKE)/.installed:
+	$(PYTHON) -m venv $(OTEL_SMOKE)
+	$(OTEL_SMOKE)/bin/python -m pip install --quiet --upgrade pip
+	$(OTEL_SMOKE)/bin/python -m pip install --quiet arize-phoenix
+	touch $@
+
+smoke-otel: $(STAMP) $(OTEL_SMOKE)/.installed  ## traces into a real Phoenix: spans, prompts, tokens once, tree, session
+	$(BIN)/python tests/smoke/otel_phoenix.py --phoenix $(OTEL_SMOKE)/bin/phoenix
+
 clean:
-	rm -rf $(VENV) $(SMOKE) .pytest_cache .mypy_cache .ruff_cache artifacts
+	rm -rf $(VENV) $(SMOKE) $(OTEL_SMOKE) .pytest_cache .mypy_cache .ruff_cache artifacts

@@ -1,18 +1,25 @@
-"""OpenTelemetry export of the debug log (issue #9): OTLP/JSON (an ExportTraceServiceRequest) with the
-GenAI semantic-convention attributes, so a log can be loaded into an existing observability tool.
+"""OpenTelemetry export of the debug log: an ExportTraceServiceRequest as OTLP/JSON or OTLP protobuf, with
+OpenTelemetry's GenAI attributes (`gen_ai.*`, input and output messages) and the OpenInference attributes
+Arize Phoenix and Langfuse read (`openinference.span.kind`, `input.value`, `llm.input_messages.*`, ...).
 
-One trace per conversation (traceId: 32 hex digits from flow + conversation id); under it one span per
-turn, one span per guarded call (hanging under its parent call when it has one) and one span per attempt
-(model call). Ids are hex as OTLP/JSON requires; times are unix nanoseconds as strings. Every string is
-redacted like the JSONL export. Nothing is sent anywhere: this builds text for a download button.
+One trace per conversation (traceId from flow + conversation id). A turn is a CHAIN span (the root, with
+`session.id` = the conversation); under it each guarded call is a CHAIN span (hanging under its parent call
+when it has one) and each model request (attempt) an LLM span. Token counts sit on the LLM spans only, so a
+tool that sums LLM spans counts each token once. Ids are hex in OTLP/JSON and bytes in protobuf; times are
+unix nanoseconds. Every string is redacted like the JSONL export. Nothing is sent from here (see
+core.otel_send for the opt-in live send).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from google.protobuf.json_format import ParseDict
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from core.debug_tree import CallNode, ConversationNode, TurnNode, build_tree
 from core.debuglog import DebugEvent, redact_text
@@ -22,6 +29,7 @@ SERVICE = "katachi"
 SPAN_KIND_INTERNAL = 1
 SPAN_KIND_CLIENT = 3
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
+KIND = "openinference.span.kind"
 
 
 def _hex_id(text: str, digits: int) -> str:
@@ -69,8 +77,34 @@ class _Attributes:
         return redact_text(str(value), self.secrets)
 
 
-def _attempt_attributes(event: DebugEvent, secrets: Sequence[str]) -> list[dict[str, Any]]:
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _attempt_attributes(event: DebugEvent, session: str, secrets: Sequence[str]) -> list[dict[str, Any]]:
+    """One model request: an LLM span (OpenInference) and a GenAI client span (semconv), prompts and reply."""
     attrs = _Attributes(secrets)
+    attrs.add(KIND, "LLM")
+    attrs.add("session.id", session)
+    attrs.add("llm.system", event.provider)
+    attrs.add("llm.provider", event.provider)
+    attrs.add("llm.model_name", event.model)
+    attrs.add("input.value", _json(event.messages))
+    attrs.add("input.mime_type", "application/json")
+    attrs.add("output.value", event.raw)
+    attrs.add("output.mime_type", "application/json" if event.schema_name else "text/plain")
+    for i, message in enumerate(event.messages):
+        attrs.add(f"llm.input_messages.{i}.message.role", message.get("role"))
+        attrs.add(f"llm.input_messages.{i}.message.content", message.get("content"))
+    if event.raw is not None:
+        attrs.add("llm.output_messages.0.message.role", "assistant")
+        attrs.add("llm.output_messages.0.message.content", event.raw)
+    params = {"temperature": event.temperature, "max_tokens": event.max_tokens}
+    attrs.add("llm.invocation_parameters", _json({k: v for k, v in params.items() if v is not None}))
+    attrs.add("gen_ai.input.messages", _json(event.messages))
+    if event.raw is not None:
+        attrs.add("gen_ai.output.messages", _json([{"role": "assistant", "content": event.raw}]))
+    attrs.add("gen_ai.provider.name", event.provider)
     attrs.add("gen_ai.system", event.provider)
     attrs.add("gen_ai.operation.name", "chat")
     attrs.add("gen_ai.request.model", event.model)
@@ -80,8 +114,13 @@ def _attempt_attributes(event: DebugEvent, secrets: Sequence[str]) -> list[dict[
     attrs.add("gen_ai.response.id", event.request_id)
     attrs.add("gen_ai.output.type", "json" if event.schema_name else "text")
     if event.usage:
-        attrs.add("gen_ai.usage.input_tokens", int(event.usage.get("input_tokens", 0) or 0))
-        attrs.add("gen_ai.usage.output_tokens", int(event.usage.get("output_tokens", 0) or 0))
+        tokens_in = int(event.usage.get("input_tokens", 0) or 0)
+        tokens_out = int(event.usage.get("output_tokens", 0) or 0)
+        attrs.add("gen_ai.usage.input_tokens", tokens_in)
+        attrs.add("gen_ai.usage.output_tokens", tokens_out)
+        attrs.add("llm.token_count.prompt", tokens_in)
+        attrs.add("llm.token_count.completion", tokens_out)
+        attrs.add("llm.token_count.total", tokens_in + tokens_out)
         attrs.add("katachi.usage.cached_input_tokens", int(event.usage.get("cached_input_tokens", 0) or 0))
         attrs.add("katachi.usage.estimated", event.usage_estimated)
     attrs.add("server.address", event.base_host)
@@ -134,16 +173,24 @@ def _span(
     return span
 
 
-def _call_spans(trace: str, node: CallNode, parent: str, secrets: Sequence[str]) -> list[dict[str, Any]]:
+def _call_spans(
+    trace: str, node: CallNode, parent: str, session: str, secrets: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The guarded call as a CHAIN span (its input, its final output; no token counts) and its attempts."""
     ident = span_id(node.call_id)
     first = node.first
+    last = node.attempts[-1] if node.attempts else None
     attrs = _Attributes(secrets)
     for key, value in (
-        ("gen_ai.operation.name", "chat"),
-        ("gen_ai.system", first.provider if first else ""),
-        ("gen_ai.request.model", first.model if first else ""),
-        ("gen_ai.usage.input_tokens", node.usage("input_tokens")),
-        ("gen_ai.usage.output_tokens", node.usage("output_tokens")),
+        (KIND, "CHAIN"),
+        ("session.id", session),
+        ("input.value", _json(first.messages) if first and first.messages else None),
+        ("input.mime_type", "application/json" if first and first.messages else None),
+        ("output.value", last.raw if last else None),
+        ("katachi.provider", first.provider if first else ""),
+        ("katachi.model", first.model if first else ""),
+        ("katachi.usage.input_tokens", node.usage("input_tokens")),
+        ("katachi.usage.output_tokens", node.usage("output_tokens")),
         ("katachi.flow", node.flow),
         ("katachi.step", node.step),
         ("katachi.call_id", node.call_id),
@@ -178,13 +225,13 @@ def _call_spans(trace: str, node: CallNode, parent: str, secrets: Sequence[str])
                 attempt.ts - (attempt.latency_ms or 0.0) / 1000,
                 attempt.ts,
                 kind=SPAN_KIND_CLIENT,
-                attributes=_attempt_attributes(attempt, secrets),
+                attributes=_attempt_attributes(attempt, session, secrets),
                 events=[_note(attempt.ts, note, secrets) for note in attempt.notes],
                 status=_status(attempt.ok, attempt.error_type),
             )
         )
     for child in node.children:
-        spans.extend(_call_spans(trace, child, ident, secrets))
+        spans.extend(_call_spans(trace, child, ident, session, secrets))
     return spans
 
 
@@ -194,7 +241,19 @@ def _turn_spans(
     trace = trace_id(conversation)
     ident = span_id("turn", conversation.flow, conversation.conversation_id, turn.turn)
     calls = turn.all_calls()
+    session = conversation.conversation_id or conversation.session_id
+    first = next((c.first for c in turn.calls if c.first), None)
+    last = next((a for c in reversed(turn.calls) for a in reversed(c.attempts) if a.raw is not None), None)
+    user = (
+        next((m.get("content") for m in reversed(first.messages) if m.get("role") == "user"), None)
+        if first
+        else None
+    )
     attrs = _Attributes(secrets)
+    attrs.add(KIND, "CHAIN")
+    attrs.add("session.id", session)
+    attrs.add("input.value", (first.user_input if first and first.user_input else None) or user)
+    attrs.add("output.value", last.raw if last else None)
     attrs.add("katachi.flow", conversation.flow)
     attrs.add("katachi.conversation_id", conversation.conversation_id)
     attrs.add("katachi.session_id", conversation.session_id)
@@ -211,7 +270,7 @@ def _turn_spans(
     )
     spans = [turn_span]
     for call in turn.calls:
-        spans.extend(_call_spans(trace, call, ident, secrets))
+        spans.extend(_call_spans(trace, call, ident, session, secrets))
     return spans
 
 
@@ -230,5 +289,25 @@ def otlp_request(events: Sequence[DebugEvent], secrets: Iterable[str] = ()) -> d
 
 
 def events_to_otlp(events: Sequence[DebugEvent], secrets: Iterable[str] = ()) -> str:
-    """OTLP/JSON text of the debug log (for a download button)."""
+    """OTLP/JSON text of the debug log (for a download button; ids in hex as OTLP/JSON requires)."""
     return json.dumps(otlp_request(events, secrets), ensure_ascii=False)
+
+
+def otlp_proto(events: Sequence[DebugEvent], secrets: Iterable[str] = ()) -> ExportTraceServiceRequest:
+    """The export as an ExportTraceServiceRequest message (ids as bytes)."""
+    data = otlp_request(events, secrets)
+    for resource in data["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:  # proto3 JSON reads bytes as base64; OTLP/JSON writes them as hex
+                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    message = ExportTraceServiceRequest()
+    ParseDict(data, message)
+    return message
+
+
+def events_to_otlp_protobuf(events: Sequence[DebugEvent], secrets: Iterable[str] = ()) -> bytes:
+    """OTLP protobuf bytes of the debug log: what an OTLP/HTTP receiver (`/v1/traces`) takes as is."""
+    data: bytes = otlp_proto(events, secrets).SerializeToString()
+    return data

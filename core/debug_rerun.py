@@ -216,7 +216,7 @@ def configured_providers(settings: Settings) -> list[str]:
         or (settings.provider == "openai" and bool(settings.base_url)),
         "anthropic": bool(settings.anthropic_api_key),
     }
-    return [p for p in PROVIDERS if usable[p]]
+    return [p for p in PROVIDERS if usable.get(p, replace(settings, provider=p).has_key)]
 
 
 def parse_typed_models(text: str, settings: Settings) -> list[Target]:

@@ -17,11 +17,23 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from core.llm.deadline import Deadlines
+from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
 
-PROVIDERS = ("demo", "openai", "anthropic")
-DEFAULT_MODELS = {"demo": "katachi-demo", "openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5"}
-PROVIDER_LABELS = {"demo": "デモモデル", "openai": "OpenAI・互換サーバー", "anthropic": "Anthropic"}
+# Bedrock, Gemini and watsonx are modules with a descriptor each (core.llm.providers): chosen only by name.
+PROVIDERS = ("demo", "openai", "anthropic", *DESCRIPTORS)
+DEFAULT_MODELS = {
+    "demo": "katachi-demo",
+    "openai": "gpt-4.1-mini",
+    "anthropic": "claude-sonnet-4-5",
+    **{d.name: d.default_model for d in DESCRIPTORS.values()},
+}
+PROVIDER_LABELS = {
+    "demo": "デモモデル",
+    "openai": "OpenAI・互換サーバー",
+    "anthropic": "Anthropic",
+    **{d.name: d.label for d in DESCRIPTORS.values()},
+}
 # How an OpenAI-compatible server is asked for structured output (core.llm.server_profiles).
 SERVERS = tuple(PROFILES)
 DEFAULT_SERVER = DEFAULT_PROFILE
@@ -37,7 +49,7 @@ SERVER_LABELS = {
 }
 
 
-EMBEDDING_KINDS = ("bundled", "openai", "ngram")
+EMBEDDING_KINDS = ("bundled", "openai", "ngram", "bedrock", "gemini")
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,8 @@ class EmbeddingSettings:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     dimensions: int | None = None
+    # bedrock / gemini (core.search.provider_embedders): the provider settings, as in Settings.credentials
+    credentials: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,13 @@ class Settings:
     chroma_host: str | None = None  # a Chroma server (`chroma run`) instead of the embedded one
     chroma_port: int = DEFAULT_CHROMA_PORT
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    # The settings the descriptor providers read (region, keys, project ids), as (name, value) pairs.
+    credentials: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+    @property
+    def credential_map(self) -> dict[str, str]:
+        """`credentials` as a dict (what a descriptor's `ready` and `build` take)."""
+        return dict(self.credentials)
 
     @property
     def api_key(self) -> str | None:
@@ -78,12 +99,17 @@ class Settings:
         """Whether the active provider can be called (a key, or an OpenAI-compatible base URL)."""
         if self.provider == "demo":
             return True
+        if self.provider in DESCRIPTORS:
+            return DESCRIPTORS[self.provider].ready(self.credential_map)
         return bool(self.api_key) or (self.provider == "openai" and bool(self.base_url))
 
     @property
     def secrets(self) -> list[str]:
         """Values that must never be shown or logged (API keys, the database password and URL)."""
         found = [s for s in (self.openai_api_key, self.anthropic_api_key, self.embeddings.api_key) if s]
+        secret_names = {name for d in DESCRIPTORS.values() for name in d.secret_settings}
+        pairs = (*self.credentials, *self.embeddings.credentials)
+        found += list(dict.fromkeys(value for name, value in pairs if name in secret_names and value))
         if self.database_url:
             found.append(self.database_url)
             password = database_password(self.database_url)
@@ -144,10 +170,10 @@ def _pick(name: str, env: Mapping[str, str], secrets: Mapping[str, Any]) -> str 
 
 def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Settings:
     """Read KATACHI_PROVIDER / KATACHI_MODEL / KATACHI_SERVER / KATACHI_TIMEOUT_* / OPENAI_* / ANTHROPIC_* /
-    APP_DATA_DIR / DATABASE_URL / CHROMA_HOST / CHROMA_PORT.
+    APP_DATA_DIR / DATABASE_URL / CHROMA_HOST / CHROMA_PORT, and the descriptor providers' settings.
 
     Secrets win over env. An unknown KATACHI_SERVER falls back to `auto`. Without KATACHI_PROVIDER the
-    provider is the first with a key, else the demo model; a provider named in KATACHI_PROVIDER is kept
+    provider is the first with a key (OpenAI, Anthropic; Bedrock, Gemini and watsonx only when named), else the demo model; a provider named in KATACHI_PROVIDER is kept
     even without its key (its calls then say the key is missing), never silently replaced by the demo.
     """
     env = os.environ if env is None else env
@@ -176,19 +202,32 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         chroma_host=_pick("CHROMA_HOST", env, secrets),
         chroma_port=_port(_pick("CHROMA_PORT", env, secrets), DEFAULT_CHROMA_PORT),
         embeddings=load_embedding_settings(env, secrets, openai_key),
+        credentials=load_credentials(env, secrets),
     )
     return settings
+
+
+def load_credentials(env: Mapping[str, str], secrets: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The settings every descriptor provider names (AWS_REGION, GEMINI_API_KEY, WATSONX_URL, ...), secrets first."""
+    names = dict.fromkeys(name for d in DESCRIPTORS.values() for name in d.settings)
+    return tuple((name, value) for name in names if (value := _pick(name, env, secrets)))
 
 
 def load_embedding_settings(
     env: Mapping[str, str], secrets: Mapping[str, Any], openai_key: str | None
 ) -> EmbeddingSettings:
-    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`; unknown values mean `bundled`),
+    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`, `bedrock`, `gemini`; unknown values mean `bundled`),
     KATACHI_EMBEDDINGS_MODEL, KATACHI_EMBEDDINGS_BASE_URL, KATACHI_EMBEDDINGS_DIMENSIONS and
     KATACHI_EMBEDDINGS_API_KEY (else OPENAI_API_KEY)."""
     kind = (_pick("KATACHI_EMBEDDINGS", env, secrets) or "bundled").lower()
     if kind not in EMBEDDING_KINDS:
         kind = "bundled"
+    dims = _port(_pick("KATACHI_EMBEDDINGS_DIMENSIONS", env, secrets), 0)
+    if kind in ("bedrock", "gemini"):  # the provider's own credentials (AWS chain and region, Gemini key)
+        model = _pick("KATACHI_EMBEDDINGS_MODEL", env, secrets)
+        return EmbeddingSettings(
+            kind, model, dimensions=dims or None, credentials=load_credentials(env, secrets)
+        )
     if kind != "openai":
         return EmbeddingSettings(kind)
     dims = _port(_pick("KATACHI_EMBEDDINGS_DIMENSIONS", env, secrets), 0)

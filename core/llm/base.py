@@ -107,7 +107,7 @@ MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError, Assert
 
 
 class ProviderError(Exception):
-    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key."""
+    """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key | missing_extra."""
 
     MESSAGES: ClassVar[dict[str, str]] = {
         "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
@@ -117,6 +117,7 @@ class ProviderError(Exception):
         "connection": "LLMのサーバーに接続できませんでした。ベースURLとネットワークを確認してください。",
         "bad_request": "LLMがリクエストを受け付けませんでした（400）。モデル名や設定を確認してください。",
         "malformed": "LLMのサーバーから読み取れない応答が返りました（JSONでない本文・HTMLページ・壊れたストリーム）。ベースURLとサーバーの状態を確認してください。",
+        "missing_extra": "このプロバイダーのSDK（追加パッケージ）がインストールされていません。サイドバーに表示されるコマンドで追加するか、別のプロバイダーを選んでください。",
         "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 

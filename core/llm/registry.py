@@ -6,8 +6,10 @@ from collections.abc import Callable, Mapping
 
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient, Persona
+from core.llm.descriptor import ProviderDescriptor
 from core.llm.faulty import CORRUPTIONS, PROVIDER_ERRORS, FaultyClient
 from core.llm.missing_key import MissingKeyClient
+from core.llm.providers import DESCRIPTORS
 from core.settings import Settings
 
 Factory = Callable[[Settings, Mapping[str, Persona]], LLMClient]
@@ -42,10 +44,20 @@ def _anthropic(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
     )
 
 
+def _described(descriptor: ProviderDescriptor) -> Factory:
+    def factory(s: Settings, personas: Mapping[str, Persona]) -> LLMClient:
+        return descriptor.client(s.model, s.credential_map, s.deadlines)
+
+    return factory
+
+
 FACTORIES: dict[str, Factory] = {
     "demo": _demo,
     "openai": _openai,
     "anthropic": _anthropic,
+    **{
+        name: _described(d) for name, d in DESCRIPTORS.items()
+    },  # bedrock, gemini, watsonx: core.llm.providers
 }
 
 

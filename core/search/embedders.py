@@ -28,12 +28,14 @@ from core.search.ngram import embed_text
 from core.settings import EmbeddingSettings
 
 Matrix = npt.NDArray[np.float32]
-EmbedderKind = Literal["bundled", "openai", "ngram"]
-EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "openai", "ngram")
+EmbedderKind = Literal["bundled", "openai", "ngram", "bedrock", "gemini"]
+EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "openai", "ngram", "bedrock", "gemini")
 EMBEDDER_KIND_LABELS: dict[str, str] = {
     "bundled": "同梱モデル（multilingual-e5-small・オフライン）",
     "openai": "OpenAI 互換の埋め込み API",
     "ngram": "文字 n-gram ハッシュ（モデルなし・予備）",
+    "bedrock": "Amazon Bedrock の埋め込み（Titan・Cohere）",
+    "gemini": "Gemini の埋め込み API",
 }
 # e5-small reads at most 512 tokens; Japanese runs about one token per character, so longer text is cut here
 # rather than inside the engine (what is cut is the tail, which for our documents is the least telling part).
@@ -234,6 +236,10 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
             )
         elif settings.kind == "ngram":
             embedder = NgramEmbedder()
+        elif settings.kind in ("bedrock", "gemini"):
+            from core.search.provider_embedders import build_provider_embedder  # noqa: PLC0415 - optional SDKs
+
+            embedder = build_provider_embedder(settings)
         else:
             embedder = BundledE5Embedder()
         _cache.append(_Cached(settings, embedder))

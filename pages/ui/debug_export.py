@@ -8,8 +8,9 @@ from collections.abc import Mapping, MutableSequence, Sequence
 import streamlit as st
 
 from core.debug_feedback import Ratings, rating_of
-from core.debug_otel import events_to_otlp
+from core.debug_otel import events_to_otlp, events_to_otlp_protobuf
 from core.debuglog import DebugEvent, events_to_csv, events_to_jsonl
+from core.otel_send import otlp_endpoint, send_trace
 from core.pricing import Price, event_cost
 
 
@@ -56,8 +57,25 @@ def render(
         mime="application/json",
         icon=":material/download:",
         key="debug_export_otlp",
-        help="会話ごとのトレース、呼び出しごとのスパン（GenAIの属性つき）。Jaegerなどの観測ツールに読み込めます。",
+        help="会話ごとのトレース、呼び出しごとのスパン（GenAI・OpenInferenceの属性つき）。IDは16進数（OTLP/JSONの規定）。",
     )
+    e3.download_button(
+        "OpenTelemetry（OTLP protobuf）で保存",
+        lambda: events_to_otlp_protobuf(log, secret_list),
+        file_name="katachi-debug.otlp.pb",
+        mime="application/x-protobuf",
+        icon=":material/download:",
+        key="debug_export_otlp_pb",
+        help="Phoenix・Langfuse・OpenTelemetry Collector の /v1/traces にそのまま送れる形式です。",
+    )
+    endpoint = otlp_endpoint()  # None unless an administrator opted in: then nothing leaves the app
+    if endpoint is not None and st.button(
+        f"トレースを {endpoint} に送信", icon=":material/send:", key="debug_export_send"
+    ):
+        try:
+            st.success(f"{send_trace(log, secret_list)} 件のスパンを送信しました。")
+        except (RuntimeError, ImportError) as exc:
+            st.error(f"送信できませんでした: {exc}")
     if clearable is not None:
         st.divider()
         if st.button("このセッションのログを消去", icon=":material/delete:", key="debug_clear"):

@@ -12,6 +12,7 @@ import uuid
 
 import streamlit as st
 
+from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import remembered_forms
 from core.settings import PROVIDER_LABELS, PROVIDERS, SERVER_LABELS, SERVERS, Settings
 from pages.ui import state
@@ -89,8 +90,26 @@ def _provider_fields(current: Settings) -> None:
         form = remembered_forms().get(url)
         if form:
             st.caption(f":material/data_object: このサーバーで使える形式: {FORM_LABELS.get(form, form)}")
+    descriptor = DESCRIPTORS.get(provider)
+    missing = descriptor.missing_modules() if descriptor else []
+    if descriptor and missing:
+        st.warning(
+            f"{descriptor.label} を使うための追加パッケージがインストールされていません（{', '.join(missing)}）。"
+            f"`pip install 'katachi[{descriptor.extra}]'` でインストールしてから、アプリを再起動してください。",
+            icon=":material/extension_off:",
+        )
     if current.has_key:
-        st.caption(":material/key: APIキー: 設定済み（値は表示しません）")
+        what = "認証情報" if descriptor else "APIキー"
+        st.caption(f":material/key: {what}: 設定済み（値は表示しません）")
+    elif descriptor:
+        st.warning(
+            f"{descriptor.label} の認証情報が足りません。{descriptor.missing_hint}"
+            "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
+            icon=":material/key_off:",
+        )
+        st.button(
+            "デモモデルに切り替える", key=_key("use_demo"), on_click=_use_demo, icon=":material/science:"
+        )
     else:
         st.warning(
             f"{PROVIDER_LABELS[provider]} のAPIキーが設定されていません。このままでは呼び出しがエラーになります。"
@@ -100,6 +119,12 @@ def _provider_fields(current: Settings) -> None:
         st.button(
             "デモモデルに切り替える", key=_key("use_demo"), on_click=_use_demo, icon=":material/science:"
         )
+
+
+def _provider_label(provider: str) -> str:
+    descriptor = DESCRIPTORS.get(provider)
+    extra = "（追加パッケージ未インストール）" if descriptor and descriptor.missing_modules() else ""
+    return f"{provider}: {PROVIDER_LABELS[provider]}{extra}"
 
 
 def render() -> None:
@@ -114,7 +139,7 @@ def render() -> None:
         st.selectbox(
             "プロバイダー",
             PROVIDERS,
-            format_func=lambda p: f"{p}: {PROVIDER_LABELS[p]}",
+            format_func=_provider_label,
             key=key,
             on_change=_apply,
             args=("provider",),

@@ -8,7 +8,7 @@ import re
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from core.debug_otel import events_to_otlp, span_id, trace_id
+from core.debug_otel import events_to_otlp, events_to_otlp_protobuf, span_id, trace_id
 from core.debug_tree import build_tree
 from core.debuglog import DebugEvent
 
@@ -112,7 +112,8 @@ def test_the_export_parses_with_opentelemetry_proto():
     assert [e.attributes[0].value.string_value for e in a1.events] == ["strict を json_object に下げました"]
     call = attrs(call_a)
     assert call["katachi.flow"] == "review" and call["katachi.step"] == "reply"
-    assert call["katachi.attempts"] == 2 and call["gen_ai.usage.input_tokens"] == 320
+    assert call["katachi.attempts"] == 2 and call["katachi.usage.input_tokens"] == 320
+    assert "gen_ai.usage.input_tokens" not in call  # tokens only on the LLM spans: counted once
     assert [e.attributes[0].value.string_value for e in call_s.events] == ["履歴を 3 件省きました"]
     assert attrs(turn)["katachi.conversation_id"] == "thread-1"
     assert "sk-proj" not in text
@@ -141,3 +142,56 @@ def test_events_without_a_conversation_still_export_and_an_empty_log_has_no_span
     assert [s.name for s in spans] == ["memory turn 0", "memory reply", "chat"]
     empty = Parse(events_to_otlp([]), ExportTraceServiceRequest())
     assert list(empty.resource_spans[0].scope_spans[0].spans) == []
+
+
+def test_openinference_kinds_prompts_replies_tokens_once_and_the_conversation_as_session():
+    events = [*EVENTS]
+    events[0] = ev(
+        "call",
+        "a",
+        ts=101.0,
+        latency=1000,
+        ok=False,
+        error_type="schema_error",
+        usage={"input_tokens": 120, "output_tokens": 30},
+        messages=[
+            {"role": "system", "content": "JSONで"},
+            {"role": "user", "content": "契約の質問 sk-proj-abcdefghijklmnop"},
+        ],
+        raw='{"answer": 1}',
+        schema_name="Turn",
+    )
+    request = ExportTraceServiceRequest.FromString(events_to_otlp_protobuf(events))
+    spans = list(request.resource_spans[0].scope_spans[0].spans)
+    kinds = [attrs(s)["openinference.span.kind"] for s in spans]
+    assert kinds == ["CHAIN", "CHAIN", "LLM", "LLM", "CHAIN", "LLM"]
+    assert {attrs(s)["session.id"] for s in spans} == {"thread-1"}
+    a1 = attrs(spans[2])
+    assert a1["llm.input_messages.1.message.role"] == "user"
+    assert a1["llm.input_messages.1.message.content"] == "契約の質問 [REDACTED]"
+    assert a1["llm.output_messages.0.message.content"] == '{"answer": 1}' == a1["output.value"]
+    assert json.loads(a1["input.value"])[0] == {"role": "system", "content": "JSONで"}
+    assert json.loads(a1["gen_ai.input.messages"]) == json.loads(a1["input.value"])
+    assert a1["llm.model_name"] == "gpt-4.1-mini" and a1["llm.token_count.total"] == 150
+    llm_tokens = sum(attrs(s).get("llm.token_count.prompt", 0) for s in spans)
+    all_tokens = sum(
+        attrs(s).get("llm.token_count.prompt", 0) + attrs(s).get("gen_ai.usage.input_tokens", 0)
+        for s in spans
+        if attrs(s)["openinference.span.kind"] != "LLM"
+    )
+    assert llm_tokens == 120 + 200 + 5 and all_tokens == 0
+    turn = attrs(spans[0])
+    assert turn["input.value"] == "契約の質問 [REDACTED]" and "output.value" in turn
+
+
+def test_protobuf_ids_are_the_bytes_of_the_json_hex_ids():
+    data = json.loads(events_to_otlp(EVENTS))
+    json_spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    proto = ExportTraceServiceRequest.FromString(events_to_otlp_protobuf(EVENTS))
+    proto_spans = proto.resource_spans[0].scope_spans[0].spans
+    assert len(proto_spans) == len(json_spans) == 6
+    for j, p in zip(json_spans, proto_spans, strict=True):
+        assert p.trace_id.hex() == j["traceId"] and len(p.trace_id) == 16
+        assert p.span_id.hex() == j["spanId"] and len(p.span_id) == 8
+        assert p.parent_span_id.hex() == j.get("parentSpanId", "")
+        assert p.start_time_unix_nano == int(j["startTimeUnixNano"])
