@@ -9,7 +9,7 @@ from typing import Any
 
 from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
-from core.jsonrepair import parse_json_locally
+from core.guard.local_repair import parse_json_locally
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MISSING = object()
@@ -50,7 +50,7 @@ class AttemptDiff:
 
 
 def attempt_text(event: DebugEvent) -> AttemptText:
-    """Parse one attempt's raw output locally (core.jsonrepair), recording the fixes that needed."""
+    """Parse one attempt's raw output locally (core.guard.local_repair), recording the fixes that needed."""
     raw = event.raw or ""
     local = parse_json_locally(raw) if raw.strip() else None
     return AttemptText(

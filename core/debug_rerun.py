@@ -17,7 +17,7 @@ from typing import Any
 from core.debug_cost import call_cost
 from core.debuglog import CaptureSink, DebugEvent
 from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
-from core.guard import GuardResult, guarded_json, guarded_text
+from core.guard.json_guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
 from core.pricing import Cost

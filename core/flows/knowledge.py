@@ -1,6 +1,6 @@
 """Contract-review knowledge interview: message stack, guarded call, parse/validate/normalize (spec 00, spec 01).
 
-`call_llm` builds the spec 00 message stack and calls the model through `core.guard.guarded_json`
+`call_llm` builds the spec 00 message stack and calls the model through `core.guard.json_guard.guarded_json`
 (local repair, schema validation, up to `MAX_REPAIRS` repair calls with spec 01 §6.2's instruction).
 `parse_and_validate_turn` is the never-raising public check; the guard's validator and the
 result normalization use the same helpers, so there is one source of truth.
@@ -12,10 +12,11 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core import guard, trace
+from core import trace
 from core.chat import is_history
 from core.debuglog import DebugEvent, DebugSink
-from core.jsonrepair import parse_json_locally
+from core.guard import json_guard as guard
+from core.guard.local_repair import parse_json_locally
 from core.llm.base import LLMClient, Message
 from core.schemas import load_schema, validation_errors
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.chat import ChatItem, assistant_item, error_item, meta, user_item
 from core.flows import knowledge as kf
-from core.guard_result import ERROR_MESSAGES
+from core.guard.results import ERROR_MESSAGES
 
 UNEXPECTED_ERROR = "unexpected_error"
 UNEXPECTED_MESSAGE = "予期しないエラーが発生しました。"

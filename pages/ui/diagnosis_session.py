@@ -20,7 +20,7 @@ from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 from core.flows.people import people_names
-from core.guard_result import user_message
+from core.guard.results import user_message
 from pages.ui import feedback, last_call, state
 from pages.ui.error_card import error_card
 

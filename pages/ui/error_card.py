@@ -12,8 +12,8 @@ from typing import Any
 import streamlit as st
 
 from core.chat import meta
-from core.continuation import CONTINUE_LABEL, RETRY_LABEL, TRUNCATED_LABEL
-from core.error_text import ERROR_TYPE_LABELS, plain_sentence, translate_errors
+from core.guard.continuation import CONTINUE_LABEL, RETRY_LABEL, TRUNCATED_LABEL
+from core.guard.error_texts import ERROR_TYPE_LABELS, plain_sentence, translate_errors
 
 Action = Callable[[], None]
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import openai
 from jsonschema import Draft202012Validator
 
-from core.guard import _check, guarded_json
+from core.guard.json_guard import _check, guarded_json
 from core.llm.base import LLMReply
 from core.llm.faulty import corrupt
 from core.llm.openai_client import OpenAIClient

@@ -6,7 +6,7 @@ import json
 from core.debug_diff import PathChange, attempt_diff, json_changes, json_path
 from core.debug_tree import build_tree
 from core.debuglog import ListSink
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
 

@@ -22,7 +22,7 @@ from core.debug_rerun import (
 )
 from core.debuglog import CaptureSink, DebugEvent
 from core.flows import knowledge as kf
-from core.guard import guarded_json, guarded_text
+from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient
 from core.llm.server_profiles import forget_forms

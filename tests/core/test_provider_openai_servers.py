@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.debuglog import DebugEvent, ListSink
-from core.guard import guarded_json, guarded_stream
+from core.guard.json_guard import guarded_json, guarded_stream
 from core.llm.base import JSONSchemaSpec, LLMRequest, ProviderError
 from core.llm.openai_client import OpenAIClient
 from core.llm.server_profiles import PROFILES, downgrade_note, forget_forms, remembered_forms

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from core.chat import ChatItem, history, user_item
-from core.continuation import continuation_messages, cut_text, join_continuation
 from core.flows.memory import chat as memory_chat
 from core.flows.memory.continuation import continue_memory_reply, discard_cut_memory_turn
 from core.flows.memory.items import reply_item
@@ -24,7 +23,8 @@ from core.flows.review_chat import (
     repository,
     stream_reply,
 )
-from core.guard import guarded_text
+from core.guard.continuation import continuation_messages, cut_text, join_continuation
+from core.guard.json_guard import guarded_text
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON

@@ -11,7 +11,7 @@ from core.debug_replay import ReplayReport
 from core.debug_rerun import Target
 from core.debuglog import DebugEvent, ListSink
 from core.flows.registry import demo_client
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema
 from tests.core.test_debug_replay import record

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.debuglog import ListSink
 from core.flows.registry import FLOWS
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.missing_key import MissingKeyClient
 from core.llm.replay import ReplayClient
 from core.schemas import load_schema

@@ -31,7 +31,7 @@ from core.flows.diagnosis.constants import (
     SAMPLES_DIR,
 )
 from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors
-from core.guard import GuardResult, guarded_text
+from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
 from core.search.embedders import Embedder, Matrix, default_embedder

@@ -17,7 +17,7 @@ from core.flows.diagnosis.constants import FLOW_TAG, SUMMARY_EVERY_TURNS
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_summary_messages
-from core.guard import GuardResult, guarded_text
+from core.guard.json_guard import GuardResult, guarded_text
 from core.worker import JobFailed
 
 SUMMARY_JOB_KIND = "summary"

@@ -11,7 +11,7 @@ from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_urgency_messages
 from core.flows.diagnosis.urgency import UrgencyResult, merge_urgency
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
-from core.guard import GuardResult, guarded_json
+from core.guard.json_guard import GuardResult, guarded_json
 from core.schema_types import Urgency
 from core.schemas import load_schema
 

@@ -30,7 +30,7 @@ from core.flows.memory.extraction_store import (
     log_step,
     store_reflection,
 )
-from core.guard import GuardResult, guarded_json
+from core.guard.json_guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.schemas import load_schema

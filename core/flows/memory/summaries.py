@@ -24,7 +24,7 @@ from core.flows.memory.constants import (
 )
 from core.flows.memory.extraction import format_time
 from core.flows.memory.indexing import index_units
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.base import LLMClient, Message
 from core.prompts import fill, load_prompt
 from core.schemas import load_schema

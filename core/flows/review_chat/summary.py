@@ -10,7 +10,7 @@ from core.debuglog import DebugSink
 from core.flows.review_chat.constants import FLOW, PROMPT_SUMMARIZE, STEP_SUMMARIZE, SUMMARY_EVERY_TURNS
 from core.flows.review_chat.messages import plain_history
 from core.flows.review_chat.models import ThreadState
-from core.guard import GuardResult, guarded_text
+from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
 from core.prompts import fill, load_prompt
 from core.store.review import ReviewRepository

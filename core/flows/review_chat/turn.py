@@ -14,7 +14,7 @@ from core.flows.review_chat.models import ReviewRecord, ThreadState
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
 from core.flows.review_chat.summary import SummaryOutcome, due_summary_segment, maybe_summarize
 from core.flows.review_chat.tracing import FirstTurnSink, turn_trace
-from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
+from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 
 

@@ -52,7 +52,7 @@ from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summ
 from core.flows.diagnosis.tracing import main_call
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
-from core.guard import GuardResult, guarded_json
+from core.guard.json_guard import GuardResult, guarded_json
 from core.schemas import load_schema
 
 RESOLVED_CHOICES = [

@@ -9,7 +9,7 @@ from core.flows.diagnosis.prompting import build_spec_messages
 from core.flows.diagnosis.rag import format_excerpts
 from core.flows.diagnosis.responses import record_user, respond
 from core.flows.diagnosis.step_shared import SPEC_CHOICES, rag_search, spec_prompt
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.schemas import load_schema
 
 SPEC_FOLLOWUPS = {

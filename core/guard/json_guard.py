@@ -10,9 +10,11 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.clamp import clamp_numbers
 from core.debuglog import DebugEvent, DebugSink
-from core.guard_result import (
+from core.guard.clamps import clamp_numbers
+from core.guard.local_repair import parse_json_locally
+from core.guard.reply_limits import cap_strings, limits_for
+from core.guard.results import (
     ERROR_MESSAGES,
     REPAIRABLE,
     Attempt,
@@ -25,10 +27,8 @@ from core.guard_result import (
     trace_fields,
     user_message,
 )
-from core.guard_text import GuardedStream, guarded_stream, guarded_text
-from core.jsonrepair import parse_json_locally
+from core.guard.text_guard import GuardedStream, guarded_stream, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMReply, LLMRequest, Message
-from core.reply_limits import cap_strings, limits_for
 from core.schemas import validation_errors
 
 __all__ = [
@@ -132,11 +132,11 @@ def guarded_json(
     """Call the model for JSON that passes `schema` and `validators`; repair up to `max_repairs` times.
 
     `clamp=True` brings numbers outside their schema's minimum / maximum into range before validation,
-    each change noted on the attempt (core.clamp), instead of spending a repair call on them.
+    each change noted on the attempt (core.guard.clamps), instead of spending a repair call on them.
 
     `wire_schema` (default: `schema`) is what the provider is asked to follow, e.g. the knowledge turn
     with its entry schema inlined so OpenAI strict mode can enforce it; replies are still validated
-    against `schema` and `validators`. `max_tokens` defaults to the flow's (core.reply_limits); strings
+    against `schema` and `validators`. `max_tokens` defaults to the flow's (core.guard.reply_limits); strings
     of the validated data longer than the flow's character cap are cut with a notice (`raw` is whole).
 
     Every event is stamped with the trace context (core.trace) and the request settings; `call_id`

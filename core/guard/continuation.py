@@ -8,7 +8,7 @@ instruction to go on from where it stopped (prompts/continue_reply.md); its text
 
 from __future__ import annotations
 
-from core.guard_result import GuardResult
+from core.guard.results import GuardResult
 from core.llm.base import Message
 from core.prompts import load_prompt
 

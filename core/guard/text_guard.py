@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.debuglog import DebugEvent, DebugSink
-from core.guard_result import (
+from core.guard.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
+from core.guard.results import (
     Attempt,
     GuardResult,
     call_client,
@@ -23,7 +24,6 @@ from core.guard_result import (
 )
 from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
 from core.llm.replay import ReplayExhausted
-from core.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
 
 
 class GuardedStream:
@@ -210,7 +210,7 @@ def guarded_text(
 ) -> GuardResult[str]:
     """Free-text call through the guard (summaries, RAG answers, reflection): a result, never an exception.
 
-    `max_tokens` defaults to the flow's (core.reply_limits, by `tags["flow"]`); the result's text is
+    `max_tokens` defaults to the flow's (core.guard.reply_limits, by `tags["flow"]`); the result's text is
     capped at the flow's characters with a notice, `raw` keeps the whole reply.
     """
     request = _text_request(messages, tags, max_tokens, temperature)
