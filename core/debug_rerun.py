@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.contracts.schemas import load_schema, schema_names
 from core.debug_cost import call_cost
 from core.debuglog import CaptureSink, DebugEvent
 from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
@@ -21,7 +22,6 @@ from core.guard.json_guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
 from core.pricing import Cost
-from core.schemas import load_schema, schema_names
 from core.settings import DEFAULT_MODELS, PROVIDER_LABELS, PROVIDERS, Settings
 
 CALL_KINDS = ("call", "error")

@@ -14,11 +14,11 @@ from typing import Any
 
 from core import trace
 from core.chat import is_history
+from core.contracts.schemas import load_schema, validation_errors
 from core.debuglog import DebugEvent, DebugSink
 from core.guard import json_guard as guard
 from core.guard.local_repair import parse_json_locally
 from core.llm.base import LLMClient, Message
-from core.schemas import load_schema, validation_errors
 
 FLOW = "knowledge"
 STEP_TURN = "interview_turn"

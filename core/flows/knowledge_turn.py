@@ -19,6 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from core import trace
 from core.attachments import ExtractedDocument
 from core.chat import ChatItem, history, meta, pop_failed_turn
+from core.contracts.prompts import load_prompt
 from core.debuglog import DebugSink, redact_text
 from core.flows import knowledge as kf
 from core.flows.knowledge_index import KnowledgeIndex, find_references
@@ -32,7 +33,6 @@ from core.flows.knowledge_items import (
     reply_item,
 )
 from core.llm.base import LLMClient
-from core.prompts import load_prompt
 from core.store.knowledge import KnowledgeRepository
 
 NOTICE_NOT_STARTED = (

@@ -8,9 +8,9 @@ instruction to go on from where it stopped (prompts/continue_reply.md); its text
 
 from __future__ import annotations
 
+from core.contracts.prompts import load_prompt
 from core.guard.results import GuardResult
 from core.llm.base import Message
-from core.prompts import load_prompt
 
 TRUNCATED_LABEL = "途中で途切れました"
 CONTINUE_LABEL = "続きを生成"

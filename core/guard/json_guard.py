@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core.contracts.schemas import validation_errors
 from core.debuglog import DebugEvent, DebugSink
 from core.guard.clamps import clamp_numbers
 from core.guard.local_repair import parse_json_locally
@@ -29,7 +30,6 @@ from core.guard.results import (
 )
 from core.guard.text_guard import GuardedStream, guarded_stream, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMReply, LLMRequest, Message
-from core.schemas import validation_errors
 
 __all__ = [
     "ERROR_MESSAGES",

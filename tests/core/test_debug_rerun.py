@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from core.contracts.schemas import load_schema
 from core.debug_rerun import (
     RerunRequest,
     Target,
@@ -26,7 +27,6 @@ from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient
 from core.llm.server_profiles import forget_forms
-from core.schemas import load_schema
 from core.settings import Settings
 from tests.core.wire_server import Scripted, WireServer
 

@@ -1,7 +1,7 @@
 """Imports only point down (issue #11): read every import of core/, pages/ and streamlit_app.py with ast.
 
-Layers, top to bottom: the shell and pages -> core.flows -> core.store / core.llm -> core.schemas,
-core.schema_strict and the rest of core. A page reaches storage only through flows (pages/ui/state.py,
+Layers, top to bottom: the shell and pages -> core.flows -> core.store / core.llm -> core.contracts.schemas,
+core.contracts.strict_copies and the rest of core. A page reaches storage only through flows (pages/ui/state.py,
 which opens the shared engine and Chroma client, is the one exception); core never imports Streamlit;
 core modules import each other without cycles; imports sit at the top of a module unless the
 allowlist below says why one must wait.
@@ -51,8 +51,8 @@ FUNCTION_LEVEL_ALLOWED = {
 FORBIDDEN = (
     ("core.store", "core.flows", "stores never import flows"),
     ("core.llm", "core.flows", "core.llm never imports flows"),
-    ("core.schemas", "core.llm", "schema loading sits below core.llm"),
-    ("core.schema_strict", "core.llm", "strict-schema conversion sits below core.llm"),
+    ("core.contracts.schemas", "core.llm", "schema loading sits below core.llm"),
+    ("core.contracts.strict_copies", "core.llm", "strict-schema conversion sits below core.llm"),
     ("core", "streamlit", "core never imports Streamlit"),
 )
 # What the shell and the pages may not touch: storage, SDKs, SQL and Chroma (they go through core.flows).

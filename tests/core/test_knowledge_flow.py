@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.chat import assistant_item, error_item, user_item
+from core.contracts.schemas import strict_copy, validation_errors
 from core.debuglog import ListSink
 from core.flows import knowledge as kf
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
-from core.schemas import strict_copy, validation_errors
 
 TURN = kf.turn_schema()
 ENTRY = kf.entry_schema()

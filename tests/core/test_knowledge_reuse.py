@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from core.contracts.prompts import load_prompt
 from core.flows import knowledge as kf
 from core.flows import knowledge_analytics as ka
 from core.flows import knowledge_base as kb
@@ -25,7 +26,6 @@ from core.flows.knowledge_interviews import demo_opening
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.base import LLMRequest
 from core.llm.replay import ReplayClient
-from core.prompts import load_prompt
 from core.store.knowledge_base import StaleEntryError
 from core.vectors import open_chroma
 from tests.persons import ALICE, BOB

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from core.chat import meta
+from core.contracts.prompts import load_prompt
 from core.debuglog import CaptureSink
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
@@ -17,7 +18,6 @@ from core.flows import knowledge_turn as kt
 from core.flows.knowledge_demo import DEMO_OPENING, DEMO_SCRIPT
 from core.flows.knowledge_stores import KnowledgeStoreError, knowledge_stores
 from core.llm.replay import ReplayClient
-from core.prompts import load_prompt
 from tests.persons import ALICE, BOB
 
 ENTRY = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from core.contracts.schemas import load_schema, schema_names, validation_errors
 from core.debuglog import ListSink, events_to_jsonl
 from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
@@ -12,7 +13,6 @@ from core.llm.faulty import CORRUPTIONS, FaultyClient, corrupt
 from core.llm.missing_key import MissingKeyClient
 from core.llm.registry import build_client
 from core.llm.replay import ReplayClient, ReplayExhausted
-from core.schemas import load_schema, schema_names, validation_errors
 from core.settings import Settings, load_settings
 
 TURN = load_schema("knowledge_llm_turn")

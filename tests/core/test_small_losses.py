@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.attachments import extract_text_from_document
+from core.contracts.schemas import load_schema
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
 from core.flows.knowledge_turn import TurnInput, run_turn
@@ -21,7 +22,6 @@ from core.guard.clamps import clamp_numbers
 from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.schemas import load_schema
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.memory_repository import MemoryRepository

@@ -7,6 +7,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from core.contracts.prompts import load_prompt
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_turn as kt
@@ -14,7 +15,6 @@ from core.flows.knowledge_interviews import demo_opening
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
-from core.prompts import load_prompt
 from core.store import open_store
 from core.vectors import open_chroma
 from tests.pages.conftest import make_app

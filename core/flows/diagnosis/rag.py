@@ -16,6 +16,7 @@ from typing import Any
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
+from core.contracts.prompts import fill, load_prompt
 from core.debuglog import DebugSink
 from core.flows.diagnosis.catalog import load_manual, load_vehicles
 from core.flows.diagnosis.constants import (
@@ -33,7 +34,6 @@ from core.flows.diagnosis.constants import (
 from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors
 from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
-from core.prompts import fill, load_prompt
 from core.search.embedders import Embedder, Matrix, default_embedder
 from core.search.fusion import rrf_merge
 from core.search.lexical import LexicalIndex

@@ -18,6 +18,7 @@ from typing import Any
 from chromadb.api.models.Collection import Collection
 
 from core import trace
+from core.contracts.prompts import fill, load_prompt
 from core.debuglog import DebugSink
 from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, DEFAULT_EXTRACTION, FLOW, TRAILER_MARKER
@@ -36,7 +37,6 @@ from core.flows.memory.trailer import TrailerSplitter, parse_trailer
 from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
-from core.prompts import fill, load_prompt
 from core.store.memory_repository import MemoryRepository
 from core.worker import BackgroundWorker
 

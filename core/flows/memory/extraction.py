@@ -15,6 +15,8 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.clock import format_local
+from core.contracts.prompts import fill, load_prompt
+from core.contracts.schemas import load_schema
 from core.debuglog import DebugSink
 from core.flows.memory.constants import (
     DEFAULT_EXTRACTION,
@@ -32,8 +34,6 @@ from core.flows.memory.extraction_store import (
 )
 from core.guard.json_guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
-from core.prompts import fill, load_prompt
-from core.schemas import load_schema
 from core.store.memory import KIND_EPISODE, mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 

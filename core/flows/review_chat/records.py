@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.contracts.schemas import load_schema, validator_for
 from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES, answer_bound_errors
 from core.flows.review_chat.models import ReviewRecord
 from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
 from core.json_bounds import parse_bounded
-from core.schemas import load_schema, validator_for
 from core.text.safe import safe_value
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "review"

@@ -6,7 +6,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPT_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _NAME = re.compile(r"^[A-Za-z0-9_\-]+(\.(md|txt))?$")
 
 

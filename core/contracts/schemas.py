@@ -9,7 +9,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from core.schema_strict import strict_copy
+from core.contracts.strict_copies import strict_copy
 
 __all__ = [
     "SCHEMA_DIR",
@@ -21,7 +21,7 @@ __all__ = [
     "validator_for",
 ]
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 # id(schema) -> (schema, value); keeping the schema alive means its id is never reused.
 _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}

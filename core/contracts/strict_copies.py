@@ -8,7 +8,7 @@ answer looks like: a property that was optional becomes required-but-nullable, s
 schema, so callers should drop `null`s of optional keys (or accept them) when they validate.
 
 `openai_strict_schema` and `is_strict_compatible` are pure; `strict_copy` memoizes both per schema object,
-so the clients do no schema work on the request path. It lives beside core.schemas (schema loading), below
+so the clients do no schema work on the request path. It lives beside core.contracts.schemas (schema loading), below
 core.llm: the provider clients import it, never the other way round.
 """
 
