@@ -1,7 +1,7 @@
 """An uploaded debug-log export (JSON Lines) checked against the event schema before anything reads it.
 
 Both uploaders of the debug page (the import box and the replay tab) read files through `read_debug_jsonl`:
-every line must be a JSON object no deeper than core.json_bounds.MAX_DEPTH whose known keys have the types
+every line must be a JSON object no deeper than core.documents.json_bounds.MAX_DEPTH whose known keys have the types
 DebugEvent declares (`messages` a list of {role, content} strings, `turn` an integer, ids strings, ...); the
 file holds at most MAX_LINES events. A failing line is reported by its number in Japanese and nothing is
 read, so a hostile or damaged file can never reach the trace, cost or replay code. No Streamlit.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.debuglog import DebugEvent
-from core.json_bounds import parse_bounded
+from core.documents.json_bounds import parse_bounded
 
 MAX_LINES = (
     50_000  # events of one file (the session keeps 2,000; an export of several sessions stays far below)

@@ -6,10 +6,10 @@ import streamlit as st
 
 from core.chat import last_failed, meta
 from core.clock import format_local
+from core.documents.uploads import upload_limit_caption
 from core.flows.feedback import reply_turns
 from core.flows.review_chat import load_sample_review
 from core.flows.review_chat.records import MAX_IMPORT_BYTES
-from core.uploads import upload_limit_caption
 from pages.ui import feedback, last_call, state
 from pages.ui import review_manage as rm
 from pages.ui import review_material as rmat

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from core.attachments import extract_text_from_document
 from core.chat import ChatItem
+from core.documents.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
 from core.flows.knowledge_index import find_references

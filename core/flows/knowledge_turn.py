@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from core import trace
-from core.attachments import ExtractedDocument
 from core.chat import ChatItem, history, meta, pop_failed_turn
 from core.contracts.prompts import load_prompt
 from core.debuglog import DebugSink, redact_text
+from core.documents.attachments import ExtractedDocument
 from core.flows import knowledge as kf
 from core.flows.knowledge_index import KnowledgeIndex, find_references
 from core.flows.knowledge_items import (
@@ -57,7 +57,7 @@ class TurnInput:
     def from_documents(
         cls, text: str, docs: Sequence[ExtractedDocument], attachment_errors: Sequence[str] = ()
     ) -> TurnInput:
-        """An input from the typed text and the documents extracted from its attachments (core.attachments)."""
+        """An input from the typed text and the documents extracted from its attachments (core.documents.attachments)."""
         return cls(
             (text or "").strip(),
             [d.text for d in docs],

@@ -1,6 +1,6 @@
 """Attachments on a page: extracted once, in the worker, with progress, cancel and a PDF password (issue #15).
 
-Extraction runs in core.extraction's subprocess with a time and memory budget; outcomes are kept in a
+Extraction runs in core.documents.extract's subprocess with a time and memory budget; outcomes are kept in a
 process-wide cache keyed by the bytes' hash, so reruns do not read a file again. While a file is read,
 a progress bar and a 「読み取りを中止」 button show: clicking it makes Streamlit rerun, which stops the
 waiting script (the child is killed on the way out) and marks the files being read as cancelled.
@@ -12,8 +12,8 @@ from typing import Any
 
 import streamlit as st
 
-from core.attachments import DEFAULT_LIMITS, AttachmentError, ExtractedDocument, attachment_name
-from core.extraction import ExtractionCache, Tick, WorkerBudget, extract_once
+from core.documents.attachments import DEFAULT_LIMITS, AttachmentError, ExtractedDocument, attachment_name
+from core.documents.extract import ExtractionCache, Tick, WorkerBudget, extract_once
 
 PASSWORD_CODES = ("pdf_password", "wrong_password")
 SHOW_PROGRESS_AFTER_S = 0.3

@@ -13,9 +13,9 @@ from core.debug_import import DebugImport, read_debug_jsonl
 from core.debug_report import calls_frame
 from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent
+from core.documents.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from core.flows.feedback import FeedbackStoreError, feedback_rows
 from core.pricing import Price, PriceFileError, load_price_table, prices_path, total
-from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from pages.ui import state
 from pages.ui.render import literal_md, plain_label
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from core.attachments import ExtractedDocument
 from core.chat import ChatItem
+from core.documents.attachments import ExtractedDocument
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
 from core.flows.knowledge_index import IndexReport

@@ -38,9 +38,9 @@ from sqlalchemy import func, select
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.attachments import AttachmentError, AttachmentLimits  # noqa: E402
 from core.chat import ChatItem, history  # noqa: E402
-from core.extraction import WorkerBudget, extract_in_worker  # noqa: E402
+from core.documents.attachments import AttachmentError, AttachmentLimits  # noqa: E402
+from core.documents.extract import WorkerBudget, extract_in_worker  # noqa: E402
 from core.flows import review_chat  # noqa: E402
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
 from core.flows.knowledge_stores import knowledge_stores  # noqa: E402

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import docx
 from pypdf import PdfReader, PdfWriter
 
-from core.attachments import extract_text_from_document
+from core.documents.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
 from core.samples.knowledge.build_samples import build_pdf

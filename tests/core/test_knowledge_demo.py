@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.attachments import extract_text_from_document
+from core.documents.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
 from core.flows.knowledge_turn import TurnInput, run_turn

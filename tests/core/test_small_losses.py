@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.attachments import extract_text_from_document
 from core.contracts.schemas import load_schema
+from core.documents.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
 from core.flows.knowledge_turn import TurnInput, run_turn

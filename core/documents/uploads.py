@@ -2,7 +2,7 @@
 notice is an English line and an icon, drawn in the browser before the file reaches the app).
 
 Two numbers: MAX_UPLOAD_MB is the app's bound, checked by each reader (debug JSONL here; attachments in
-core.attachment_types.MAX_FILE_BYTES; review JSON in core.flows.review_chat.records.MAX_IMPORT_BYTES), each with a
+core.documents.document.MAX_FILE_BYTES; review JSON in core.flows.review_chat.records.MAX_IMPORT_BYTES), each with a
 Japanese message. TRANSPORT_MAX_MB is Streamlit's `.streamlit/config.toml` server.maxUploadSize, kept at twice
 the app's bound so that a file somewhat over a bound still reaches our check and is refused in Japanese; only a
 file past the transport bound gets Streamlit's line, next to our caption that states the limit.

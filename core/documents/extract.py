@@ -1,6 +1,6 @@
 """Run attachment extraction in a subprocess with a time and memory budget, once per file (issue #15).
 
-`extract_in_worker` starts `python -m core.extraction_worker`, hands it the bytes, and waits at most
+`extract_in_worker` starts `python -m core.documents.extract_worker`, hands it the bytes, and waits at most
 `budget.seconds`; the child lowers its own address-space limit, so a file that expands past every
 check fails there with a Japanese message instead of taking the app (and every session in it) down.
 `on_tick` is called about five times a second with the progress so far: a page draws a progress bar
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from core.attachments import (
+from core.documents.attachments import (
     DEFAULT_LIMITS,
     AttachmentError,
     AttachmentLimits,
@@ -33,7 +33,7 @@ from core.attachments import (
     attachment_name,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SECONDS = 30.0
 DEFAULT_MEMORY_MB = 1024
 TICK_SECONDS = 0.2
@@ -133,7 +133,7 @@ def extract_in_worker(
     budget: WorkerBudget | None = None,
     on_tick: OnTick | None = None,
 ) -> ExtractedDocument:
-    """core.attachments.extract_text_from_document in a subprocess, within `budget` (issue #15).
+    """core.documents.attachments.extract_text_from_document in a subprocess, within `budget` (issue #15).
 
     Raises AttachmentError: the file's own errors, and `timeout`, `memory`, `cancelled` (on_tick
     returned False) or `worker_failed`. The child is killed whenever this returns or raises.
@@ -142,7 +142,7 @@ def extract_in_worker(
     name = attachment_name(filename)
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "core.extraction_worker"],
+        [sys.executable, "-m", "core.documents.extract_worker"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -1,4 +1,4 @@
-"""DOCX -> paragraphs with python-docx, after its zip directory and XML parts passed core.attachment_bounds."""
+"""DOCX -> paragraphs with python-docx, after its zip directory and XML parts passed core.documents.bounds."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import docx
 from docx.document import Document as DocxDocument
 from docx.table import Table
 
-from core.attachment_bounds import BoundExceeded, XmlBounds, ZipBounds, check_xml_parts, check_zip_directory
-from core.attachment_types import (
+from core.documents.bounds import BoundExceeded, XmlBounds, ZipBounds, check_xml_parts, check_zip_directory
+from core.documents.document import (
     OLE_MAGIC,
     AttachmentError,
     AttachmentLimits,

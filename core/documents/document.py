@@ -1,7 +1,7 @@
 """Attachment limits, errors and the extracted document (spec 00 添付ファイル処理; issue #15 bounds).
 
-Shared by core.attachments (dispatch, text files), core.attachment_pdf, core.attachment_docx and the
-extraction worker (core.extraction_worker), which sends documents and errors back as JSON.
+Shared by core.documents.attachments (dispatch, text files), core.documents.pdf_reader, core.documents.docx_reader and the
+extraction worker (core.documents.extract_worker), which sends documents and errors back as JSON.
 """
 
 from __future__ import annotations

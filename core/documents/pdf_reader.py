@@ -15,8 +15,8 @@ from typing import TypeVar
 from pypdf import PageObject, PdfReader
 from pypdf.errors import FileNotDecryptedError, LimitReachedError, PdfReadError
 
-from core.attachment_bounds import page_content_bytes, pdf_decoding_bounds
-from core.attachment_types import (
+from core.documents.bounds import page_content_bytes, pdf_decoding_bounds
+from core.documents.document import (
     AttachmentError,
     AttachmentLimits,
     ExtractedDocument,

@@ -3,7 +3,7 @@
 The upload limit only bounds the bytes on disk; a 3 MB DOCX can hold 1 GB of XML and a small PDF a
 stream that inflates to gigabytes. These checks read the zip directory before anything is inflated,
 stream every XML part through expat counting elements and text (no tree is built), and bound what
-pypdf may decode. Each check raises `BoundExceeded(code, details)`; core.attachments turns it into an
+pypdf may decode. Each check raises `BoundExceeded(code, details)`; core.documents.attachments turns it into an
 `AttachmentError` with the Japanese message of that code.
 """
 
@@ -25,7 +25,7 @@ RATIO_MIN_BYTES = 1024 * 1024
 
 
 class BoundExceeded(Exception):
-    """A limit on what an attachment expands to; `code` is a key of core.attachments.ERROR_MESSAGES."""
+    """A limit on what an attachment expands to; `code` is a key of core.documents.attachments.ERROR_MESSAGES."""
 
     def __init__(self, code: str, **details: Any):
         self.code = code

@@ -4,17 +4,15 @@ Files are read from bytes in memory and never written anywhere. Every failure is
 `AttachmentError` with a `code` and a Japanese message a staff member can act on. The limits bound what
 a file expands to, not only its size (issue #15): a DOCX's zip directory and XML parts are checked
 before python-docx parses them, and pypdf's decoding is bounded per stream and per file
-(core.attachment_bounds). Pages run this in a subprocess with a time and memory budget
-(core.extraction), never in the app process.
+(core.documents.bounds). Pages run this in a subprocess with a time and memory budget
+(core.documents.extract), never in the app process.
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
-from core.attachment_docx import extract_docx
-from core.attachment_pdf import extract_pdf
-from core.attachment_types import (
+from core.documents.document import (
     DEFAULT_LIMITS,
     ERROR_MESSAGES,
     MAX_FILE_BYTES,
@@ -28,6 +26,8 @@ from core.attachment_types import (
     Progress,
     lines_to_paragraphs,
 )
+from core.documents.docx_reader import extract_docx
+from core.documents.pdf_reader import extract_pdf
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -87,7 +87,7 @@ def extract_text_from_document(
     Raises AttachmentError (code + Japanese message) for unsupported, empty, over-limit (size, what
     it expands to, pages, characters), encrypted, corrupt and image-only files. `password` opens a
     PDF with a user password; `progress(done, total)` is called after each PDF page. Nothing is
-    written to disk. This runs in the calling process: pages use core.extraction (a subprocess with
+    written to disk. This runs in the calling process: pages use core.documents.extract (a subprocess with
     a time and memory budget) instead.
     """
     name = attachment_name(filename)

@@ -1,7 +1,7 @@
-"""The extraction subprocess: `python -m core.extraction_worker` (issue #15, bounded extraction).
+"""The extraction subprocess: `python -m core.documents.extract_worker` (issue #15, bounded extraction).
 
 Reads one request from stdin (a JSON header line, then the file's bytes), lowers its own address-space
-and CPU limits first, extracts with core.attachments, and writes JSON lines to stdout: progress
+and CPU limits first, extracts with core.documents.attachments, and writes JSON lines to stdout: progress
 `{"progress": [done, total]}` while PDF pages are read, then one result, `{"ok": true, "document":
 {...}}` or `{"ok": false, "code": ..., "details": {...}}`. It never writes a file (RLIMIT_FSIZE 0). A
 bomb that slips past every check runs out of memory here, not in the app process.
@@ -14,7 +14,7 @@ import resource
 import sys
 from typing import Any, BinaryIO
 
-from core.attachments import AttachmentError, AttachmentLimits, extract_text_from_document
+from core.documents.attachments import AttachmentError, AttachmentLimits, extract_text_from_document
 
 
 def _limit(kind: int, value: int) -> None:
