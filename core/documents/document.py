@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.textnorm import repair_ideographs
+from core.text.textnorm import repair_ideographs
 
 # Limits (named here, in one place).
 MAX_FILE_BYTES = 20 * 1024 * 1024  # 20 MB per file

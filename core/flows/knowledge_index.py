@@ -2,7 +2,7 @@
 
 One Chroma collection (`knowledge_entries`) for the team's shared knowledge base, embedded with the app's
 embedder (core.search.embedders: the bundled multilingual model by default; embedded or a CHROMA_HOST server
-alike). A vector's id is the entry's id; its document is INDEXED_FIELDS folded with core.textnorm.fold
+alike). A vector's id is the entry's id; its document is INDEXED_FIELDS folded with core.text.textnorm.fold
 (ＮＤＡ = NDA, 第８条 = 第8条); its metadata
 the entry's version (reconcile re-indexes an entry whose vector is of an older version). Active entries only:
 an entry is indexed when saved or edited, removed when archived, indexed again when restored. The database is
@@ -28,7 +28,7 @@ from core.chat import ChatItem
 from core.flows.knowledge_items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
 from core.store.knowledge_base import KnowledgeBaseRepository
-from core.textnorm import fold
+from core.text.textnorm import fold
 from core.vectors import get_collection, relevance_score
 
 COLLECTION = "knowledge_entries"

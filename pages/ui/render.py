@@ -2,7 +2,7 @@
 
 Every Markdown sink that can show model-derived text (chat replies, summaries, facts, loops, entity
 names, choices, banners, captions, labels, the debug page) goes through these helpers, which pass the
-text through core.safe_markdown (raw HTML escaped, no images, links as text with their host, no
+text through core.text.safe_markdown (raw HTML escaped, no images, links as text with their host, no
 autolinks, no math). Long text is shown in part with 「全文を表示」, so a 2 MB reply is not sent to
 the browser again on every rerun; streams are redrawn at most every STREAM_REDRAW_S seconds.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.safe_markdown import ZWSP, safe_llm_markdown, safe_plain
+from core.text.safe_markdown import ZWSP, safe_llm_markdown, safe_plain
 
 DISPLAY_CHARS = 6_000  # shown before 「全文を表示」
 FULL_CHARS = 100_000  # at most this much even when the whole text is asked for

@@ -4,7 +4,7 @@ A key is what two spellings of one word share, so hiragana / kanji / okurigana /
 meet: ねこ and 猫 (normalized form 猫, reading ネコ), 締め切り / 締切 (締め切り), 打合せ / 打ち合わせ,
 パソコン / PC and スマホ / スマートフォン (Sudachi's synonym group, key `syn14881`), ＮＤＡ / NDA (folded).
 Particles, auxiliaries, symbols, prefixes and suffixes (さん, 様, くん, ちゃん) and light verbs (する, なる, いる)
-give no key. Every key is folded (core.textnorm.fold) and kana keys are katakana.
+give no key. Every key is folded (core.text.textnorm.fold) and kana keys are katakana.
 
 `lexical_keys(text)` is the list; `lexical_document(text)` the same keys joined by spaces, which SQLite FTS5
 (`unicode61`) and PostgreSQL (`to_tsvector('simple', ...)`) both index as is; `term_keys` gives the keys of
@@ -22,7 +22,7 @@ from typing import Any
 
 from sudachipy import Dictionary, SplitMode
 
-from core.textnorm import fold
+from core.text.textnorm import fold
 
 # Parts of speech (Sudachi's first level) that carry content; the rest (助詞, 助動詞, 補助記号, 空白, 接頭辞,
 # 接尾辞, 代名詞, 連体詞, 接続詞, 感動詞, 記号) give no key.
