@@ -193,7 +193,7 @@ def events_to_jsonl(
     rating: Callable[[DebugEvent], Mapping[str, Any] | None] | None = None,
 ) -> str:
     """JSON Lines export (redacted again, so an export never carries a secret). `rating` gives the rating of
-    an event's turn (core.debug_feedback), written under the line's `feedback` key."""
+    an event's turn (core.workbench.ratings), written under the line's `feedback` key."""
     secrets = list(secrets)
     lines = []
     for e in events:
@@ -273,7 +273,7 @@ def events_to_csv(
 ) -> str:
     """A flat CSV export: one row per event, messages and the wire schema left out (they are in the JSONL
     export). Text cells cannot read as spreadsheet formulas (core.text.export; the JSONL keeps raw values).
-    `cost` gives the cost column's text per event (core.pricing; empty without it); `rating` the
+    `cost` gives the cost column's text per event (core.workbench.prices; empty without it); `rating` the
     rating of the event's turn (feedback / feedback_comment columns)."""
     secrets = list(secrets)
     rows = []

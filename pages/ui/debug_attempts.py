@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
+from core.workbench.tree import CallNode
 from pages.ui.render import llm_label, raw_excerpt
 
 DEBUG_CHARS = 200_000  # of one message or raw output on screen; the JSONL export has everything

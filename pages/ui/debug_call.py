@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from core.debug_diff import attempt_diff
-from core.debug_notes import call_notes
-from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
-from core.pricing import Cost, Price, cost
+from core.workbench.diff import attempt_diff
+from core.workbench.notes import call_notes
+from core.workbench.prices import Cost, Price, cost
+from core.workbench.tree import CallNode
 from pages.ui import debug_attempts, debug_diff_view, debug_rerun
 from pages.ui.last_call import STEP_LABELS
 from pages.ui.render import llm_label, plain_label

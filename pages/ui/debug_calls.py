@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.debug_feedback import Ratings
-from core.debug_notes import KINDS, OTHER
-from core.debug_report import calls_frame, filter_calls
-from core.debug_tree import CallNode, ConversationNode
 from core.debuglog import DebugEvent
-from core.pricing import Price
+from core.workbench.notes import KINDS, OTHER
+from core.workbench.prices import Price
+from core.workbench.ratings import Ratings
+from core.workbench.report import calls_frame, filter_calls
+from core.workbench.tree import CallNode, ConversationNode
 from pages.ui import debug_call
 from pages.ui.render import llm_label
 

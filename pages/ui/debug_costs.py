@@ -8,16 +8,16 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import streamlit as st
 
-from core.debug_report import (
+from core.debuglog import DebugEvent
+from core.workbench.prices import Price, costs_by, costs_by_flow, costs_by_session, total
+from core.workbench.report import (
     attempts_per_flow,
     calls_frame,
     cost_chart_rows,
     cost_table,
     tokens_chart_rows,
 )
-from core.debug_tree import ConversationNode
-from core.debuglog import DebugEvent
-from core.pricing import Price, costs_by, costs_by_flow, costs_by_session, total
+from core.workbench.tree import ConversationNode
 from pages.ui import debug_call, debug_source
 
 FLAT = alt.Axis(labelAngle=0)

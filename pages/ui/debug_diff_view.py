@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.debug_diff import AttemptDiff, AttemptText
+from core.workbench.diff import AttemptDiff, AttemptText
 from pages.ui.render import llm_caption, llm_cell, raw_excerpt
 
 DIFF_CHARS = 50_000

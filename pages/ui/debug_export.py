@@ -7,10 +7,10 @@ from collections.abc import Mapping, MutableSequence, Sequence
 
 import streamlit as st
 
-from core.debug_feedback import Ratings, rating_of
-from core.debug_otel import events_to_otlp
 from core.debuglog import DebugEvent, events_to_csv, events_to_jsonl
-from core.pricing import Price, event_cost
+from core.workbench.otel import events_to_otlp
+from core.workbench.prices import Price, event_cost
+from core.workbench.ratings import Ratings, rating_of
 
 
 def render(

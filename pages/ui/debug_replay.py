@@ -10,16 +10,16 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.debug_replay import ReplayReport, conversations, replay
-from core.debug_replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
-from core.debug_replay_flows import REPLAYABLE
-from core.debug_rerun import Target, targets
 from core.debuglog import DebugEvent
 from core.flows import review_chat
 from core.flows.review_chat import ReviewRecord
 from core.flows.review_chat.constants import FLOW as REVIEW_FLOW
 from core.settings import PROVIDER_LABELS
 from core.text.export import csv_text
+from core.workbench.replay import ReplayReport, conversations, replay
+from core.workbench.replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
+from core.workbench.replay_flows import REPLAYABLE
+from core.workbench.rerun import Target, targets
 from pages.ui import diagnosis_session, state, tab_memory
 from pages.ui.debug_source import read_upload, show_import_errors, upload_caption
 from pages.ui.render import llm_cell, plain_label

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.debug_cost import cost_text
-from core.debug_rerun import RerunOutcome, Target, edit, rerun, rerun_request, targets
 from core.debuglog import DebugEvent
+from core.workbench.cost import cost_text
+from core.workbench.rerun import RerunOutcome, Target, edit, rerun, rerun_request, targets
 from pages.ui import state, tab_memory
 from pages.ui.render import llm_label, plain_label, raw_excerpt
 

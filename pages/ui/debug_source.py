@@ -8,14 +8,14 @@ from typing import Any
 
 import streamlit as st
 
-from core.debug_feedback import Ratings, ratings_from_jsonl, ratings_from_rows
-from core.debug_import import DebugImport, read_debug_jsonl
-from core.debug_report import calls_frame
-from core.debug_tree import ConversationNode, build_tree
 from core.debuglog import DebugEvent
 from core.documents.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from core.flows.feedback import FeedbackStoreError, feedback_rows
-from core.pricing import Price, PriceFileError, load_price_table, prices_path, total
+from core.workbench.log_import import DebugImport, read_debug_jsonl
+from core.workbench.prices import Price, PriceFileError, load_price_table, prices_path, total
+from core.workbench.ratings import Ratings, ratings_from_jsonl, ratings_from_rows
+from core.workbench.report import calls_frame
+from core.workbench.tree import ConversationNode, build_tree
 from pages.ui import state
 from pages.ui.render import literal_md, plain_label
 
@@ -27,7 +27,7 @@ IMPORTED_RATINGS = "debug_imported_ratings"
 
 
 def read_upload(upload: Any) -> DebugImport:
-    """An uploaded JSONL checked against the event schema (core.debug_import) and then read as the page reads
+    """An uploaded JSONL checked against the event schema (core.workbench.log_import) and then read as the page reads
     it (trace tree, costs); every problem is a Japanese message, never an exception."""
     if upload.size > MAX_UPLOAD_BYTES:
         return DebugImport(errors=[UPLOAD_TOO_LARGE])

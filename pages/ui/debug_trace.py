@@ -11,12 +11,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.debug_feedback import Ratings
-from core.debug_notes import call_notes
-from core.debug_report import RATING_WORDS
-from core.debug_tree import CallNode, ConversationNode, TurnNode, waterfall
 from core.debuglog import DebugEvent
-from core.pricing import Price, conversation_cost, cost, total
+from core.workbench.notes import call_notes
+from core.workbench.prices import Price, conversation_cost, cost, total
+from core.workbench.ratings import Ratings
+from core.workbench.report import RATING_WORDS
+from core.workbench.tree import CallNode, ConversationNode, TurnNode, waterfall
 from pages.ui import debug_call
 from pages.ui.render import llm_label, plain_label
 

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from core.debug_rerun import Target, target_settings
 from core.debuglog import ListSink
 from core.flows import feedback
 from core.flows.registry import demo_personas
@@ -24,6 +23,7 @@ from core.people import Person
 from core.search.embedders import Embedder, build_embedder
 from core.settings import Settings, load_settings
 from core.store import StoreUnavailable, open_store
+from core.workbench.rerun import Target, target_settings
 from core.worker import BackgroundWorker
 from pages.ui.nav import FLOW_PAGES
 

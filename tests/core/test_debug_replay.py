@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from core.chat import ChatItem, assistant_item, history, user_item
-from core.debug_replay import RecordedConversation, conversations, replay
-from core.debug_replay_flows import open_runner
 from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
@@ -29,6 +27,8 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.vectors import open_chroma
+from core.workbench.replay import RecordedConversation, conversations, replay
+from core.workbench.replay_flows import open_runner
 from tests.core import review_material_fixtures as material
 
 REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？", "採点実感では？"]

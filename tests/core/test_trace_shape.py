@@ -1,4 +1,4 @@
-"""Issue #9 items 1: the debug tree (core.debug_tree.build_tree) of real turns driven through the very
+"""Issue #9 items 1: the debug tree (core.workbench.tree.build_tree) of real turns driven through the very
 functions the pages call, with real SQLite stores: every event carries the browser session, the
 conversation, the turn and its parent, and follow-up calls hang under the call that caused them."""
 
@@ -12,7 +12,6 @@ from sqlalchemy import Engine
 
 from core import trace
 from core.chat import ChatItem, history, user_item
-from core.debug_tree import CallNode, ConversationNode, build_tree
 from core.debuglog import DebugEvent, ListSink
 from core.flows import knowledge_turn as kt
 from core.flows.diagnosis.deps import open_deps
@@ -32,6 +31,7 @@ from core.llm.demo import DemoClient
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.vectors import open_chroma
+from core.workbench.tree import CallNode, ConversationNode, build_tree
 from core.worker import BackgroundWorker
 from tests.core.diagnosis_fixtures import NOW_TS, diag, spec_json, urgency_json
 from tests.core.test_knowledge_turn import raw

@@ -8,12 +8,12 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.contracts.schemas import load_schema
-from core.debug_replay import ReplayReport
-from core.debug_rerun import Target
 from core.debuglog import DebugEvent, ListSink
 from core.flows.registry import demo_client
 from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
+from core.workbench.replay import ReplayReport
+from core.workbench.rerun import Target
 from tests.core.test_debug_replay import record
 from tests.pages.conftest import make_app
 

@@ -4,7 +4,7 @@ action and the urgency level; review chat: none, text only).
 
 A runner is a function `run(user_input, turn_input, sink)` keeping the conversation between turns exactly
 as the page does (chat items, interview / thread / diagnosis session ids); `turn_input` is the recorded
-request where the text alone cannot rebuild it (diagnosis buttons, core.debug_replay_diagnosis). The store
+request where the text alone cannot rebuild it (diagnosis buttons, core.workbench.replay_diagnosis). The store
 is SQLite in a temporary directory, deleted after; diagnosis searches the manuals it is given.
 """
 
@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core import debug_replay_diagnosis as diagnosis
 from core.chat import ChatItem, assistant_item, history, user_item
 from core.debuglog import DebugEvent, DebugSink
 from core.flows import review_chat
@@ -40,6 +39,7 @@ from core.flows.review_chat.models import ReviewRecord
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
+from core.workbench import replay_diagnosis as diagnosis
 
 Runner = Callable[[str, dict[str, Any] | None, DebugSink], None]
 Call = tuple[DebugEvent, DebugEvent | None]  # a call's last attempt and its result event

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from core.debug_replay import RecordedTurn
+from core.workbench.replay import RecordedTurn
 
 REPLAY_CONFIRM_CALLS = 50  # more expected model calls than this: the page asks before starting
 REPLAY_CONFIRM_ENV = "KATACHI_REPLAY_CONFIRM_CALLS"

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.contracts.schemas import load_schema, schema_names
-from core.debug_cost import call_cost
 from core.debuglog import CaptureSink, DebugEvent
 from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
 from core.guard.json_guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
-from core.pricing import Cost
 from core.settings import DEFAULT_MODELS, PROVIDER_LABELS, PROVIDERS, Settings
+from core.workbench.cost import call_cost
+from core.workbench.prices import Cost
 
 CALL_KINDS = ("call", "error")
 REPAIR_TAIL = 2  # spec 00: a repair stack is the original stack + [assistant = raw, user = repair prompt]
@@ -80,7 +80,7 @@ class RerunOutcome:
     output_tokens: int
     error_type: str | None = None
     error: str = ""  # Japanese message for a staff member ("" when valid)
-    cost: Cost | None = None  # under the price file (core.pricing); unpriced models say so
+    cost: Cost | None = None  # under the price file (core.workbench.prices); unpriced models say so
     events: list[DebugEvent] = field(default_factory=list)  # what the guard emitted (never logged)
 
 

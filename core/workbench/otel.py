@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.debug_tree import CallNode, ConversationNode, TurnNode, build_tree
 from core.debuglog import DebugEvent, redact_text
+from core.workbench.tree import CallNode, ConversationNode, TurnNode, build_tree
 
 SCOPE = "katachi.debuglog"
 SERVICE = "katachi"

@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
 from core.guard.local_repair import parse_json_locally
+from core.workbench.tree import CallNode
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MISSING = object()

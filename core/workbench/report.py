@@ -8,11 +8,11 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from core.clock import format_local
-from core.debug_feedback import Key, rating_of
-from core.debug_notes import event_notes
-from core.debug_notes import note_kind as note_kind_of
 from core.debuglog import DebugEvent
-from core.pricing import Cost, Price, event_cost
+from core.workbench.notes import event_notes
+from core.workbench.notes import note_kind as note_kind_of
+from core.workbench.prices import Cost, Price, event_cost
+from core.workbench.ratings import Key, rating_of
 
 RATING_WORDS = {0: "低評価", 1: "高評価"}  # words, not 👎/👍: a screen without an emoji font shows boxes
 RATING_NEGATIVE = RATING_WORDS[0]
@@ -49,7 +49,7 @@ def calls_frame(
     """One row per model call (attempt), newest last; `index` points back into `events`. With `prices`,
     the 費用 column holds each attempt's cost (「価格未設定（model）」 for a model without a price).
     メモ holds the attempt's notes plus the note events of its call; メモの種類 their kinds. 評価 is the
-    rating (高評価 👍 / 低評価 👎) of the turn the call belongs to (core.debug_feedback), empty when not rated."""
+    rating (高評価 👍 / 低評価 👎) of the turn the call belongs to (core.workbench.ratings), empty when not rated."""
     call_notes: dict[str, list[str]] = {}
     for e in events:
         if e.kind == "note" and e.call_id:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.debug_tree import CallNode
 from core.debuglog import DebugEvent
+from core.workbench.tree import CallNode
 
 OTHER = "その他"
 # (kind, pattern), first match wins; patterns follow the wording of the notes the code writes.

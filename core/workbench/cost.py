@@ -1,4 +1,4 @@
-"""Cost of a model call for the re-run and replay tables (issue #9): the price table of core.pricing.
+"""Cost of a model call for the re-run and replay tables (issue #9): the price table of core.workbench.prices.
 
 A price file that cannot be read counts as an empty table (every model 「価格未設定」); the debug page
 already warns about the file itself.
@@ -6,7 +6,7 @@ already warns about the file itself.
 
 from __future__ import annotations
 
-from core.pricing import Cost, PriceFileError, Tokens, load_prices, tokens_cost
+from core.workbench.prices import Cost, PriceFileError, Tokens, load_prices, tokens_cost
 
 
 def call_cost(provider: str, model: str, input_tokens: int, output_tokens: int, cached: int = 0) -> Cost:

@@ -3,7 +3,7 @@
 `conversations(events)` lists the conversations of a debug log (or a JSONL export read back) with the
 person's input of every turn (diagnosis: every request, with the request itself); `replay(flow, turns,
 client)` sends those inputs again through the REAL flow code on a fresh temporary store
-(core.debug_replay_flows) and compares each turn with the recording: validity, the flow's key fields
+(core.workbench.replay_flows) and compares each turn with the recording: validity, the flow's key fields
 (knowledge: phase; memory: the persona's affect; diagnosis: action and urgency; review chat: text only),
 repairs, latency, tokens. A turn "changed" when validity, a key field or the repairs differ.
 Pure data, no Streamlit.
@@ -17,8 +17,13 @@ from itertools import pairwise
 from typing import Any
 
 from core import trace
-from core.debug_cost import call_cost, cost_text
-from core.debug_replay_flows import (
+from core.debuglog import CaptureSink, DebugEvent
+from core.flows.diagnosis.deps import ManualSearch
+from core.flows.review_chat.models import ReviewRecord
+from core.llm.base import LLMClient
+from core.workbench.cost import call_cost, cost_text
+from core.workbench.prices import Cost
+from core.workbench.replay_flows import (
     CALL_FREE_TURNS,
     KEY_LABELS,
     PRIMARY_STEPS,
@@ -27,12 +32,7 @@ from core.debug_replay_flows import (
     open_runner,
     turn_keys,
 )
-from core.debug_tree import ConversationNode, build_tree
-from core.debuglog import CaptureSink, DebugEvent
-from core.flows.diagnosis.deps import ManualSearch
-from core.flows.review_chat.models import ReviewRecord
-from core.llm.base import LLMClient
-from core.pricing import Cost
+from core.workbench.tree import ConversationNode, build_tree
 
 
 @dataclass
@@ -269,7 +269,7 @@ def replay(
     review a review-chat thread was about (core.flows.review_chat.review_of_thread; None: the sample review).
 
     `on_turn(i, n)` is called before turn i of n (a progress bar). Raises KeyError for a flow that cannot
-    be replayed (core.debug_replay_flows.REPLAYABLE). `should_stop()` is asked between turns: True ends the
+    be replayed (core.workbench.replay_flows.REPLAYABLE). `should_stop()` is asked between turns: True ends the
     replay there (`stopped`; the rows so far are kept). `report`: the report to fill (a page keeps it before
     starting, so the turns done survive an interrupted run).
     """

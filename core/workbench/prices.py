@@ -20,11 +20,11 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from core.debug_tree import CallNode, ConversationNode
 from core.debuglog import DebugEvent
+from core.workbench.tree import CallNode, ConversationNode
 
 PRICES_ENV = "KATACHI_PRICES"
-DEFAULT_PRICES = Path(__file__).resolve().parent / "samples" / "prices.toml"
+DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "samples" / "prices.toml"
 NO_PRICE = "価格未設定"
 PER_TOKENS = Decimal(1_000_000)
 
