@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from core.chat import ChatItem
 from core.documents.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.documents.uploads import upload_limit_caption
+from core.flows.chat_item import ChatItem
 from core.flows.knowledge_turn import TurnInput
 from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr

@@ -4,9 +4,9 @@ import json
 
 import streamlit as st
 
-from core.chat import last_failed, meta
 from core.clock import format_local
 from core.documents.uploads import upload_limit_caption
+from core.flows.chat_item import last_failed, meta
 from core.flows.feedback import reply_turns
 from core.flows.review_chat import load_sample_review
 from core.flows.review_chat.records import MAX_IMPORT_BYTES

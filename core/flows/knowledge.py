@@ -12,10 +12,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core import trace
-from core.chat import is_history
 from core.contracts.schemas import load_schema, validation_errors
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, DebugSink
+from core.flows.chat_item import is_history
 from core.guard import json_guard as guard
 from core.guard.local_repair import parse_json_locally
 from core.llm.base import LLMClient, Message

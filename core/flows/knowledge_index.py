@@ -24,12 +24,12 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
-from core.chat import ChatItem
+from core.flows.chat_item import ChatItem
 from core.flows.knowledge_items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
+from core.search.vectors import get_collection, relevance_score
 from core.store.knowledge_base import KnowledgeBaseRepository
 from core.text.textnorm import fold
-from core.vectors import get_collection, relevance_score
 
 COLLECTION = "knowledge_entries"
 SIMILAR_K = 3  # issue #13: the closest few

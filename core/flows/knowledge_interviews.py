@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from core.chat import ChatItem
 from core.documents.attachments import extract_text_from_document
 from core.flows import knowledge as kf
 from core.flows import knowledge_demo as kd
+from core.flows.chat_item import ChatItem
 from core.flows.knowledge_index import find_references
 from core.flows.knowledge_items import failure_item, interview_user_item, turn_item
 from core.flows.knowledge_stores import KnowledgeStoreError, KnowledgeStores, store_errors

@@ -1,11 +1,11 @@
-"""The knowledge interview's ChatItems (core.chat shapes) and what the page reads back from them (spec 00).
+"""The knowledge interview's ChatItems (core.flows.chat_item shapes) and what the page reads back from them (spec 00).
 
 - user: `content` is the spec 00 payload sent to the model; `meta` holds `text` (typed), `attachments`
   (names and counts), `attachment_errors`, `file_texts` (attachment text, session only, never stored),
   `turn_no`, and `resumed` for items rebuilt from the store.
 - assistant: `content` is the turn JSON text (what the history carries back to the model); `meta` holds
   `turn_json` (the turn) and `assistant_message` (the only thing shown, spec 01 §7.1).
-- failure: `core.chat.error_item` with the raw output and error type; `meta["error"]` is the error detail.
+- failure: `core.flows.chat_item.error_item` with the raw output and error type; `meta["error"]` is the error detail.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.chat import ChatItem, assistant_item, error_item, meta, user_item
 from core.flows import knowledge as kf
+from core.flows.chat_item import ChatItem, assistant_item, error_item, meta, user_item
 from core.guard.results import ERROR_MESSAGES
 
 UNEXPECTED_ERROR = "unexpected_error"

@@ -16,12 +16,12 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from core import trace
-from core.chat import ChatItem, history, meta, pop_failed_turn
 from core.contracts.prompts import load_prompt
-from core.debuglog import DebugSink, redact_text
+from core.debuglog import trace
+from core.debuglog.events import DebugSink, redact_text
 from core.documents.attachments import ExtractedDocument
 from core.flows import knowledge as kf
+from core.flows.chat_item import ChatItem, history, meta, pop_failed_turn
 from core.flows.knowledge_index import KnowledgeIndex, find_references
 from core.flows.knowledge_items import (
     UNEXPECTED_ERROR,
@@ -179,7 +179,9 @@ def call_turn(
     """spec 00 LLM呼び出しフロー: `call_llm` for the prepared input on the history before it. Never raises:
     an unexpected exception becomes a failed result (secrets redacted), shown like any failure."""
     extras = meta(prepared.user)
-    turn = item_turn_no(prepared.user)  # the calls log under the interview and this turn (core.trace)
+    turn = item_turn_no(
+        prepared.user
+    )  # the calls log under the interview and this turn (core.debuglog.trace)
     where = trace.bind(
         flow=kf.FLOW,
         conversation_id=prepared.interview_id or "",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.contracts.schemas import validation_errors
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink
 from core.guard.clamps import clamp_numbers
 from core.guard.local_repair import parse_json_locally
 from core.guard.reply_limits import cap_strings, limits_for
@@ -139,7 +139,7 @@ def guarded_json(
     against `schema` and `validators`. `max_tokens` defaults to the flow's (core.guard.reply_limits); strings
     of the validated data longer than the flow's character cap are cut with a notice (`raw` is whole).
 
-    Every event is stamped with the trace context (core.trace) and the request settings; `call_id`
+    Every event is stamped with the trace context (core.debuglog.trace) and the request settings; `call_id`
     (default: a fresh one) lets a flow name the call before it is made (a step span other calls hang under).
     """
     tags = dict(tags or {})

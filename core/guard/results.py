@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from core import trace
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, DebugSink
 from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, ProviderError
 from core.llm.replay import ReplayExhausted
 
@@ -101,7 +101,7 @@ def request_fields(request: LLMRequest) -> dict[str, Any]:
 
 
 def trace_fields(tags: dict[str, str], context: trace.Trace | None = None) -> dict[str, Any]:
-    """Flow, step and the trace context (core.trace) for a call's events: the bound flow wins, the
+    """Flow, step and the trace context (core.debuglog.trace) for a call's events: the bound flow wins, the
     tags' flow fills in when no flow is bound; the step always comes from the tags."""
     fields = (context or trace.current()).fields()
     fields["flow"] = fields["flow"] or tags.get("flow", "")

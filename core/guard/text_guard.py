@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink
 from core.guard.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
 from core.guard.results import (
     Attempt,
@@ -29,7 +29,7 @@ from core.llm.replay import ReplayExhausted
 class GuardedStream:
     """Iterate for text deltas; `result` is a GuardResult once the stream ends (never raises).
 
-    The trace context (core.trace) and `call_id` are fixed when the stream is made, so a page that
+    The trace context (core.debuglog.trace) and `call_id` are fixed when the stream is made, so a page that
     iterates it later still logs the call where the flow made it.
     """
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.guard.local_repair import parse_json_locally
 from core.workbench.tree import CallNode
 

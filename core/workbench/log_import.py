@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.documents.json_bounds import parse_bounded
 
 MAX_LINES = (

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.debuglog import DebugEvent, redact_text
+from core.debuglog.events import DebugEvent, redact_text
 from core.workbench.tree import CallNode, ConversationNode, TurnNode, build_tree
 
 SCOPE = "katachi.debuglog"

@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.tree import CallNode, ConversationNode
 
 PRICES_ENV = "KATACHI_PRICES"

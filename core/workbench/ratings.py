@@ -1,7 +1,7 @@
 """Ratings of replies beside the debug log (issue #9 item 6): which calls belong to a rated turn.
 
 A rating is stored per (flow, conversation, turn) (core.flows.feedback); a debug event carries the same
-three trace fields (core.trace), so every call of a rated turn, background calls included, shows the
+three trace fields (core.debuglog.trace), so every call of a rated turn, background calls included, shows the
 rating, and "calls with negative feedback" are the calls of turns rated 👎. Exports carry the rating on
 each event of a rated turn (JSONL key `feedback`), so an imported log shows it too. Pure data.
 """
@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 
 Key = tuple[str, str, int]
 Ratings = dict[Key, dict[str, Any]]  # value: {"score": 0|1, "rating": "👎"|"👍", "comment": str}

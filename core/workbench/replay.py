@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from core import trace
-from core.debuglog import CaptureSink, DebugEvent
+from core.debuglog import trace
+from core.debuglog.events import CaptureSink, DebugEvent
 from core.flows.diagnosis.deps import ManualSearch
 from core.flows.review_chat.models import ReviewRecord
 from core.llm.base import LLMClient
@@ -38,7 +38,7 @@ from core.workbench.tree import ConversationNode, build_tree
 @dataclass
 class RecordedTurn:
     """One recorded turn: its number, what the person typed or chose, the events of its calls, and the
-    request itself where the text cannot rebuild it (diagnosis; core.trace `turn_input`)."""
+    request itself where the text cannot rebuild it (diagnosis; core.debuglog.trace `turn_input`)."""
 
     turn: int
     user_input: str
@@ -183,7 +183,7 @@ def _cost(before: Cost | None, after: Cost | None) -> str:
 
 def conversations(events: Sequence[DebugEvent]) -> list[RecordedConversation]:
     """The conversations of the log that can be replayed: a conversation id and numbered turns, each with
-    the person's input (core.trace `user_input`), in log order. Diagnosis: one turn per request (numbered
+    the person's input (core.debuglog.trace `user_input`), in log order. Diagnosis: one turn per request (numbered
     1, 2, ... in log order) with its `turn_input`; a conversation recorded without it is left out."""
     out = []
     for node in build_tree(events):

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.diagnosis.deps import ManualSearch, open_deps
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.tracing import request_from_record

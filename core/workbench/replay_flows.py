@@ -17,9 +17,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.chat import ChatItem, assistant_item, history, user_item
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
 from core.flows.diagnosis.deps import ManualSearch
 from core.flows.knowledge import FLOW as KNOWLEDGE

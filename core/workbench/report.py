@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from core.clock import format_local
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.notes import event_notes
 from core.workbench.notes import note_kind as note_kind_of
 from core.workbench.prices import Cost, Price, event_cost

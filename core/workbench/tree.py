@@ -1,6 +1,6 @@
 """The debug log as a tree (issue #9): conversation → turn → call → attempts, plus a latency waterfall.
 
-Built from the trace fields every DebugEvent carries (core.trace): events of one guarded call share a
+Built from the trace fields every DebugEvent carries (core.debuglog.trace): events of one guarded call share a
 `call_id`; a call whose `parent_id` names another call of the log hangs under it (a summary under the
 reply that triggered it); calls without a known parent are the roots of their turn. Events recorded
 before trace ids existed (no conversation) are grouped per flow under "（会話IDなし）". Pure data, no
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 
 CALL_KINDS = ("call", "error")
 NO_CONVERSATION = ""

@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.flows.people import remember_person
+from core.flows.roster import remember_person
 from core.people import LOCAL_PERSON, Person, admin_emails, person_from_claims
 from pages.ui import state
 from pages.ui.render import plain_label

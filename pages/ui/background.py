@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.debuglog import CaptureSink
+from core.debuglog.events import CaptureSink
 from pages.ui import last_call, state
 from pages.ui.render import llm_label
 

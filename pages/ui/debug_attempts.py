@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.tree import CallNode
 from pages.ui.render import llm_label, raw_excerpt
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.diff import attempt_diff
 from core.workbench.notes import call_notes
 from core.workbench.prices import Cost, Price, cost

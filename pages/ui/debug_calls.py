@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.notes import KINDS, OTHER
 from core.workbench.prices import Price
 from core.workbench.ratings import Ratings

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.prices import Price, costs_by, costs_by_flow, costs_by_session, total
 from core.workbench.report import (
     attempts_per_flow,

@@ -7,7 +7,7 @@ from collections.abc import Mapping, MutableSequence, Sequence
 
 import streamlit as st
 
-from core.debuglog import DebugEvent, events_to_csv, events_to_jsonl
+from core.debuglog.events import DebugEvent, events_to_csv, events_to_jsonl
 from core.workbench.otel import events_to_otlp
 from core.workbench.prices import Price, event_cost
 from core.workbench.ratings import Ratings, rating_of

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.flows import review_chat
 from core.flows.review_chat import ReviewRecord
 from core.flows.review_chat.constants import FLOW as REVIEW_FLOW

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.cost import cost_text
 from core.workbench.rerun import RerunOutcome, Target, edit, rerun, rerun_request, targets
 from pages.ui import state, tab_memory

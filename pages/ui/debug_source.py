@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.documents.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from core.flows.feedback import FeedbackStoreError, feedback_rows
 from core.workbench.log_import import DebugImport, read_debug_jsonl

@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.notes import call_notes
 from core.workbench.prices import Price, conversation_cost, cost, total
 from core.workbench.ratings import Ratings

@@ -9,8 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from core.chat import ChatItem
 from core.clock import format_local
+from core.flows.chat_item import ChatItem
 from core.flows.diagnosis.booking import validate_booking
 from core.flows.diagnosis.catalog import get_vehicle, sample_path
 from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
@@ -74,7 +74,7 @@ def vehicle_card(session: SessionState, *, width: int = 320) -> None:
 
 
 def conversation(items: Sequence[ChatItem], session_id: str) -> None:
-    """The interview so far (core.chat items of the session's history), the advisor with a car icon; each
+    """The interview so far (core.flows.chat_item items of the session's history), the advisor with a car icon; each
     message of the advisor can be rated (numbered by its position among the advisor's messages)."""
     rated = reply_turns("diagnosis", items)
     for index, item in enumerate(items):

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.chat import meta
+from core.flows.chat_item import meta
 from core.guard.continuation import CONTINUE_LABEL, RETRY_LABEL, TRUNCATED_LABEL
 from core.guard.error_texts import ERROR_TYPE_LABELS, plain_sentence, translate_errors
 

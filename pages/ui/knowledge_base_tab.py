@@ -14,7 +14,7 @@ from core.flows import knowledge_analytics as ka
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_export as kx
 from core.flows.knowledge_stores import KnowledgeStoreError
-from core.flows.people import people_names
+from core.flows.roster import people_names
 from pages.ui import knowledge_archive as archive
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks

@@ -13,10 +13,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.chat import ChatItem
 from core.documents.attachments import ExtractedDocument
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
+from core.flows.chat_item import ChatItem
 from core.flows.knowledge_index import IndexReport
 from core.flows.knowledge_items import last_turn as last_turn_of
 from core.flows.knowledge_stores import KnowledgeStores, knowledge_stores

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from core.chat import meta
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
+from core.flows.chat_item import meta
 from core.flows.feedback import reply_turns
 from core.flows.knowledge_items import seen_missing_items
 from core.flows.knowledge_stores import KnowledgeStoreError

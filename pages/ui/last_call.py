@@ -13,8 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from core import trace
-from core.debuglog import CaptureSink
+from core.debuglog import trace
+from core.debuglog.events import CaptureSink
 from pages.ui import state
 from pages.ui.render import llm_caption, llm_label, plain_label, raw_excerpt
 
@@ -47,7 +47,7 @@ def key(flow: str) -> str:
 @contextmanager
 def capture(flow: str) -> Iterator[CaptureSink]:
     """A sink for one turn: forwards to the debug log (when DEBUG is on) and keeps the turn's calls.
-    The turn's model calls carry this browser session's id (core.trace); background jobs submitted in
+    The turn's model calls carry this browser session's id (core.debuglog.trace); background jobs submitted in
     the block keep it."""
     sink = CaptureSink(state.sink(), secrets=state.settings().secrets)
     try:

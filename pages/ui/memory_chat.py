@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.chat import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
+from core.flows.chat_item import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
 from core.flows.feedback import new_conversation_id, reply_turns
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.continuation import (

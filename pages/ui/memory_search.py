@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.chat import history
+from core.flows.chat_item import history
 from core.flows.memory import constants as c
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
 from pages.ui import memory_actions as actions

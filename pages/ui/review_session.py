@@ -1,6 +1,6 @@
 """Session glue of the review chat page: pick review/thread, submit, run a streamed turn through core, retry.
 
-Data keys (never bound to widgets): chat["review"] (core.chat ChatItems; the per-turn context info of a reply
+Data keys (never bound to widgets): chat["review"] (core.flows.chat_item ChatItems; the per-turn context info of a reply
 in meta["info"]), review_review_id, review_thread_id, review_pending, review_continuing (「続きを生成」 asked),
 review_notices, review_last_call (the
 shared last-call expander), review_jobs (summary jobs queued by this session), review_summaries_made (their
@@ -16,9 +16,9 @@ from typing import Any
 
 import streamlit as st
 
-from core import chat as chat_items
-from core.chat import ChatItem
+from core.flows import chat_item as chat_items
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem
 from core.flows.review_chat import Notice, ReviewRecord, TurnResult, summary_job_key
 from pages.ui import background as bg
 from pages.ui import feedback, last_call, state

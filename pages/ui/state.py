@@ -14,9 +14,10 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from core.debuglog import ListSink
+from core.debuglog.events import ListSink
 from core.flows import feedback
 from core.flows.registry import demo_personas
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.llm.registry import build_client
 from core.people import Person
@@ -24,7 +25,6 @@ from core.search.embedders import Embedder, build_embedder
 from core.settings import Settings, load_settings
 from core.store import StoreUnavailable, open_store
 from core.workbench.rerun import Target, target_settings
-from core.worker import BackgroundWorker
 from pages.ui.nav import FLOW_PAGES
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/nav.py.
@@ -64,7 +64,7 @@ def init_session() -> None:
 
 
 def browser_session_id() -> str:
-    """The stable id of this browser session (every debug event of its turns carries it, core.trace)."""
+    """The stable id of this browser session (every debug event of its turns carries it, core.debuglog.trace)."""
     return str(st.session_state.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12]))
 
 
@@ -158,7 +158,7 @@ def feedback_repo() -> feedback.FeedbackRepository:
 
 @st.cache_resource(show_spinner=False)
 def _chroma(data_dir: str, host: str | None, port: int):  # type: ignore[no-untyped-def]
-    from core.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
+    from core.search.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
 
     # host "" (not None): the settings decide, env CHROMA_HOST is not read again here
     return open_chroma(data_dir, host=host or "", port=port)

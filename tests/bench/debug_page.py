@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from streamlit.testing.v1 import AppTest
 
-from core.debuglog import events_to_csv, events_to_jsonl
+from core.debuglog.events import events_to_csv, events_to_jsonl
 from core.settings import Settings
 from core.workbench.otel import events_to_otlp
 from core.workbench.prices import costs_by_flow, load_prices

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from sqlalchemy import select
 
-from core.chat import ChatItem, history, user_item
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
@@ -44,13 +44,13 @@ from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.memory import entities, payload_fact, payload_loop
-from core.vectors import open_chroma
-from core.worker import BackgroundWorker
 
 DELAY = 1.5
 TURNS = 12

@@ -4,7 +4,7 @@ the local fixes each attempt needed."""
 import json
 
 from core.contracts.schemas import load_schema
-from core.debuglog import ListSink
+from core.debuglog.events import ListSink
 from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.workbench.diff import PathChange, attempt_diff, json_changes, json_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from core.debuglog import DebugEvent, events_from_jsonl, events_to_csv, events_to_jsonl
+from core.debuglog.events import DebugEvent, events_from_jsonl, events_to_csv, events_to_jsonl
 from core.workbench.ratings import is_negative, rating_of, ratings_from_jsonl, ratings_from_rows
 from core.workbench.report import calls_frame, filter_calls
 

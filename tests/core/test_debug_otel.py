@@ -8,7 +8,7 @@ import re
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.otel import events_to_otlp, span_id, trace_id
 from core.workbench.tree import build_tree
 

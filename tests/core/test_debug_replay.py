@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.chat import ChatItem, assistant_item, history, user_item
-from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
+from core.debuglog.events import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatResponse
 from core.flows.diagnosis.rag import RAGService
@@ -25,8 +25,8 @@ from core.flows.memory.stores import memory_repository
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 from core.workbench.replay import RecordedConversation, conversations, replay
 from core.workbench.replay_flows import open_runner
 from tests.core import review_material_fixtures as material

@@ -4,7 +4,7 @@ kinds, the notes filter, cost tables per flow; call_view carries where the call 
 import csv
 import io
 
-from core.debuglog import CSV_COLUMNS, DebugEvent, call_view, events_to_csv
+from core.debuglog.events import CSV_COLUMNS, DebugEvent, call_view, events_to_csv
 from core.workbench.notes import call_notes, note_kind, note_kinds
 from core.workbench.prices import costs_by_flow, event_cost, parse_prices
 from core.workbench.report import (

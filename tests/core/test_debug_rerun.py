@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from core.contracts.schemas import load_schema
-from core.debuglog import CaptureSink, DebugEvent
+from core.debuglog.events import CaptureSink, DebugEvent
 from core.flows import knowledge as kf
 from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.openai_client import OpenAIClient

@@ -1,6 +1,6 @@
 """core.workbench.tree: grouping of trace-stamped events into conversation → turn → call → children."""
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.tree import build_tree, find_conversation, waterfall
 
 

@@ -6,7 +6,14 @@ import pytest
 
 from core.contracts.prompts import UnknownPromptError, fill, load_prompt
 from core.contracts.schemas import UnknownSchemaError, load_schema, schema_names, validator_for
-from core.debuglog import DebugEvent, ListSink, events_from_jsonl, events_to_csv, events_to_jsonl, redact
+from core.debuglog.events import (
+    DebugEvent,
+    ListSink,
+    events_from_jsonl,
+    events_to_csv,
+    events_to_jsonl,
+    redact,
+)
 from core.store.db import open_store
 from core.store.migrate import current_revision, head_revision
 from core.workbench.report import attempts_per_flow, calls_frame, filter_calls

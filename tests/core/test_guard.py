@@ -7,7 +7,14 @@ import json
 import pytest
 
 from core.contracts.schemas import load_schema
-from core.debuglog import DebugEvent, ListSink, call_view, events_from_jsonl, events_to_csv, events_to_jsonl
+from core.debuglog.events import (
+    DebugEvent,
+    ListSink,
+    call_view,
+    events_from_jsonl,
+    events_to_csv,
+    events_to_jsonl,
+)
 from core.guard.json_guard import (
     GuardedStream,
     build_repair_instruction,

@@ -33,7 +33,7 @@ FUNCTION_LEVEL_ALLOWED = {
     ("core/llm/registry.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
     (
         "pages/ui/state.py",
-        "core.vectors",
+        "core.search.vectors",
     ): "chromadb takes ~1.3 s to import; home and debug pages never need it",
     (
         "core/samples/knowledge/build_samples.py",

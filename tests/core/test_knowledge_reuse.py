@@ -26,8 +26,8 @@ from core.flows.knowledge_interviews import demo_opening
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.base import LLMRequest
 from core.llm.replay import ReplayClient
+from core.search.vectors import open_chroma
 from core.store.knowledge_base import StaleEntryError
-from core.vectors import open_chroma
 from tests.persons import ALICE, BOB
 
 NDA = {  # what the demo interview drafts (core.flows.knowledge_demo), as saved by a colleague

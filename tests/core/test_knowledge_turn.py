@@ -8,13 +8,13 @@ import json
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from core.chat import meta
 from core.contracts.prompts import load_prompt
-from core.debuglog import CaptureSink
+from core.debuglog.events import CaptureSink
 from core.flows import knowledge as kf
 from core.flows import knowledge_base as kb
 from core.flows import knowledge_interviews as ki
 from core.flows import knowledge_turn as kt
+from core.flows.chat_item import meta
 from core.flows.knowledge_demo import DEMO_OPENING, DEMO_SCRIPT
 from core.flows.knowledge_stores import KnowledgeStoreError, knowledge_stores
 from core.llm.replay import ReplayClient

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from core.contracts.schemas import load_schema, schema_names, validation_errors
-from core.debuglog import ListSink, events_to_jsonl
+from core.debuglog.events import ListSink, events_to_jsonl
 from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
 from core.llm.demo import DemoClient, instance_from_schema

@@ -24,8 +24,8 @@ from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.knowledge_stores import knowledge_stores
-from core.flows.people import people_names, remember_person
 from core.flows.registry import demo_client
+from core.flows.roster import people_names, remember_person
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository

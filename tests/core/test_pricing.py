@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
 from core.workbench.prices import (
     DEFAULT_PRICES,
     PRICES_ENV,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.contracts.strict_copies import strict_copy
-from core.debuglog import DebugEvent, ListSink
+from core.debuglog.events import DebugEvent, ListSink
 from core.guard.json_guard import guarded_json, guarded_stream
 from core.llm.base import JSONSchemaSpec, LLMRequest, ProviderError
 from core.llm.openai_client import OpenAIClient

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from core import trace
-from core.chat import ChatItem, history, user_item
-from core.debuglog import DebugEvent, ListSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, ListSink
 from core.flows import knowledge_turn as kt
+from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.service import ChatService, run_turn
@@ -26,13 +26,13 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_personas
 from core.flows.review_chat import finish_turn, prepare_turn, repository, stream_reply
 from core.flows.review_chat.summary_job import summary_job_key
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import ProviderError
 from core.llm.demo import DemoClient
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.vectors import open_chroma
+from core.search.vectors import open_chroma
 from core.workbench.tree import CallNode, ConversationNode, build_tree
-from core.worker import BackgroundWorker
 from tests.core.diagnosis_fixtures import NOW_TS, diag, spec_json, urgency_json
 from tests.core.test_knowledge_turn import raw
 from tests.core.test_memory_flow import NOW, USER

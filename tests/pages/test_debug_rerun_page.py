@@ -8,7 +8,7 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.contracts.schemas import load_schema
-from core.debuglog import DebugEvent, ListSink
+from core.debuglog.events import DebugEvent, ListSink
 from core.flows.registry import demo_client
 from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient

@@ -6,7 +6,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from core.chat import user_item
+from core.flows.chat_item import user_item
 from core.flows.diagnosis.constants import FALLBACK_MESSAGE
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient

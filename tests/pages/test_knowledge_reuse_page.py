@@ -15,8 +15,8 @@ from core.flows.knowledge_interviews import demo_opening
 from core.flows.knowledge_stores import knowledge_stores
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 from tests.pages.conftest import make_app
 
 SATO = Person("sato", "佐藤")

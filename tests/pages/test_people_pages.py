@@ -23,9 +23,9 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository
-from core.vectors import open_chroma
 from tests.core.diagnosis_fixtures import diag
 from tests.pages.conftest import claims, make_app, make_signed_in_app
 from tests.persons import ADMIN, ALICE, BOB

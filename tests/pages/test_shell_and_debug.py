@@ -5,7 +5,7 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.contracts.schemas import load_schema
-from core.debuglog import ListSink
+from core.debuglog.events import ListSink
 from core.flows.registry import FLOWS
 from core.guard.json_guard import guarded_json
 from core.llm.missing_key import MissingKeyClient

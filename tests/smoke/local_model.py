@@ -30,10 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.chat import ChatItem, assistant_item, history, user_item
-from core.debuglog import CaptureSink, DebugEvent
+from core.debuglog.events import CaptureSink, DebugEvent
 from core.flows import knowledge_demo as kd
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
@@ -47,9 +47,9 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.llm.registry import build_client
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.settings import Settings
 from core.store import open_store
-from core.vectors import open_chroma
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_summary_messages
 from core.guard.json_guard import GuardResult, guarded_text
-from core.worker import JobFailed
+from core.jobs.worker import JobFailed
 
 SUMMARY_JOB_KIND = "summary"
 SUMMARY_JOB_LABEL = "問診の要約"

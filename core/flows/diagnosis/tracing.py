@@ -20,8 +20,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from core import trace
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.diagnosis.catalog import get_vehicle
 from core.flows.diagnosis.constants import FLOW_TAG
 from core.flows.diagnosis.models import ChatRequest, SessionState

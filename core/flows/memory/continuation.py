@@ -14,9 +14,9 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from core import trace
-from core.chat import ChatItem, history, meta
-from core.debuglog import DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, history, meta
 from core.flows.memory.chat import ReplyStream, prepare_turn
 from core.flows.memory.constants import FLOW
 from core.flows.memory.deletion import hard_delete
@@ -34,7 +34,7 @@ class MemoryContinuation:
     partial: str
     messages: list[Message]
     now: int
-    conversation_id: str = ""  # the trace of the cut turn (core.trace)
+    conversation_id: str = ""  # the trace of the cut turn (core.debuglog.trace)
     turn: int = 0
     user_input: str = ""
 

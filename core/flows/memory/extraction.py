@@ -17,7 +17,7 @@ from sqlalchemy import select
 from core.clock import format_local
 from core.contracts.prompts import fill, load_prompt
 from core.contracts.schemas import load_schema
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import (
     DEFAULT_EXTRACTION,
     EXTRACT_MAX_ATTEMPTS,

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, func, select
 
 from core.contracts.prompts import fill, load_prompt
 from core.contracts.schemas import load_schema
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import (
     BOND_EVERY,
     BOND_MAX_EPISODES,

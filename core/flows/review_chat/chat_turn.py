@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from core import trace
-from core.chat import ChatItem, assistant_item, error_item, user_item
-from core.debuglog import DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, assistant_item, error_item, user_item
 from core.flows.review_chat.notices import (
     STORE_FAILED,
     UNEXPECTED_AFTER,
@@ -43,11 +43,11 @@ from core.flows.review_chat.turn import (
 )
 from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardResult
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.store.review import ReviewRepository
 from core.store.review_models import ReviewRecord, ThreadState
 from core.text.safe import clean_text
-from core.worker import BackgroundWorker
 
 UNEXPECTED_ERROR = "unexpected_error"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.chat import ChatItem, history
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, history
 from core.flows.review_chat.constants import FLOW
 from core.flows.review_chat.tracing import turn_trace
 from core.flows.review_chat.turn import TurnPlan, prepare_review_turn

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.contracts.prompts import fill, load_prompt
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.review_chat.constants import FLOW, PROMPT_SUMMARIZE, STEP_SUMMARIZE, SUMMARY_EVERY_TURNS
 from core.flows.review_chat.messages import plain_history
 from core.flows.review_chat.models import ThreadState

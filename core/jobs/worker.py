@@ -50,7 +50,7 @@ class Job:
     submitted_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None
-    # the submitter's context (core.trace: a summary logs under the reply that caused it)
+    # the submitter's context (core.debuglog.trace: a summary logs under the reply that caused it)
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
     @property
@@ -94,7 +94,7 @@ class BackgroundWorker:
         """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later).
 
         The job runs in a copy of the caller's context (contextvars), so the trace bound around the
-        submission (core.trace) is the one its model calls are logged under.
+        submission (core.debuglog.trace) is the one its model calls are logged under.
         """
         with self._cond:
             if self._closed or self._queued >= self.max_queued:

@@ -3,7 +3,7 @@
 The context travels with the code that runs a turn, not through every signature: a flow binds its
 conversation and turn (`bind`), a follow-up call binds the call that caused it as its parent
 (`child_of`), and the guard stamps the current context on every debug event it emits. Background jobs
-keep the context they were submitted in (core.worker runs each job in a copy of the submitter's context).
+keep the context they were submitted in (core.jobs.worker runs each job in a copy of the submitter's context).
 Pure data, no Streamlit.
 """
 

@@ -50,12 +50,12 @@ class DebugEvent:
     response_format: str | None = None  # structured-output form sent ("json_schema strict", ...)
     usage_estimated: bool = False  # usage counted locally because the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
-    # issue #9: where the call sits (core.trace) ...
+    # issue #9: where the call sits (core.debuglog.trace) ...
     session_id: str = ""  # the browser session
     conversation_id: str = ""  # interview id / review thread id / memory conversation / diagnosis session id
     turn: int = 0  # 1-based turn of the conversation (0: not a numbered turn)
     parent_id: str = ""  # call_id of the call this one hangs under ("" at the top of its turn)
-    user_input: str = ""  # the person's input of the turn (core.trace), for replaying an export
+    user_input: str = ""  # the person's input of the turn (core.debuglog.trace), for replaying an export
     turn_input: dict[str, Any] | None = None  # the turn's request when text cannot rebuild it (diagnosis)
     # ... and what was really sent (the wire request, never credentials)
     temperature: float | None = None
