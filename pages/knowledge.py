@@ -5,7 +5,7 @@ import streamlit as st
 from core.documents.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.documents.uploads import upload_limit_caption
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge_turn import TurnInput
+from core.flows.knowledge.turn import TurnInput
 from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
 from pages.ui import knowledge_resume as kr
 from pages.ui import knowledge_session as ks

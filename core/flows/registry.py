@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
 from core.flows.diagnosis.demo import persona as diagnosis_persona
-from core.flows.knowledge import FLOW as KNOWLEDGE
-from core.flows.knowledge_demo import knowledge_persona
+from core.flows.knowledge.demo import knowledge_persona
+from core.flows.knowledge.interview import FLOW as KNOWLEDGE
 from core.flows.memory.constants import FLOW as MEMORY
 from core.flows.memory.demo import memory_persona
 from core.flows.review_chat.constants import FLOW as REVIEW

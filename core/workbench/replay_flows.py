@@ -22,11 +22,11 @@ from core.flows import review_chat
 from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
 from core.flows.diagnosis.deps import ManualSearch
-from core.flows.knowledge import FLOW as KNOWLEDGE
-from core.flows.knowledge import STEP_TURN
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge.interview import FLOW as KNOWLEDGE
+from core.flows.knowledge.interview import STEP_TURN
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import run_turn as memory_turn
 from core.flows.memory.constants import FLOW as MEMORY
 from core.flows.memory.constants import TRAILER_MARKER

@@ -1,7 +1,7 @@
 """Knowledge interview page: reopen a stored interview (the interview list, a browser reload via the URL).
 
 Core rebuilds the conversation and looks up the similar entries of its case
-(core.flows.knowledge_interviews.open_interview); here it goes into session state and the URL. An archived
+(core.flows.knowledge.interviews.open_interview); here it goes into session state and the URL. An archived
 interview opens read-only (issue #13): its turns, a notice and 「復元する」, no input.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.flows import knowledge_base as kb
-from core.flows.knowledge_interviews import open_interview
-from core.flows.knowledge_stores import KnowledgeStoreError
+from core.flows.knowledge import base as kb
+from core.flows.knowledge.interviews import open_interview
+from core.flows.knowledge.stores import KnowledgeStoreError
 from pages.ui import knowledge_session as ks
 
 NOT_FOUND = (

@@ -1,4 +1,4 @@
-"""Knowledge interview page: session-state glue around the core turn owner (core.flows.knowledge_turn).
+"""Knowledge interview page: session-state glue around the core turn owner (core.flows.knowledge.turn).
 
 The conversation is `st.session_state.chat["knowledge"]` (ChatItems); core appends to it, calls the
 model, records the turn and says what to show. Here: hand input in, keep the interview id in the URL,
@@ -14,13 +14,13 @@ from typing import Any
 import streamlit as st
 
 from core.documents.attachments import ExtractedDocument
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_interviews as ki
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge_index import IndexReport
-from core.flows.knowledge_items import last_turn as last_turn_of
-from core.flows.knowledge_stores import KnowledgeStores, knowledge_stores
-from core.flows.knowledge_turn import InterviewArchived, TurnInput, TurnOutcome, retry_turn, run_turn
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import interviews as ki
+from core.flows.knowledge.index import IndexReport
+from core.flows.knowledge.items import last_turn as last_turn_of
+from core.flows.knowledge.stores import KnowledgeStores, knowledge_stores
+from core.flows.knowledge.turn import InterviewArchived, TurnInput, TurnOutcome, retry_turn, run_turn
 from pages.ui import attachments, last_call, state
 
 FLOW = "knowledge"

@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from core.flows import knowledge as kf
-from core.flows import knowledge_base as kb
 from core.flows.chat_item import meta
 from core.flows.feedback import reply_turns
-from core.flows.knowledge_items import seen_missing_items
-from core.flows.knowledge_stores import KnowledgeStoreError
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.items import seen_missing_items
+from core.flows.knowledge.stores import KnowledgeStoreError
 from core.text import CHANGED_NOTICE
 from pages.ui import feedback, state
 from pages.ui import knowledge_conflict as conflict

@@ -17,9 +17,9 @@ from typing import Any
 
 from core.flows.chat_item import ChatItem, history
 from core.flows.diagnosis.rag import RAGService
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import run_turn as memory_turn
 from core.flows.memory.sample_data import load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository

@@ -43,9 +43,9 @@ from core.documents.extract import WorkerBudget, extract_in_worker  # noqa: E402
 from core.flows import review_chat  # noqa: E402
 from core.flows.chat_item import ChatItem, history  # noqa: E402
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.knowledge_stores import knowledge_stores  # noqa: E402
-from core.flows.knowledge_turn import TurnInput  # noqa: E402
-from core.flows.knowledge_turn import run_turn as knowledge_turn  # noqa: E402
+from core.flows.knowledge.stores import knowledge_stores  # noqa: E402
+from core.flows.knowledge.turn import TurnInput  # noqa: E402
+from core.flows.knowledge.turn import run_turn as knowledge_turn  # noqa: E402
 from core.flows.memory.chat import run_turn as memory_turn  # noqa: E402
 from core.flows.memory.stores import memory_collection, memory_repository  # noqa: E402
 from core.flows.registry import demo_client  # noqa: E402

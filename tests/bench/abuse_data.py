@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import update
 
 from core.debuglog.events import DebugEvent, events_to_csv
-from core.flows import knowledge as kf
-from core.flows import knowledge_export as kx
+from core.flows.knowledge import export as kx
+from core.flows.knowledge import interview as kf
 from core.flows.review_chat.constants import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, answer_bound_errors
 from core.flows.review_chat.records import read_review_file
 from core.llm.replay import ReplayClient

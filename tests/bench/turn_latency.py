@@ -30,15 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from sqlalchemy import select
 
-from core.flows import knowledge_demo as kd
 from core.flows import review_chat
 from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE

@@ -23,7 +23,7 @@ import pytest
 from sqlalchemy import func, select, text
 
 from core.flows.diagnosis.rag import RAGService
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from core.debuglog.events import DebugEvent, events_from_jsonl, events_to_jsonl
-from core.flows import knowledge_demo as kd
 from core.flows import review_chat
 from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
@@ -17,9 +16,10 @@ from core.flows.diagnosis.models import ChatRequest, ChatResponse
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as diagnosis_turn
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import run_turn as memory_turn
 from core.flows.memory.stores import memory_repository
 from core.flows.registry import demo_client

@@ -11,7 +11,7 @@ import pytest
 
 from core.contracts.schemas import load_schema
 from core.debuglog.events import CaptureSink, DebugEvent
-from core.flows import knowledge as kf
+from core.flows.knowledge import interview as kf
 from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient

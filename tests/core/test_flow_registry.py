@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.contracts.schemas import validation_errors
-from core.flows import knowledge as kf
+from core.flows.knowledge import interview as kf
 from core.flows.registry import FLOWS, demo_client, demo_personas
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.llm.demo import DemoClient

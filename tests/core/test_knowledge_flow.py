@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from core.contracts.schemas import strict_copy, validation_errors
 from core.debuglog.events import ListSink
-from core.flows import knowledge as kf
 from core.flows.chat_item import assistant_item, error_item, user_item
+from core.flows.knowledge import interview as kf
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 

@@ -10,9 +10,9 @@ import pytest
 
 from core.contracts.schemas import load_schema
 from core.documents.attachments import extract_text_from_document
-from core.flows import knowledge as kf
-from core.flows import knowledge_demo as kd
-from core.flows.knowledge_turn import TurnInput, run_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.turn import TurnInput, run_turn
 from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.constants import DAY
 from core.flows.memory.extraction import call_extractors

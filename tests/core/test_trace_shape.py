@@ -12,12 +12,12 @@ from sqlalchemy import Engine
 
 from core.debuglog import trace
 from core.debuglog.events import DebugEvent, ListSink
-from core.flows import knowledge_turn as kt
 from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn as memory_finish
 from core.flows.memory.chat import prepare_turn as memory_prepare

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.flows import knowledge_base as kb
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.background import memory_job_key
 from core.people import LOCAL_PERSON, person_from_claims
 from core.store import open_store

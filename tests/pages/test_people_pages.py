@@ -10,14 +10,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_turn as kt
 from core.flows.diagnosis.booking import list_bookings
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as run_diagnosis
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.chat import run_turn
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client

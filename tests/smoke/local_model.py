@@ -31,7 +31,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from core.debuglog.events import CaptureSink, DebugEvent
-from core.flows import knowledge_demo as kd
 from core.flows import review_chat
 from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
@@ -39,9 +38,10 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as diagnosis_turn
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream

@@ -20,10 +20,10 @@ from core.contracts.prompts import load_prompt
 from core.debuglog import trace
 from core.debuglog.events import DebugSink, redact_text
 from core.documents.attachments import ExtractedDocument
-from core.flows import knowledge as kf
 from core.flows.chat_item import ChatItem, history, meta, pop_failed_turn
-from core.flows.knowledge_index import KnowledgeIndex, find_references
-from core.flows.knowledge_items import (
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.index import KnowledgeIndex, find_references
+from core.flows.knowledge.items import (
     UNEXPECTED_ERROR,
     UNEXPECTED_MESSAGE,
     interview_user_item,

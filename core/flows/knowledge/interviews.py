@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from core.documents.attachments import extract_text_from_document
-from core.flows import knowledge as kf
-from core.flows import knowledge_demo as kd
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge_index import find_references
-from core.flows.knowledge_items import failure_item, interview_user_item, turn_item
-from core.flows.knowledge_stores import KnowledgeStoreError, KnowledgeStores, store_errors
-from core.flows.knowledge_turn import TurnInput
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.index import find_references
+from core.flows.knowledge.items import failure_item, interview_user_item, turn_item
+from core.flows.knowledge.stores import KnowledgeStoreError, KnowledgeStores, store_errors
+from core.flows.knowledge.turn import TurnInput
 
 
 class ResumedInterview(NamedTuple):

@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.clock import Clock, utc_now
-from core.flows.knowledge_index import KnowledgeIndex, knowledge_index
+from core.flows.knowledge.index import KnowledgeIndex, knowledge_index
 from core.people import Person
 from core.search.embedders import Embedder
 from core.store.knowledge import KnowledgeRepository

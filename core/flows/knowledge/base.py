@@ -5,7 +5,7 @@ base is shared by the team; every save or edit is recorded with its author, the 
 A save of an entry that someone else saved since it was opened raises StaleEntryError (nothing is written;
 it carries both versions for the page to show) (issue #14 item 5).
 
-Issue #13: every save, edit, archive and restore keeps the vector index (`index`, core.flows.knowledge_index) in
+Issue #13: every save, edit, archive and restore keeps the vector index (`index`, core.flows.knowledge.index) in
 step; an index that cannot be written is caught up by its reconciliation, never fails the save. A new entry's
 near-duplicates (`draft_duplicates`) are asked about before it is saved; archived entries and interviews are
 hidden from lists, searches and lookups and keep their versions and turns.
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.flows.knowledge import KNOWLEDGE_FIELD_LABELS
-from core.flows.knowledge_index import KnowledgeIndex, SimilarEntry
-from core.flows.knowledge_stores import store_errors
+from core.flows.knowledge.index import KnowledgeIndex, SimilarEntry
+from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS
+from core.flows.knowledge.stores import store_errors
 from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, StaleEntryError

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.flows.knowledge import ATTACHMENT_HEADER, DRAFT_HEADER, REFERENCE_HEADER, USER_TEXT_HEADER
+from core.flows.knowledge.interview import ATTACHMENT_HEADER, DRAFT_HEADER, REFERENCE_HEADER, USER_TEXT_HEADER
 from core.llm.base import LLMRequest
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "knowledge"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "knowledge"
 SAMPLE_FILES = ("service_agreement.docx", "service_agreement.pdf", "service_agreement_sjis.txt")
 DEMO_SAMPLE = "service_agreement.docx"
 # The one-click demo: the first message (sent with the sample contract) and suggested answers.

@@ -25,7 +25,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge_items import case_text
+from core.flows.knowledge.items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
 from core.search.vectors import get_collection, relevance_score
 from core.store.knowledge_base import KnowledgeBaseRepository

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.flows.knowledge import PHASES
-from core.flows.knowledge_stores import store_errors
+from core.flows.knowledge.interview import PHASES
+from core.flows.knowledge.stores import store_errors
 from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 

@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.flows import knowledge as kf
 from core.flows.chat_item import ChatItem, assistant_item, error_item, meta, user_item
+from core.flows.knowledge import interview as kf
 from core.guard.results import ERROR_MESSAGES
 
 UNEXPECTED_ERROR = "unexpected_error"

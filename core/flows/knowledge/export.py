@@ -18,7 +18,7 @@ from typing import Any
 
 import docx
 
-from core.flows.knowledge import KNOWLEDGE_FIELD_LABELS, KNOWLEDGE_FIELDS
+from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS, KNOWLEDGE_FIELDS
 from core.text.export import csv_text, markdown_text, xml_text
 from core.text.safe import clean_text, safe_value
 

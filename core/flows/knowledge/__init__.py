@@ -1,0 +1,1 @@
+"""The knowledge interview and the shared knowledge base (spec 00 + 01)."""
