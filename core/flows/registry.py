@@ -1,7 +1,7 @@
 """The flows of the app in one table: flow name -> FlowInfo (its chat key and its demo persona).
 
 Each flow's demo module exposes its persona function; this table is where they are collected, so that
-core.llm never imports a flow. The shell (pages/ui/nav.py names each page's flow from here) and tests or
+core.llm never imports a flow. The shell (pages/ui/shell/nav.py names each page's flow from here) and tests or
 scripts that want the demo model to play the flows take the personas from `demo_personas()`.
 """
 

@@ -167,7 +167,7 @@ def review(tmp: Path) -> list[Row]:
     rows = []
     for turn, text in enumerate(REVIEW_QUESTIONS[:TURNS], 1):
 
-        def send(text: str = text) -> None:  # what pages/ui/review_session.py does
+        def send(text: str = text) -> None:  # what pages/ui/review/session.py does
             chat.append(user_item(text))
             plan = review_chat.prepare_turn(repo, record, state["thread"], history(chat), text, worker=worker)
             stream = review_chat.stream_reply(client, plan)
@@ -210,7 +210,7 @@ def memory(tmp: Path, mode: str) -> tuple[list[Row], list[Any]]:
     for turn, text in enumerate(MEMORY_INPUTS[:TURNS], 1):
         clock["now"] = NOW + 600 * turn
 
-        def send(text: str = text) -> None:  # what pages/ui/memory_chat.py does
+        def send(text: str = text) -> None:  # what pages/ui/memory/chat.py does
             prepared = prepare_turn(repo, collection, history(chat), text)
             reply = stream_reply(client, prepared)
             "".join(reply)
@@ -252,7 +252,7 @@ def diagnosis(tmp: Path) -> list[Row]:
                 state["session"], LOCAL_PERSON.id
             ).session_id  # 最初からやり直す
 
-        def send(request: ChatRequest = request) -> None:  # what pages/ui/diagnosis_session.py does
+        def send(request: ChatRequest = request) -> None:  # what pages/ui/diagnosis/session.py does
             request.session_id = state["session"]
             session, response = run_turn(service, request, deps)
             state["session"], prompt = session.session_id, response.prompt

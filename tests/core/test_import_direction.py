@@ -1,7 +1,7 @@
 """Imports only point down (issue #11): read every import of core/, pages/ and streamlit_app.py with ast.
 
 Layers, top to bottom: the shell and pages -> core.flows -> core.store / core.llm -> core.contracts.schemas,
-core.contracts.strict_copies and the rest of core. A page reaches storage only through flows (pages/ui/state.py,
+core.contracts.strict_copies and the rest of core. A page reaches storage only through flows (pages/ui/shell/state.py,
 which opens the shared engine and Chroma client, is the one exception); core never imports Streamlit;
 core modules import each other without cycles; imports sit at the top of a module unless the
 allowlist below says why one must wait.
@@ -32,7 +32,7 @@ FUNCTION_LEVEL_ALLOWED = {
     ): "the openai SDK takes ~1 s to import; most sessions never use it",
     ("core/llm/registry.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
     (
-        "pages/ui/state.py",
+        "pages/ui/shell/state.py",
         "core.search.vectors",
     ): "chromadb takes ~1.3 s to import; home and debug pages never need it",
     (
@@ -57,7 +57,7 @@ FORBIDDEN = (
 )
 # What the shell and the pages may not touch: storage, SDKs, SQL and Chroma (they go through core.flows).
 UI_FORBIDDEN = ("core.store", "openai", "anthropic", "sqlalchemy", "sqlite3", "chromadb")
-UI_EXCEPTION = "pages.ui.state"  # opens the shared engine and Chroma client for the pages
+UI_EXCEPTION = "pages.ui.shell.state"  # opens the shared engine and Chroma client for the pages
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,10 @@ def test_the_checks_see_relative_function_level_and_type_checking_imports() -> N
     ]
     page = _imports_of("from core.store import open_store\nimport sqlalchemy\n", "pages/example.py")
     assert len(direction_violations(page)) == 2
-    assert direction_violations(_imports_of("from core.store import open_store\n", "pages/ui/state.py")) == []
+    assert (
+        direction_violations(_imports_of("from core.store import open_store\n", "pages/ui/shell/state.py"))
+        == []
+    )
 
 
 def test_the_cycle_check_finds_a_cycle_and_ignores_function_level_imports() -> None:

@@ -75,7 +75,7 @@ class ChatWithoutTrailer:
 def page_turn(
     repo: MemoryRepository, collection: Any, client: LLMClient, worker: BackgroundWorker, text: str
 ):  # type: ignore[no-untyped-def]
-    """What pages/ui/memory_chat.py does with one message, with the process's worker."""
+    """What pages/ui/memory/chat.py does with one message, with the process's worker."""
     prepared = prepare_turn(repo, collection, [], text)
     reply = stream_reply(client, prepared)
     "".join(reply)

@@ -57,7 +57,7 @@ def page(tmp_path: Path, engine: Engine):  # type: ignore[no-untyped-def]
 
 
 def page_turn(repo: MemoryRepository, collection, client: LLMClient, items: list[ChatItem], text: str):  # type: ignore[no-untyped-def]
-    """Exactly what pages/ui/memory_chat.py does with one message (minus drawing)."""
+    """Exactly what pages/ui/memory/chat.py does with one message (minus drawing)."""
     prior = history(items)
     turn = sum(1 for i in items if i["role"] == "user") + 1
     user = user_item(text, turn=turn)

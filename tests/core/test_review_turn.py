@@ -60,7 +60,7 @@ def page_turn(
     worker: BackgroundWorker | None = None,
     wait: float = 20.0,
 ) -> TurnResult:
-    """What pages/ui/review_session.py does: the pending question first, one core call before the stream,
+    """What pages/ui/review/session.py does: the pending question first, one core call before the stream,
     the stream read to its end, one core call after it, the pending question replaced by the items
     (with the process's worker when one is given)."""
     chat.append(user_item(text))

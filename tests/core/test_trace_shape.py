@@ -181,7 +181,7 @@ def test_a_memory_turn_with_its_extraction_and_summaries(
     client = ReplayClient(memory_outputs())
     events: list[DebugEvent] = []
     sink = ListSink(events)
-    with trace.bind(session_id=BROWSER):  # pages/ui/memory_chat.py inside last_call.capture
+    with trace.bind(session_id=BROWSER):  # pages/ui/memory/chat.py inside last_call.capture
         prepared = memory_prepare(repo, collection, [], USER)
         stream = memory_stream(client, prepared, sink)
         "".join(stream)

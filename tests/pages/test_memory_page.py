@@ -21,7 +21,7 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from pages.ui.state import worker
+from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app
 

@@ -11,8 +11,8 @@ from core.guard.json_guard import guarded_json
 from core.llm.missing_key import MissingKeyClient
 from core.llm.replay import ReplayClient
 from core.settings import Settings
-from pages.ui.nav import FLOW_PAGES
-from pages.ui.state import CHAT_FLOWS
+from pages.ui.shell.nav import FLOW_PAGES
+from pages.ui.shell.state import CHAT_FLOWS
 from tests.pages.conftest import APP, make_app
 
 VALID = json.dumps(

@@ -14,7 +14,7 @@ from core.documents.attachments import MAX_FILE_BYTES
 from core.documents.uploads import MAX_UPLOAD_BYTES, TRANSPORT_MAX_MB
 from core.flows.review_chat.records import MAX_IMPORT_BYTES
 from core.llm.replay import ReplayClient
-from pages.ui import attachments
+from pages.ui.knowledge import attachments
 from tests.debug_logs import sample_log
 from tests.pages.conftest import make_app
 from tests.pages.test_debug_rerun_page import open_tab

@@ -157,7 +157,7 @@ def review(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
         :turns
     ]:
 
-        def turn(text: str = text) -> str:  # what pages/ui/review_session.py does
+        def turn(text: str = text) -> str:  # what pages/ui/review/session.py does
             chat.append(user_item(text))
             plan = review_chat.prepare_turn(repo, record, state["thread"], history(chat), text)
             stream = review_chat.stream_reply(client, plan, sink=sink)
@@ -186,7 +186,7 @@ def memory(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
 
         def turn(
             text: str = text,
-        ) -> str:  # what pages/ui/memory_chat.py does; the background job runs inline
+        ) -> str:  # what pages/ui/memory/chat.py does; the background job runs inline
             prepared = prepare_turn(repo, collection, history(chat), text)
             reply = stream_reply(client, prepared, sink)
             "".join(reply)
