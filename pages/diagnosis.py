@@ -2,11 +2,17 @@
 
 import streamlit as st
 
-from core.flows.diagnosis.booking import local_now
-from core.flows.diagnosis.catalog import find_vehicle, load_vehicles
-from core.flows.diagnosis.constants import FREE_INPUT_VALUE
-from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
-from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
+from core.flows.diagnosis import (
+    FREE_INPUT_VALUE,
+    ChatRequest,
+    ChatStep,
+    PromptInfo,
+    find_vehicle,
+    load_vehicles,
+    local_now,
+    snapshot_turns,
+    turn_preview,
+)
 from pages.ui.diagnosis import widgets as w
 from pages.ui.diagnosis.session import (
     bookings,

@@ -5,7 +5,7 @@ import streamlit as st
 from core.documents.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
 from core.documents.uploads import upload_limit_caption
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge import TurnInput
 from pages.ui.knowledge import attachments
 from pages.ui.knowledge import base_tab as knowledge_base_tab
 from pages.ui.knowledge import resume as kr

@@ -8,8 +8,7 @@ from core.clock import format_local
 from core.documents.uploads import upload_limit_caption
 from core.flows.chat_item import last_failed, meta
 from core.flows.feedback import reply_turns
-from core.flows.review_chat import load_sample_review
-from core.flows.review_chat.records import MAX_IMPORT_BYTES
+from core.flows.review_chat import MAX_IMPORT_BYTES, load_sample_review
 from pages.ui.review import manage as rm
 from pages.ui.review import material as rmat
 from pages.ui.review import session as rs

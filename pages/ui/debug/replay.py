@@ -12,8 +12,8 @@ import streamlit as st
 
 from core.debuglog.events import DebugEvent
 from core.flows import review_chat
+from core.flows.review_chat import FLOW as REVIEW_FLOW
 from core.flows.review_chat import ReviewRecord
-from core.flows.review_chat.constants import FLOW as REVIEW_FLOW
 from core.settings import PROVIDER_LABELS
 from core.text.export import csv_text
 from core.workbench.replay import ReplayReport, conversations, replay

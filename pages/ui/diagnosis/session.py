@@ -13,12 +13,19 @@ from typing import Any
 import streamlit as st
 
 from core.debuglog.events import DebugEvent
-from core.flows.diagnosis.booking import list_bookings, team_bookings
-from core.flows.diagnosis.deps import open_deps, session_archive
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, SessionState
-from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.diagnosis.urgency_meaning import UrgencyJudge
+from core.flows.diagnosis import (
+    ChatRequest,
+    ChatResponse,
+    ChatService,
+    RAGService,
+    SessionState,
+    UrgencyJudge,
+    list_bookings,
+    open_deps,
+    run_turn,
+    session_archive,
+    team_bookings,
+)
 from core.flows.roster import people_names
 from core.guard.results import user_message
 from pages.ui.shell import feedback, last_call, state

@@ -11,10 +11,16 @@ import streamlit as st
 
 from core.clock import format_local
 from core.flows.chat_item import ChatItem
-from core.flows.diagnosis.booking import validate_booking
-from core.flows.diagnosis.catalog import get_vehicle, sample_path
-from core.flows.diagnosis.models import ChatStep, PromptInfo, SessionState
-from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+from core.flows.diagnosis import (
+    COVERAGE_NOTES,
+    ChatStep,
+    PromptInfo,
+    SessionState,
+    get_vehicle,
+    sample_path,
+    urgency_info,
+    validate_booking,
+)
 from core.flows.feedback import reply_turns
 from pages.ui.shell import feedback
 from pages.ui.shell.render import llm_alert, llm_label, llm_markdown

@@ -12,9 +12,9 @@ import pandas as pd
 import streamlit as st
 
 from core.clock import format_local
-from core.flows.knowledge import base as kb
-from core.flows.knowledge import interview as kf
-from core.flows.knowledge.stores import KnowledgeStoreError
+from core.flows import knowledge as kb
+from core.flows import knowledge as kf
+from core.flows.knowledge import KnowledgeStoreError
 from pages.ui.knowledge import session as ks
 from pages.ui.shell import state
 from pages.ui.shell.render import llm_label, llm_markdown, plain_label

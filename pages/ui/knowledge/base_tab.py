@@ -9,11 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from core.clock import format_local, utc_now
-from core.flows.knowledge import analytics as ka
-from core.flows.knowledge import base as kb
-from core.flows.knowledge import export as kx
-from core.flows.knowledge import interview as kf
-from core.flows.knowledge.stores import KnowledgeStoreError
+from core.flows import knowledge as ka
+from core.flows import knowledge as kb
+from core.flows import knowledge as kf
+from core.flows import knowledge as kx
+from core.flows.knowledge import KnowledgeStoreError
 from core.flows.roster import people_names
 from pages.ui.knowledge import archive
 from pages.ui.knowledge import resume as kr

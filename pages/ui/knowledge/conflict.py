@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from core.clock import format_local
-from core.flows.knowledge import base as kb
-from core.flows.knowledge import interview as kf
+from core.flows import knowledge as kb
+from core.flows import knowledge as kf
 from pages.ui.shell.render import plain_label
 
 CONFLICTS_KEY = "knowledge_conflicts"  # data key: scope (which editor) -> the refused save

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.flows.knowledge import base as kb
-from core.flows.knowledge.interviews import open_interview
-from core.flows.knowledge.stores import KnowledgeStoreError
+from core.flows import knowledge as kb
+from core.flows.knowledge import KnowledgeStoreError, open_interview
 from pages.ui.knowledge import session as ks
 
 NOT_FOUND = (

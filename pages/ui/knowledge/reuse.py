@@ -12,7 +12,7 @@ from typing import Any, Literal
 import streamlit as st
 
 from core.clock import format_local
-from core.flows.knowledge import interview as kf
+from core.flows import knowledge as kf
 from pages.ui.knowledge import session as ks
 from pages.ui.shell.render import llm_caption, llm_label, llm_markdown
 

@@ -14,13 +14,20 @@ from typing import Any
 import streamlit as st
 
 from core.documents.attachments import ExtractedDocument
+from core.flows import knowledge as kb
+from core.flows import knowledge as ki
 from core.flows.chat_item import ChatItem
-from core.flows.knowledge import base as kb
-from core.flows.knowledge import interviews as ki
-from core.flows.knowledge.index import IndexReport
-from core.flows.knowledge.items import last_turn as last_turn_of
-from core.flows.knowledge.stores import KnowledgeStores, knowledge_stores
-from core.flows.knowledge.turn import InterviewArchived, TurnInput, TurnOutcome, retry_turn, run_turn
+from core.flows.knowledge import (
+    IndexReport,
+    InterviewArchived,
+    KnowledgeStores,
+    TurnInput,
+    TurnOutcome,
+    knowledge_stores,
+    retry_turn,
+    run_turn,
+)
+from core.flows.knowledge import last_turn as last_turn_of
 from pages.ui.knowledge import attachments
 from pages.ui.shell import last_call, state
 

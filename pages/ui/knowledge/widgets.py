@@ -11,12 +11,11 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from core.flows import knowledge as kb
+from core.flows import knowledge as kf
 from core.flows.chat_item import meta
 from core.flows.feedback import reply_turns
-from core.flows.knowledge import base as kb
-from core.flows.knowledge import interview as kf
-from core.flows.knowledge.items import seen_missing_items
-from core.flows.knowledge.stores import KnowledgeStoreError
+from core.flows.knowledge import KnowledgeStoreError, seen_missing_items
 from core.text import CHANGED_NOTICE
 from pages.ui.knowledge import conflict, reuse
 from pages.ui.knowledge import session as ks

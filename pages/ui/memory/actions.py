@@ -7,13 +7,18 @@ from typing import Any
 
 import streamlit as st
 
-from core.flows.memory.background import memory_job_key
-from core.flows.memory.browse import counts
-from core.flows.memory.extraction import retry_pending_extractions
-from core.flows.memory.reconcile import reconcile_memory_index
-from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
-from core.flows.memory.stores import memory_collection, memory_repository
-from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.flows.memory import (
+    SAMPLE_EPISODES,
+    SummaryOutcome,
+    counts,
+    load_demo_samples,
+    memory_collection,
+    memory_job_key,
+    memory_repository,
+    reconcile_memory_index,
+    retry_pending_extractions,
+    run_summaries,
+)
 from pages.ui.shell import state
 
 DEMO_FIRST_INPUT = (

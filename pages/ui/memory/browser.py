@@ -14,12 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from core.flows.memory import browse
-from core.flows.memory.constants import AFFECT_LABELS, AFFECT_LABELS_JA
-from core.flows.memory.edits import (
-    EDITABLE_COLUMNS,
-)
-from core.flows.memory.provenance import affect_series
+from core.flows import memory as browse
+from core.flows.memory import AFFECT_LABELS, AFFECT_LABELS_JA, EDITABLE_COLUMNS, affect_series
 from pages.ui.memory import actions, grid
 from pages.ui.memory.detail import render_detail, select_unit
 from pages.ui.memory.entities import render_entity_tools

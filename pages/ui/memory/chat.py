@@ -13,15 +13,19 @@ import streamlit as st
 
 from core.flows.chat_item import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
 from core.flows.feedback import new_conversation_id, reply_turns
-from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
-from core.flows.memory.continuation import (
+from core.flows.memory import (
+    describe_errors,
     discard_cut_memory_turn,
     finish_continuation,
+    finish_turn,
     prepare_continuation,
+    prepare_turn,
+    refresh_items,
+    reply_item,
     stream_continuation,
+    stream_reply,
+    unexpected_error_item,
 )
-from core.flows.memory.extraction_store import describe_errors
-from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
 from pages.ui.memory import actions
 from pages.ui.shell import background as bg
 from pages.ui.shell import feedback, last_call, state

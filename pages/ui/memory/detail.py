@@ -9,14 +9,17 @@ from typing import Any
 import streamlit as st
 
 from core.clock import format_local
-from core.flows.memory.deletion import hard_delete
-from core.flows.memory.provenance import (
+from core.flows.memory import (
     extraction_of_episode,
+    hard_delete,
     latest_trace,
-    provenance,
+    restore,
+    revert_unit,
+    soft_delete,
+    unit_provenance,
     unit_summary,
+    versions_of,
 )
-from core.flows.memory.versions import restore, revert_unit, soft_delete, versions_of
 from pages.ui.memory import actions
 from pages.ui.memory.search import score_table
 
@@ -88,7 +91,7 @@ def _hard_delete(unit_id: int) -> None:
 
 
 def _provenance(unit_id: int) -> None:
-    prov = provenance(actions.repo(), unit_id)
+    prov = unit_provenance(actions.repo(), unit_id)
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**出どころ（根拠のエピソード）**")

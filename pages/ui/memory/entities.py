@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from core.flows.memory import browse
-from core.flows.memory.entities import EntityEditError, merge_entities, rename_entity
+from core.flows import memory as browse
+from core.flows.memory import EntityEditError, merge_entities, rename_entity
 from pages.ui.memory import actions
 
 

@@ -10,9 +10,16 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from core.flows.memory import browse
-from core.flows.memory.edits import InvalidEdit, apply_edits, overwrite_stale, stale_comparison
-from core.flows.memory.versions import EditError, StaleEdit, StaleUnit
+from core.flows import memory as browse
+from core.flows.memory import (
+    EditError,
+    InvalidEdit,
+    StaleEdit,
+    StaleUnit,
+    apply_edits,
+    overwrite_stale,
+    stale_comparison,
+)
 from pages.ui.memory import actions
 
 GRID_KEY = "memory_grid_seen"  # data key: kind -> (filters, frame as read, total) while edits are pending

@@ -7,9 +7,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.flows import memory as c
 from core.flows.chat_item import history
-from core.flows.memory import constants as c
-from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
+from core.flows.memory import RetrievalResult, format_pack, retrieve, save_trace_for
 from pages.ui.memory import actions
 from pages.ui.shell.render import llm_caption, llm_cell
 

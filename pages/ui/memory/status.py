@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.flows.memory.background import retry_job, submit_memory_job
-from core.flows.memory.job_status import unfinished_episodes
+from core.flows.memory import retry_job, submit_memory_job, unfinished_episodes
 from pages.ui.memory import actions
 from pages.ui.shell import background as bg
 from pages.ui.shell import state

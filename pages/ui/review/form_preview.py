@@ -8,8 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from core.flows import review_chat
-from core.flows.review_chat import MaterialDraft
-from core.flows.review_chat.constants import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, answer_bound_errors
+from core.flows.review_chat import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, MaterialDraft, answer_bound_errors
 from pages.ui.review import session as rs
 from pages.ui.review.paging import page_range
 from pages.ui.shell.render import literal_md, plain_label

@@ -17,8 +17,7 @@ from typing import Any
 import streamlit as st
 
 from core.flows import review_chat
-from core.flows.review_chat import ItemDraft, MaterialDraft
-from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES
+from core.flows.review_chat import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES, ItemDraft, MaterialDraft
 from pages.ui.review import form_preview as preview
 from pages.ui.review import session as rs
 from pages.ui.shell.render import literal_md

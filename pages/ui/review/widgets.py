@@ -8,8 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.flows.review_chat.constants import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES
-from core.flows.review_chat.paragraphs import item_paragraph_numbers
+from core.flows.review_chat import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES, item_paragraph_numbers
 from pages.ui.review.paging import page_range
 from pages.ui.shell.render import literal_md
 
