@@ -32,7 +32,7 @@ FUNCTION_LEVEL_ALLOWED = {
     ): "the openai SDK takes ~1 s to import; most sessions never use it",
     ("core/llm/registry.py", "core.llm.anthropic_client"): "the anthropic SDK takes ~2 s to import",
     (
-        "pages/ui/shell/state.py",
+        "core/services.py",
         "core.search.vectors",
     ): "chromadb takes ~1.3 s to import; home and debug pages never need it",
     (

@@ -12,7 +12,7 @@ import uuid
 
 import streamlit as st
 
-from core.llm.server_profiles import remembered_forms
+from core.services import remembered_forms
 from core.settings import PROVIDER_LABELS, PROVIDERS, SERVER_LABELS, SERVERS, Settings
 from pages.ui.shell import state
 

@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
 from core.debuglog.events import ListSink
 from core.flows import feedback
 from core.flows.registry import demo_personas
-from core.jobs.worker import BackgroundWorker
-from core.llm.base import LLMClient
-from core.llm.registry import build_client
 from core.people import Person
-from core.search.embedders import Embedder, build_embedder
+from core.search.embedders import Embedder
+from core.services import BackgroundWorker, Engine, LLMClient, Services, StoreUnavailable, open_services
 from core.settings import Settings, load_settings
-from core.store import StoreUnavailable, open_store
 from core.workbench.rerun import Target, target_settings
 from pages.ui.shell.nav import FLOW_PAGES
+
+if TYPE_CHECKING:
+    from core.services import ChromaClient
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/shell/nav.py.
 CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
@@ -112,7 +112,7 @@ def client() -> LLMClient:
     fault_rate = ss["app_fault_pct"] / 100
     key = (s.provider, s.model, s.base_url, fault_rate)
     if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
-        ss["llm_client"] = build_client(s, fault_rate=fault_rate, personas=demo_personas())
+        ss["llm_client"] = services().client(s, fault_rate=fault_rate, personas=demo_personas())
         ss["llm_client_key"] = key
     return ss["llm_client"]
 
@@ -122,7 +122,7 @@ def client_for(target: Target) -> LLMClient:
     a fresh client of that configured provider and model (same keys and base URLs, no fault injection)."""
     if target.current:
         return client()
-    return build_client(target_settings(settings(), target), personas=demo_personas())
+    return services().client(target_settings(settings(), target), personas=demo_personas())
 
 
 def sink() -> ListSink | None:
@@ -133,15 +133,21 @@ def sink() -> ListSink | None:
 
 
 @st.cache_resource(show_spinner=False)
-def _engine(data_dir: str, url: str | None):  # type: ignore[no-untyped-def]
-    return open_store(data_dir, url=url)
+def _services(data_dir: str, url: str | None, host: str | None, port: int, _settings: Settings) -> Services:
+    return open_services(_settings, worker=worker())
 
 
-def engine():  # type: ignore[no-untyped-def]
+def services() -> Services:
+    """The process's services for this session's storage settings (one per data dir, DATABASE_URL, Chroma)."""
+    s = settings()
+    return _services(str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port, s)
+
+
+def engine() -> Engine:
     """The shared SQLAlchemy engine (created once per data dir and DATABASE_URL)."""
     s = settings()
     try:
-        return _engine(str(s.data_dir), s.database_url)
+        return services().engine()
     except StoreUnavailable:
         st.error(
             f"データベースに接続できません（{s.database_label}）。サーバーが起動しているか、"
@@ -156,19 +162,11 @@ def feedback_repo() -> feedback.FeedbackRepository:
     return feedback.repository(engine(), person())
 
 
-@st.cache_resource(show_spinner=False)
-def _chroma(data_dir: str, host: str | None, port: int):  # type: ignore[no-untyped-def]
-    from core.search.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
-
-    # host "" (not None): the settings decide, env CHROMA_HOST is not read again here
-    return open_chroma(data_dir, host=host or "", port=port)
-
-
-def chroma():  # type: ignore[no-untyped-def]
+def chroma() -> ChromaClient:
     """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
     s = settings()
     try:
-        return _chroma(str(s.data_dir), s.chroma_host, s.chroma_port)
+        return services().chroma()
     except Exception:  # noqa: BLE001 - chromadb raises several types for an unreachable server; the page stops with a notice
         st.error(
             f"ベクトル検索のサーバーに接続できません（{s.chroma_host}:{s.chroma_port}）。Chroma サーバーが"
@@ -214,7 +212,7 @@ def once_per_process(
 
 def embedder() -> Embedder:
     """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default), one per process."""
-    return build_embedder(settings().embeddings)
+    return services().embedder(settings())
 
 
 def is_demo() -> bool:
