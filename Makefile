@@ -27,6 +27,7 @@ run: $(STAMP)  ## start the app (offline demo model by default)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 types: $(STAMP)  ## mypy: strict on core, checked on pages and the shell (files and flags in pyproject.toml)
 	$(BIN)/mypy

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.ui import auth, sidebar, state
-from pages.ui.nav import HOME, existing_pages
+from pages.ui.shell import auth, sidebar, state
+from pages.ui.shell.nav import HOME, existing_pages
 
 # A file shipped with the app, not a `:material/...:` icon: for those the browser fetches the favicon
 # from a public font host, which an intranet cannot reach (issue #15 item 7).

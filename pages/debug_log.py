@@ -3,7 +3,13 @@ table with filters, tokens and cost, and exports. `?flow=&conversation=&turn=&ca
 
 import streamlit as st
 
-from pages.ui import debug_calls, debug_costs, debug_export, debug_replay, debug_source, debug_trace, state
+from pages.ui.debug import calls as debug_calls
+from pages.ui.debug import costs as debug_costs
+from pages.ui.debug import export as debug_export
+from pages.ui.debug import replay as debug_replay
+from pages.ui.debug import source as debug_source
+from pages.ui.debug import trace_tree as debug_trace
+from pages.ui.shell import state
 
 TABS = ["トレース", "呼び出し一覧", "コストと傾向", "エクスポート", "リプレイ"]
 TAB_KEY = "debug_tab"

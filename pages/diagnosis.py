@@ -2,14 +2,19 @@
 
 import streamlit as st
 
-from core.flows.diagnosis.booking import local_now
-from core.flows.diagnosis.catalog import find_vehicle, load_vehicles
-from core.flows.diagnosis.constants import FREE_INPUT_VALUE
-from core.flows.diagnosis.models import ChatRequest, ChatStep, PromptInfo
-from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
-from pages.ui import diagnosis_widgets as w
-from pages.ui import last_call, state
-from pages.ui.diagnosis_session import (
+from core.flows.diagnosis import (
+    FREE_INPUT_VALUE,
+    ChatRequest,
+    ChatStep,
+    PromptInfo,
+    find_vehicle,
+    load_vehicles,
+    local_now,
+    snapshot_turns,
+    turn_preview,
+)
+from pages.ui.diagnosis import widgets as w
+from pages.ui.diagnosis.session import (
     bookings,
     current_session,
     ensure_index,
@@ -19,8 +24,9 @@ from pages.ui.diagnosis_session import (
     send,
     team_bookings_view,
 )
-from pages.ui.error_card import fallback_notice
-from pages.ui.render import llm_caption, llm_markdown
+from pages.ui.shell import last_call, state
+from pages.ui.shell.error_card import fallback_notice
+from pages.ui.shell.render import llm_caption, llm_markdown
 
 state.ensure_shell("pages/diagnosis.py")
 ss = st.session_state

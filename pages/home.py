@@ -3,8 +3,8 @@
 import streamlit as st
 
 from core.settings import PROVIDER_LABELS
-from pages.ui import state
-from pages.ui.nav import FLOW_PAGES, TOOL_PAGES
+from pages.ui.shell import state
+from pages.ui.shell.nav import FLOW_PAGES, TOOL_PAGES
 
 state.ensure_shell("pages/home.py")
 st.title("Katachi（形）")

@@ -2,14 +2,17 @@
 
 import streamlit as st
 
-from core.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
-from core.chat import ChatItem
-from core.flows.knowledge_turn import TurnInput
-from core.uploads import upload_limit_caption
-from pages.ui import attachments, knowledge_base_tab, knowledge_widgets, last_call, state
-from pages.ui import knowledge_resume as kr
-from pages.ui import knowledge_session as ks
-from pages.ui.render import llm_alert, llm_caption
+from core.documents.attachments import MAX_FILE_BYTES, SUPPORTED_EXTENSIONS
+from core.documents.uploads import upload_limit_caption
+from core.flows.chat_item import ChatItem
+from core.flows.knowledge import TurnInput
+from pages.ui.knowledge import attachments
+from pages.ui.knowledge import base_tab as knowledge_base_tab
+from pages.ui.knowledge import resume as kr
+from pages.ui.knowledge import session as ks
+from pages.ui.knowledge import widgets as knowledge_widgets
+from pages.ui.shell import last_call, state
+from pages.ui.shell.render import llm_alert, llm_caption
 
 state.ensure_shell("pages/knowledge.py")
 st.title("ナレッジ聞き取り")

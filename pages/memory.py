@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from pages.ui import memory_actions as actions
-from pages.ui import state
-from pages.ui.memory_browser import render_browser
-from pages.ui.memory_chat import render_chat
-from pages.ui.memory_search import render_search
-from pages.ui.memory_status import render_failures
+from pages.ui.memory import actions
+from pages.ui.memory.browser import render_browser
+from pages.ui.memory.chat import render_chat
+from pages.ui.memory.search import render_search
+from pages.ui.memory.status import render_failures
+from pages.ui.shell import state
 
 state.ensure_shell("pages/memory.py")
 st.title("コンパニオン記憶")

@@ -4,19 +4,18 @@ import json
 
 import streamlit as st
 
-from core.chat import last_failed, meta
 from core.clock import format_local
+from core.documents.uploads import upload_limit_caption
+from core.flows.chat_item import last_failed, meta
 from core.flows.feedback import reply_turns
-from core.flows.review_chat import load_sample_review
-from core.flows.review_chat.records import MAX_IMPORT_BYTES
-from core.uploads import upload_limit_caption
-from pages.ui import feedback, last_call, state
-from pages.ui import review_manage as rm
-from pages.ui import review_material as rmat
-from pages.ui import review_session as rs
-from pages.ui import review_widgets as rw
-from pages.ui.error_card import item_error_card, truncated_banner
-from pages.ui.render import llm_alert, llm_markdown
+from core.flows.review_chat import MAX_IMPORT_BYTES, load_sample_review
+from pages.ui.review import manage as rm
+from pages.ui.review import material as rmat
+from pages.ui.review import session as rs
+from pages.ui.review import widgets as rw
+from pages.ui.shell import feedback, last_call, state
+from pages.ui.shell.error_card import item_error_card, truncated_banner
+from pages.ui.shell.render import llm_alert, llm_markdown
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")

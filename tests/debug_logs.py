@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.debuglog import DebugEvent
-from core.guard import build_repair_instruction
+from core.debuglog.events import DebugEvent
+from core.guard.json_guard import build_repair_instruction
 
 T0 = 1_790_000_000.0  # a fixed epoch second, so timings are exact
 SYSTEM = {"role": "system", "content": "あなたは契約審査のナレッジを聞き取るアシスタントです。"}

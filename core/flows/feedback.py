@@ -26,8 +26,8 @@ from typing import Any, Literal
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.chat import is_history
 from core.clock import Clock, utc_now
+from core.flows.chat_item import is_history
 from core.people import Person
 from core.store.feedback import SCORES, Feedback, FeedbackRepository
 from core.text.safe import COMMENT_MAX_CHARS, safe_text

@@ -1,7 +1,7 @@
 """The flows of the app in one table: flow name -> FlowInfo (its chat key and its demo persona).
 
 Each flow's demo module exposes its persona function; this table is where they are collected, so that
-core.llm never imports a flow. The shell (pages/ui/nav.py names each page's flow from here) and tests or
+core.llm never imports a flow. The shell (pages/ui/shell/nav.py names each page's flow from here) and tests or
 scripts that want the demo model to play the flows take the personas from `demo_personas()`.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
 from core.flows.diagnosis.demo import persona as diagnosis_persona
-from core.flows.knowledge import FLOW as KNOWLEDGE
-from core.flows.knowledge_demo import knowledge_persona
+from core.flows.knowledge.demo import knowledge_persona
+from core.flows.knowledge.interview import FLOW as KNOWLEDGE
 from core.flows.memory.constants import FLOW as MEMORY
 from core.flows.memory.demo import memory_persona
 from core.flows.review_chat.constants import FLOW as REVIEW

@@ -9,11 +9,11 @@ from typing import Any
 import anthropic
 import httpx2
 
+from core.contracts.strict_copies import strict_copy
 from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage, base_host
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
-from core.schema_strict import strict_copy
 
 CONVERSATION_START = "（会話の開始）"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}

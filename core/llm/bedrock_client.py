@@ -16,6 +16,7 @@ import time
 from importlib.metadata import version
 from typing import Any
 
+from core.contracts.strict_copies import strict_copy
 from core.llm.base import (
     MALFORMED,
     LLMClient,
@@ -30,7 +31,6 @@ from core.llm.base import (
 from core.llm.deadline import Deadlines
 from core.llm.descriptor import Credentials, ProviderDescriptor, first
 from core.llm.sdk_errors import malformed
-from core.schema_strict import strict_copy
 
 REGION_SETTINGS = ("KATACHI_BEDROCK_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
 KEY_SETTINGS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")

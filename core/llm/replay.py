@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.debuglog import events_from_jsonl
+from core.debuglog.events import events_from_jsonl
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 
 

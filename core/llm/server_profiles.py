@@ -25,8 +25,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from core.contracts.strict_copies import strict_copy
 from core.llm.base import JSONSchemaSpec
-from core.schema_strict import strict_copy
 
 JSON_SCHEMA = "json_schema"  # OpenAI structured outputs; strict when the schema allows it
 OLLAMA_FORMAT = "ollama_format"  # json_schema carrying the original schema, which Ollama puts in `format`

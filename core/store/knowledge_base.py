@@ -20,7 +20,6 @@ from typing import Any
 from sqlalchemy import Column, Connection, ForeignKey, Index, Integer, String, Table, Text, select, update
 from sqlalchemy.sql import ColumnElement
 
-from core.japanese import split_terms
 from core.people import MAX_ID_CHARS, Person
 from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
@@ -33,8 +32,9 @@ from core.store.knowledge_search import (
     search_condition,
     write_keys,
 )
+from core.text.japanese import split_terms
 from core.text.safe import clean_text
-from core.textnorm import fold
+from core.text.textnorm import fold
 
 __all__ = [
     "CREATED_NOTE",

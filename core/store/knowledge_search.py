@@ -1,7 +1,7 @@
 """Keyword search of the knowledge base (issue 12 item 2): per-entry search keys and the query's condition.
 
-knowledge_entry_keys keeps, per entry, its folded text (core.textnorm.fold: ＮＤＡ = NDA, 第８条 = 第8条) and
-its Sudachi lexical keys (core.japanese.lexical_document, the one key function). A query's terms (split at
+knowledge_entry_keys keeps, per entry, its folded text (core.text.textnorm.fold: ＮＤＡ = NDA, 第８条 = 第8条) and
+its Sudachi lexical keys (core.text.japanese.lexical_document, the one key function). A query's terms (split at
 spaces and 、) are ANDed; a term matches an entry whose folded text contains it, or whose keys contain a key
 of each of its words (締め切り finds 締切). Both keys are lower case and matched with LIKE, so SQLite and
 PostgreSQL find the same entries (on PostgreSQL pg_trgm GIN indexes serve the LIKEs, migration v0005).
@@ -29,15 +29,15 @@ from sqlalchemy import (
     table,
 )
 
-from core.japanese import lexical_document, term_keys
 from core.store.db import metadata
-from core.textnorm import fold
+from core.text.japanese import lexical_document, term_keys
+from core.text.textnorm import fold
 
 knowledge_entry_keys = Table(
     "knowledge_entry_keys",
     metadata,
     Column("entry_id", Integer, ForeignKey("knowledge_entries.id", ondelete="CASCADE"), primary_key=True),
-    Column("folded", Text, nullable=False, default=""),  # core.textnorm.fold of the six fields
+    Column("folded", Text, nullable=False, default=""),  # core.text.textnorm.fold of the six fields
     Column("lexical", Text, nullable=False, default=""),  # " " + lexical_document + " " (LIKE '% key %')
 )
 

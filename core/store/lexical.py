@@ -1,7 +1,7 @@
 """Japanese lexical search on any engine: LIKE patterns, and FTS5's tokenizers and BM25 in Python.
 
 Search behaves the same on SQLite and PostgreSQL because both engines consume the same keys, computed in
-Python, never by the database: core.textnorm.fold and core.japanese (lexical_document, key_groups) for the
+Python, never by the database: core.text.textnorm.fold and core.text.japanese (lexical_document, key_groups) for the
 knowledge base (core/store/knowledge_search.py); the memory flow passes its normalized text, 2-character
 document, Sudachi lexical document and query terms in (core/flows/memory/text.py). On SQLite the
 memory lanes are FTS5 tables; on PostgreSQL (core/store/memory_fts_pg.py) the same documents are stored as

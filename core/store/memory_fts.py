@@ -2,7 +2,7 @@
 
 FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane uses a trigram
 index (terms of 3+ characters) plus a 2-character index (space-separated 2-character tokens) for words
-such as 締切. Issue 12 adds the lexical index: the unit's Sudachi keys (core.japanese.lexical_document, the
+such as 締切. Issue 12 adds the lexical index: the unit's Sudachi keys (core.text.japanese.lexical_document, the
 one key function both engines consume), so ねこ meets 猫 and 締め切り meets 締切. A unicode61 index over the
 raw text exists only as the comparison baseline (tests, benchmark). Lanes are named by the FTS_* constants.
 On SQLite they are FTS5 tables (core/store/memory_fts_sqlite.py); on PostgreSQL, documents ranked with the
@@ -18,9 +18,9 @@ from typing import Protocol
 
 from sqlalchemy import Connection
 
-from core.japanese import lexical_document
 from core.store import memory_fts_pg, memory_fts_sqlite
 from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_LEXICAL, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
+from core.text.japanese import lexical_document
 
 __all__ = [
     "FTS_BIGRAM",

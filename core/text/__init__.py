@@ -1,4 +1,8 @@
-"""Text handling at the boundaries: safe text for storage and safe cells and Markdown for exports."""
+"""Text handling at the boundaries: safe text for storage and safe cells and Markdown for exports.
+
+Beside them: `textnorm` (the one Japanese normalizer), `japanese` (SudachiPy lexical keys) and
+`safe_markdown` (model-written text made safe to render).
+"""
 
 from core.text.export import csv_cell, csv_text, markdown_text, xml_text
 from core.text.safe import (

@@ -3,7 +3,7 @@
 - CSV: a text cell that begins with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms, which a
   Japanese Excel also reads as a formula) gets a leading apostrophe, as OWASP's CSV injection guidance says,
   so a spreadsheet shows it as text and never runs it. Numbers stay numbers; the raw values stay in JSONL.
-- Markdown: text goes through the on-screen safe renderer (core.safe_markdown), so an image, raw HTML or a
+- Markdown: text goes through the on-screen safe renderer (core.text.safe_markdown), so an image, raw HTML or a
   `javascript:` link in an export is inert text, exactly as on screen.
 - XML (DOCX): characters XML 1.0 cannot hold are cleaned (core.text.safe) and any left removed, so a Word
   export never fails on what someone typed.
@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.safe_markdown import safe_llm_markdown
 from core.text.safe import clean_text
+from core.text.safe_markdown import safe_llm_markdown
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

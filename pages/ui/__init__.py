@@ -1,1 +1,3 @@
-"""Shared Streamlit helpers for the pages (the only place pages get the client, store, and debug sink)."""
+"""The pages' Streamlit code: `shell/` (what every page shares: state, sidebar, navigation, sign-in,
+error card, last call, feedback, rendering) and one package per page (knowledge, review, memory,
+diagnosis, debug)."""

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.chat import ChatItem, history
+from core.flows.chat_item import ChatItem, history
 from core.flows.diagnosis.rag import RAGService
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import run_turn as memory_turn
 from core.flows.memory.sample_data import load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
@@ -27,8 +27,8 @@ from core.flows.registry import demo_client
 from core.flows.review_chat import get_review, repository, sample_review_id
 from core.flows.review_chat.chat_turn import run_turn as review_turn
 from core.people import LOCAL_PERSON, Person
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 from tests.persons import ALICE, BOB
 
 PEOPLE = {"alice": ALICE, "bob": BOB, "local": LOCAL_PERSON}

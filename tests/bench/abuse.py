@@ -38,23 +38,23 @@ from sqlalchemy import func, select
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.attachments import AttachmentError, AttachmentLimits  # noqa: E402
-from core.chat import ChatItem, history  # noqa: E402
-from core.extraction import WorkerBudget, extract_in_worker  # noqa: E402
+from core.documents.attachments import AttachmentError, AttachmentLimits  # noqa: E402
+from core.documents.extract import WorkerBudget, extract_in_worker  # noqa: E402
 from core.flows import review_chat  # noqa: E402
+from core.flows.chat_item import ChatItem, history  # noqa: E402
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.knowledge_stores import knowledge_stores  # noqa: E402
-from core.flows.knowledge_turn import TurnInput  # noqa: E402
-from core.flows.knowledge_turn import run_turn as knowledge_turn  # noqa: E402
+from core.flows.knowledge.stores import knowledge_stores  # noqa: E402
+from core.flows.knowledge.turn import TurnInput  # noqa: E402
+from core.flows.knowledge.turn import run_turn as knowledge_turn  # noqa: E402
 from core.flows.memory.chat import run_turn as memory_turn  # noqa: E402
 from core.flows.memory.stores import memory_collection, memory_repository  # noqa: E402
 from core.flows.registry import demo_client  # noqa: E402
+from core.jobs.worker import BackgroundWorker  # noqa: E402
 from core.llm.base import LLMRequest, TextStream, stream_from_reply  # noqa: E402
 from core.people import LOCAL_PERSON, Person  # noqa: E402
+from core.search.vectors import open_chroma  # noqa: E402
 from core.store import open_store  # noqa: E402
 from core.store.memory import units  # noqa: E402
-from core.vectors import open_chroma  # noqa: E402
-from core.worker import BackgroundWorker  # noqa: E402
 from tests.abuse.bombs import bomb_docx, bomb_pdf, many_elements_docx, whitespace_docx  # noqa: E402
 from tests.abuse.hostile import MARK, HostileClient, live_parts  # noqa: E402
 from tests.bench.abuse_data import data_cases  # noqa: E402

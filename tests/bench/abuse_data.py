@@ -16,19 +16,19 @@ from typing import Any
 
 from sqlalchemy import update
 
-from core.debug_import import read_debug_jsonl
-from core.debuglog import DebugEvent, events_to_csv
-from core.flows import knowledge as kf
-from core.flows import knowledge_export as kx
+from core.debuglog.events import DebugEvent, events_to_csv
+from core.flows.knowledge import export as kx
+from core.flows.knowledge import interview as kf
 from core.flows.review_chat.constants import MAX_ANSWER_CHARS, MAX_ANSWER_PARAGRAPHS, answer_bound_errors
 from core.flows.review_chat.records import read_review_file
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
-from core.pricing import parse_price_table
 from core.store import open_store
 from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries
 from core.store.review_manage import ManagedReviewRepository
 from core.text.export import FORMULA_STARTS
+from core.workbench.log_import import read_debug_jsonl
+from core.workbench.prices import parse_price_table
 from tests.core.test_review_messages import REVIEW
 from tests.pages.conftest import make_app
 

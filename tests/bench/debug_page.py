@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from streamlit.testing.v1 import AppTest
 
-from core.debug_otel import events_to_otlp
-from core.debug_report import calls_frame
-from core.debug_tree import build_tree
-from core.debuglog import events_to_csv, events_to_jsonl
-from core.pricing import costs_by_flow, load_prices
+from core.debuglog.events import events_to_csv, events_to_jsonl
 from core.settings import Settings
+from core.workbench.otel import events_to_otlp
+from core.workbench.prices import costs_by_flow, load_prices
+from core.workbench.report import calls_frame
+from core.workbench.tree import build_tree
 from tests.debug_logs import synthetic_log
 from tests.pages.conftest import APP
 

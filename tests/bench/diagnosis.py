@@ -17,7 +17,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.state_machine import process_step
 from core.llm.replay import ReplayClient
-from core.vectors import open_chroma
+from core.search.vectors import open_chroma
 from tests.core.diagnosis_fixtures import FakeRag, diag, src
 
 QUERIES = [

@@ -19,12 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import openai
 from jsonschema import Draft202012Validator
 
-from core.guard import _check, guarded_json
+from core.contracts.schemas import load_schema, strict_copy, validation_errors
+from core.guard.json_guard import _check, guarded_json
 from core.llm.base import LLMReply
 from core.llm.faulty import corrupt
 from core.llm.openai_client import OpenAIClient
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema, strict_copy, validation_errors
 from tests.core.wire_server import Scripted, WireServer
 
 TURN = load_schema("knowledge_llm_turn")

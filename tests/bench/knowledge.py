@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import docx
 from pypdf import PdfReader, PdfWriter
 
-from core.attachments import extract_text_from_document
-from core.flows import knowledge as kf
-from core.flows import knowledge_demo as kd
+from core.documents.attachments import extract_text_from_document
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
 from core.samples.knowledge.build_samples import build_pdf
 
 LINE = "第{n}条（秘密保持）甲及び乙は、本契約に関して相手方から開示された情報を秘密として保持する。"

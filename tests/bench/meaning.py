@@ -26,13 +26,13 @@ from memory_retrieval import NOW, bulk_store, pct  # noqa: E402
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
 from core.flows.diagnosis.urgency import keyword_urgency_check, urgency_rank  # noqa: E402
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge  # noqa: E402
-from core.flows.knowledge_index import INDEXED_FIELDS, KnowledgeIndex, knowledge_collection  # noqa: E402
+from core.flows.knowledge.index import INDEXED_FIELDS, KnowledgeIndex, knowledge_collection  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402
 from core.people import LOCAL_PERSON  # noqa: E402
 from core.search.embedders import BundledE5Embedder, NgramEmbedder  # noqa: E402
+from core.search.vectors import open_chroma  # noqa: E402
 from core.store import open_store  # noqa: E402
 from core.store.knowledge_base import KnowledgeBaseRepository  # noqa: E402
-from core.vectors import open_chroma  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "meaning"
 SPLITS = ("tune", "heldout")
@@ -85,7 +85,7 @@ def memory(after: bool, size: int) -> tuple[dict[str, float], list[float]]:
 
 def knowledge(after: bool) -> dict[str, tuple[float, float]]:
     """recall@5 of 類似ナレッジ (within the distance limit) and the share of small talk that shows no entry."""
-    import core.flows.knowledge_index as ki  # noqa: PLC0415 - the "before" swaps the indexed fields
+    import core.flows.knowledge.index as ki  # noqa: PLC0415 - the "before" swaps the indexed fields
 
     data = load("knowledge_cases.json")
     tmp = Path(tempfile.mkdtemp())

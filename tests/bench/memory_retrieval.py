@@ -27,10 +27,10 @@ from core.flows.memory.sample_data import generate_conversation
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory import payload_episode, units
 from core.store.memory_fts import ensure_unicode61_baseline
-from core.vectors import open_chroma
 
 NOW = 1_795_000_000
 

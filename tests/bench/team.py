@@ -31,13 +31,13 @@ from sqlalchemy import Engine, func, select
 from core.flows.memory.indexing import index_units
 from core.flows.review_chat import ThreadState, load_sample_review
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import make_engine, open_store
 from core.store.knowledge import KnowledgeRepository, knowledge_turns
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
 from core.store.memory import payload_episode, units
 from core.store.memory_repository import MemoryRepository
 from core.store.review import ReviewRepository, review_messages
-from core.vectors import open_chroma
 from tests.bench.memory_retrieval import bulk_store, measure, pct
 from tests.core.store_workers import start_together, wait_for_go
 from tests.servers import ChromaServer, PgCluster, ServerUnavailable

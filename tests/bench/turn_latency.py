@@ -30,27 +30,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from sqlalchemy import select
 
-from core.chat import ChatItem, history, user_item
-from core.flows import knowledge_demo as kd
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.memory import entities, payload_fact, payload_loop
-from core.vectors import open_chroma
-from core.worker import BackgroundWorker
 
 DELAY = 1.5
 TURNS = 12
@@ -167,7 +167,7 @@ def review(tmp: Path) -> list[Row]:
     rows = []
     for turn, text in enumerate(REVIEW_QUESTIONS[:TURNS], 1):
 
-        def send(text: str = text) -> None:  # what pages/ui/review_session.py does
+        def send(text: str = text) -> None:  # what pages/ui/review/session.py does
             chat.append(user_item(text))
             plan = review_chat.prepare_turn(repo, record, state["thread"], history(chat), text, worker=worker)
             stream = review_chat.stream_reply(client, plan)
@@ -210,7 +210,7 @@ def memory(tmp: Path, mode: str) -> tuple[list[Row], list[Any]]:
     for turn, text in enumerate(MEMORY_INPUTS[:TURNS], 1):
         clock["now"] = NOW + 600 * turn
 
-        def send(text: str = text) -> None:  # what pages/ui/memory_chat.py does
+        def send(text: str = text) -> None:  # what pages/ui/memory/chat.py does
             prepared = prepare_turn(repo, collection, history(chat), text)
             reply = stream_reply(client, prepared)
             "".join(reply)
@@ -252,7 +252,7 @@ def diagnosis(tmp: Path) -> list[Row]:
                 state["session"], LOCAL_PERSON.id
             ).session_id  # 最初からやり直す
 
-        def send(request: ChatRequest = request) -> None:  # what pages/ui/diagnosis_session.py does
+        def send(request: ChatRequest = request) -> None:  # what pages/ui/diagnosis/session.py does
             request.session_id = state["session"]
             session, response = run_turn(service, request, deps)
             state["session"], prompt = session.session_id, response.prompt

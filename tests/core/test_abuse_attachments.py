@@ -11,9 +11,9 @@ import docx
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from core import extraction
-from core.attachments import AttachmentError, AttachmentLimits, extract_text_from_document
-from core.extraction import ExtractionCache, WorkerBudget, extract_in_worker, extract_once
+from core.documents import extract as extraction
+from core.documents.attachments import AttachmentError, AttachmentLimits, extract_text_from_document
+from core.documents.extract import ExtractionCache, WorkerBudget, extract_in_worker, extract_once
 from core.samples.knowledge.build_samples import build_pdf
 from tests.abuse.bombs import bomb_docx, bomb_pdf, many_elements_docx, whitespace_docx
 

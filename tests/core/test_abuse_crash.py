@@ -23,14 +23,14 @@ import pytest
 from sqlalchemy import func, select, text
 
 from core.flows.diagnosis.rag import RAGService
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory import KIND_EPISODE, units
 from core.store.review import review_messages
-from core.vectors import open_chroma
 from tests.persons import ALICE
 
 PERSON = ALICE  # crash_worker's default person ("alice")

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from core.guard import guarded_json, guarded_stream, guarded_text
+from core.guard.json_guard import guarded_json, guarded_stream, guarded_text
 from core.llm.anthropic_client import AnthropicClient
 from core.llm.base import ProviderError
 from core.llm.deadline import Deadlines

@@ -17,8 +17,8 @@ import docx
 import pytest
 from pypdf import PdfReader
 
-from core.attachments import extract_text_from_document
-from core.textnorm import KANGXI_RADICALS, RADICALS_SUPPLEMENT, has_radicals
+from core.documents.attachments import extract_text_from_document
+from core.text.textnorm import KANGXI_RADICALS, RADICALS_SUPPLEMENT, has_radicals
 
 CHROMIUM = "/usr/bin/chromium"
 FONT = Path("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf")

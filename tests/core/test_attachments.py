@@ -1,4 +1,4 @@
-"""core.attachments on real files generated here (spec 00 添付ファイル処理)."""
+"""core.documents.attachments on real files generated here (spec 00 添付ファイル処理)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
-from core.attachments import (
+from core.documents.attachments import (
     MAX_FILE_BYTES,
     AttachmentError,
     AttachmentLimits,

@@ -21,9 +21,9 @@ from core.flows.memory.lanes import vector_lane
 from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
 from core.search.embedders import BundledE5Embedder
+from core.search.vectors import EMBEDDER_EF_NAME, chroma_label, get_collection, open_chroma
 from core.settings import load_settings
 from core.store.memory_repository import MemoryRepository
-from core.vectors import EMBEDDER_EF_NAME, chroma_label, get_collection, open_chroma
 from tests.persons import ALICE
 from tests.servers import ChromaServer
 

@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 
 from core.clock import display_zone, format_local, from_local, to_local, utc_now
-from core.debug_report import calls_frame
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
+from core.workbench.report import calls_frame
 
 TS = 1_795_000_000  # 2026-11-18 11:06:40 UTC
 

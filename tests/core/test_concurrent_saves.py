@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from sqlalchemy import Engine
 
-from core.flows import knowledge_base as kb
+from core.flows.knowledge import base as kb
 from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.edits import apply_edits, overwrite_stale, stale_comparison
 from core.flows.memory.versions import EditError, StaleEdit, edit_unit, versions_of

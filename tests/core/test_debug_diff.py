@@ -1,14 +1,14 @@
-"""core.debug_diff: failed vs accepted raw output of a repaired call, the exact changed JSON paths, and
+"""core.workbench.diff: failed vs accepted raw output of a repaired call, the exact changed JSON paths, and
 the local fixes each attempt needed."""
 
 import json
 
-from core.debug_diff import PathChange, attempt_diff, json_changes, json_path
-from core.debug_tree import build_tree
-from core.debuglog import ListSink
-from core.guard import guarded_json
+from core.contracts.schemas import load_schema
+from core.debuglog.events import ListSink
+from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema
+from core.workbench.diff import PathChange, attempt_diff, json_changes, json_path
+from core.workbench.tree import build_tree
 
 FAILED = (
     '```json\n{"control": {"schema_version": "1.0", "mode": "chat"}, "state": {"phase": "intake"}, '

@@ -1,13 +1,13 @@
-"""core.debug_feedback + exports: ratings travel with the calls of their turn (issue #9 item 6)."""
+"""core.workbench.ratings + exports: ratings travel with the calls of their turn (issue #9 item 6)."""
 
 from __future__ import annotations
 
 import csv
 import io
 
-from core.debug_feedback import is_negative, rating_of, ratings_from_jsonl, ratings_from_rows
-from core.debug_report import calls_frame, filter_calls
-from core.debuglog import DebugEvent, events_from_jsonl, events_to_csv, events_to_jsonl
+from core.debuglog.events import DebugEvent, events_from_jsonl, events_to_csv, events_to_jsonl
+from core.workbench.ratings import is_negative, rating_of, ratings_from_jsonl, ratings_from_rows
+from core.workbench.report import calls_frame, filter_calls
 
 ROWS = [
     {

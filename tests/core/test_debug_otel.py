@@ -1,4 +1,4 @@
-"""core.debug_otel: the OTLP/JSON export parses with opentelemetry-proto; span count, parent links,
+"""core.workbench.otel: the OTLP/JSON export parses with opentelemetry-proto; span count, parent links,
 GenAI attributes, hex ids, nanosecond times and redaction."""
 
 import base64
@@ -8,9 +8,9 @@ import re
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from core.debug_otel import events_to_otlp, events_to_otlp_protobuf, span_id, trace_id
-from core.debug_tree import build_tree
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
+from core.workbench.otel import events_to_otlp, events_to_otlp_protobuf, span_id, trace_id
+from core.workbench.tree import build_tree
 
 
 def ev(kind, call_id, attempt=1, parent="", step="reply", ts=100.0, latency=None, ok=True, **kw):

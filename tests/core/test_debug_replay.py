@@ -8,27 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from core.chat import ChatItem, assistant_item, history, user_item
-from core.debug_replay import RecordedConversation, conversations, replay
-from core.debug_replay_flows import open_runner
-from core.debuglog import DebugEvent, events_from_jsonl, events_to_jsonl
-from core.flows import knowledge_demo as kd
+from core.debuglog.events import DebugEvent, events_from_jsonl, events_to_jsonl
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatResponse
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as diagnosis_turn
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import run_turn as memory_turn
 from core.flows.memory.stores import memory_repository
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
+from core.workbench.replay import RecordedConversation, conversations, replay
+from core.workbench.replay_flows import open_runner
 from tests.core import review_material_fixtures as material
 
 REVIEW_INPUTS = ["§11 はどう評価されていますか？", "理由は？", "採点実感では？"]

@@ -1,20 +1,20 @@
-"""core.debug_report / debug_notes / the CSV export: tokens incl. cached, the cost column, notes and their
+"""core.workbench.report / debug_notes / the CSV export: tokens incl. cached, the cost column, notes and their
 kinds, the notes filter, cost tables per flow; call_view carries where the call sits."""
 
 import csv
 import io
 
-from core.debug_notes import call_notes, note_kind, note_kinds
-from core.debug_report import (
+from core.debuglog.events import CSV_COLUMNS, DebugEvent, call_view, events_to_csv
+from core.workbench.notes import call_notes, note_kind, note_kinds
+from core.workbench.prices import costs_by_flow, event_cost, parse_prices
+from core.workbench.report import (
     calls_frame,
     cost_chart_rows,
     cost_table,
     filter_calls,
     tokens_chart_rows,
 )
-from core.debug_tree import build_tree
-from core.debuglog import CSV_COLUMNS, DebugEvent, call_view, events_to_csv
-from core.pricing import costs_by_flow, event_cost, parse_prices
+from core.workbench.tree import build_tree
 
 PRICES = parse_prices('[models.m]\ninput = 1\ncached_input = 0.5\noutput = 2\ncurrency = "USD"\n')
 DOWNGRADE = "response_format json_schema not accepted by this server; downgraded to json_object+schema"

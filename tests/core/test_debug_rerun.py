@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from core.debug_rerun import (
+from core.contracts.schemas import load_schema
+from core.debuglog.events import CaptureSink, DebugEvent
+from core.flows.knowledge import interview as kf
+from core.guard.json_guard import guarded_json, guarded_text
+from core.llm.openai_client import OpenAIClient
+from core.llm.replay import ReplayClient
+from core.llm.server_profiles import forget_forms
+from core.settings import Settings
+from core.workbench.rerun import (
     RerunRequest,
     Target,
     edit,
@@ -20,14 +28,6 @@ from core.debug_rerun import (
     targets,
     validation_schema,
 )
-from core.debuglog import CaptureSink, DebugEvent
-from core.flows import knowledge as kf
-from core.guard import guarded_json, guarded_text
-from core.llm.openai_client import OpenAIClient
-from core.llm.replay import ReplayClient
-from core.llm.server_profiles import forget_forms
-from core.schemas import load_schema
-from core.settings import Settings
 from tests.core.wire_server import Scripted, WireServer
 
 KEY = "sk-test-RERUN-0000"

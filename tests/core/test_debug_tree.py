@@ -1,7 +1,7 @@
-"""core.debug_tree: grouping of trace-stamped events into conversation → turn → call → children."""
+"""core.workbench.tree: grouping of trace-stamped events into conversation → turn → call → children."""
 
-from core.debug_tree import build_tree, find_conversation, waterfall
-from core.debuglog import DebugEvent
+from core.debuglog.events import DebugEvent
+from core.workbench.tree import build_tree, find_conversation, waterfall
 
 
 def ev(

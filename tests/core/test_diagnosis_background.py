@@ -12,8 +12,8 @@ import pytest
 from core.flows.diagnosis.models import ChatRequest
 from core.flows.diagnosis.rag import RagAnswer
 from core.flows.diagnosis.state_machine import process_step
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMReply, LLMRequest, TextStream, stream_from_reply
-from core.worker import BackgroundWorker
 from tests.core.diagnosis_fixtures import FakeRag, diag, make_deps, make_session, src
 
 

@@ -10,7 +10,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.state_machine import process_step
 from core.llm.base import ProviderError
-from core.vectors import open_chroma
+from core.search.vectors import open_chroma
 from tests.core.diagnosis_fixtures import FakeRag, diag, make_deps, make_session, src
 
 TIMEOUT = ProviderError("timeout")

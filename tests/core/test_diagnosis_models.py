@@ -7,6 +7,9 @@ import threading
 
 import pytest
 
+from core.contracts.prompts import load_prompt
+from core.contracts.schemas import load_schema
+from core.contracts.strict_copies import is_strict_compatible, openai_strict_schema
 from core.flows.diagnosis.booking import clean_booking, validate_booking
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
@@ -14,9 +17,6 @@ from core.flows.diagnosis.session_store import SessionStore
 from core.flows.diagnosis.state_machine import process_step
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
-from core.prompts import load_prompt
-from core.schema_strict import is_strict_compatible, openai_strict_schema
-from core.schemas import load_schema
 from core.store.diagnosis import DiagnosisRepository
 from tests.core.diagnosis_fixtures import NOW, NOW_TS, FakeRag, make_session, src
 

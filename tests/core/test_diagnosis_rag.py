@@ -14,7 +14,7 @@ from core.flows.diagnosis.catalog import load_manual, load_vehicles
 from core.flows.diagnosis.constants import RAG_SCORE_THRESHOLD
 from core.flows.diagnosis.rag import RAGService, build_rag_messages
 from core.llm.replay import ReplayClient
-from core.vectors import open_chroma
+from core.search.vectors import open_chroma
 
 
 @pytest.fixture(scope="module")

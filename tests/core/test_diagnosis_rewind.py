@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from core.contracts.prompts import fill, load_prompt
 from core.flows.diagnosis.models import ChatRequest, ChatStep, SessionState
 from core.flows.diagnosis.prompting import CANDIDATES_INSTRUCTION
 from core.flows.diagnosis.snapshots import rewind, save_snapshot, snapshot_turns, turn_preview
 from core.flows.diagnosis.state_machine import process_step
-from core.prompts import fill, load_prompt
 from tests.core.diagnosis_fixtures import FakeRag, diag, make_deps, make_session, src
 
 

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, Text
 
-from core.chat import is_history
 from core.clock import format_local
+from core.flows.chat_item import is_history
 from core.flows.diagnosis.booking import list_bookings, local_now
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
@@ -71,7 +71,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(engine) -> None:  # type: igno
     assert [r.tags["step"] for r in client.requests] == ["diagnosing", "diagnosing"]
     assert service.store.get(session_id, LOCAL_PERSON.id) is session and session.diagnostic_turn == 2
     assert "D-000001" in response.prompt.message
-    # the page draws this history: core.chat items, every one done
+    # the page draws this history: core.flows.chat_item items, every one done
     assert all(is_history(item) for item in history)  # type: ignore[union-attr]
     assert [(i["role"], i["content"]) for i in history[1:3]] == [  # type: ignore[index]
         ("user", "エンジンをかけるとキュルキュル鳴る"),

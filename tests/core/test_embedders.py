@@ -29,8 +29,8 @@ from core.search.embedders import (
     relevance,
 )
 from core.search.ngram import embed_text
+from core.search.vectors import get_collection, open_chroma
 from core.settings import EmbeddingSettings, load_settings
-from core.vectors import get_collection, open_chroma
 from tests.servers import free_port
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.error_text import PLAIN_SENTENCES, plain_sentence, translate_error, translate_errors
-from core.jsonrepair import parse_json_locally
-from core.schemas import validation_errors
+from core.contracts.schemas import validation_errors
+from core.guard.error_texts import PLAIN_SENTENCES, plain_sentence, translate_error, translate_errors
+from core.guard.local_repair import parse_json_locally
 
 SCHEMA = {
     "type": "object",

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, select
 
-from core.chat import assistant_item, error_item, user_item
 from core.flows import feedback as fb
+from core.flows.chat_item import assistant_item, error_item, user_item
 from core.store.feedback import Feedback, FeedbackRepository, turn_feedback
 from tests.persons import ALICE, BOB
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from core.flows import knowledge as kf
+from core.contracts.schemas import validation_errors
+from core.flows.knowledge import interview as kf
 from core.flows.registry import FLOWS, demo_client, demo_personas
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.llm.demo import DemoClient
-from core.schemas import validation_errors
 
 
 def test_every_flow_is_registered_once_under_its_flow_tag() -> None:

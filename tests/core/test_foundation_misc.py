@@ -4,12 +4,19 @@ import json
 
 import pytest
 
-from core.debug_report import attempts_per_flow, calls_frame, filter_calls
-from core.debuglog import DebugEvent, ListSink, events_from_jsonl, events_to_csv, events_to_jsonl, redact
-from core.prompts import UnknownPromptError, fill, load_prompt
-from core.schemas import UnknownSchemaError, load_schema, schema_names, validator_for
+from core.contracts.prompts import UnknownPromptError, fill, load_prompt
+from core.contracts.schemas import UnknownSchemaError, load_schema, schema_names, validator_for
+from core.debuglog.events import (
+    DebugEvent,
+    ListSink,
+    events_from_jsonl,
+    events_to_csv,
+    events_to_jsonl,
+    redact,
+)
 from core.store.db import open_store
 from core.store.migrate import current_revision, head_revision
+from core.workbench.report import attempts_per_flow, calls_frame, filter_calls
 
 
 def test_every_schema_is_checked_and_cached():

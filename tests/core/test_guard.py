@@ -6,11 +6,24 @@ import json
 
 import pytest
 
-from core.debuglog import DebugEvent, ListSink, call_view, events_from_jsonl, events_to_csv, events_to_jsonl
-from core.guard import GuardedStream, build_repair_instruction, guarded_json, guarded_stream, guarded_text
+from core.contracts.schemas import load_schema
+from core.debuglog.events import (
+    DebugEvent,
+    ListSink,
+    call_view,
+    events_from_jsonl,
+    events_to_csv,
+    events_to_jsonl,
+)
+from core.guard.json_guard import (
+    GuardedStream,
+    build_repair_instruction,
+    guarded_json,
+    guarded_stream,
+    guarded_text,
+)
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema
 
 TURN = load_schema("knowledge_llm_turn")
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "こんにちは"}]

@@ -1,7 +1,7 @@
 """Imports only point down (issue #11): read every import of core/, pages/ and streamlit_app.py with ast.
 
-Layers, top to bottom: the shell and pages -> core.flows -> core.store / core.llm -> core.schemas,
-core.schema_strict and the rest of core. A page reaches storage only through flows (pages/ui/state.py,
+Layers, top to bottom: the shell and pages -> core.flows -> core.store / core.llm -> core.contracts.schemas,
+core.contracts.strict_copies and the rest of core. A page reaches storage only through flows (pages/ui/shell/state.py,
 which opens the shared engine and Chroma client, is the one exception); core never imports Streamlit;
 core modules import each other without cycles; imports sit at the top of a module unless the
 allowlist below says why one must wait.
@@ -65,8 +65,8 @@ FUNCTION_LEVEL_ALLOWED = {
     ("core/otel_send.py", "opentelemetry.exporter.otlp.proto.http.trace_exporter"): "the optional otel extra",
     ("core/otel_send.py", "opentelemetry.sdk.trace.export"): "the optional otel extra",
     (
-        "pages/ui/state.py",
-        "core.vectors",
+        "core/services.py",
+        "core.search.vectors",
     ): "chromadb takes ~1.3 s to import; home and debug pages never need it",
     (
         "core/samples/knowledge/build_samples.py",
@@ -84,13 +84,13 @@ FUNCTION_LEVEL_ALLOWED = {
 FORBIDDEN = (
     ("core.store", "core.flows", "stores never import flows"),
     ("core.llm", "core.flows", "core.llm never imports flows"),
-    ("core.schemas", "core.llm", "schema loading sits below core.llm"),
-    ("core.schema_strict", "core.llm", "strict-schema conversion sits below core.llm"),
+    ("core.contracts.schemas", "core.llm", "schema loading sits below core.llm"),
+    ("core.contracts.strict_copies", "core.llm", "strict-schema conversion sits below core.llm"),
     ("core", "streamlit", "core never imports Streamlit"),
 )
 # What the shell and the pages may not touch: storage, SDKs, SQL and Chroma (they go through core.flows).
 UI_FORBIDDEN = ("core.store", "openai", "anthropic", "sqlalchemy", "sqlite3", "chromadb")
-UI_EXCEPTION = "pages.ui.state"  # opens the shared engine and Chroma client for the pages
+UI_EXCEPTION = "pages.ui.shell.state"  # opens the shared engine and Chroma client for the pages
 
 
 @dataclass(frozen=True)
@@ -312,7 +312,10 @@ def test_the_checks_see_relative_function_level_and_type_checking_imports() -> N
     ]
     page = _imports_of("from core.store import open_store\nimport sqlalchemy\n", "pages/example.py")
     assert len(direction_violations(page)) == 2
-    assert direction_violations(_imports_of("from core.store import open_store\n", "pages/ui/state.py")) == []
+    assert (
+        direction_violations(_imports_of("from core.store import open_store\n", "pages/ui/shell/state.py"))
+        == []
+    )
 
 
 def test_the_cycle_check_finds_a_cycle_and_ignores_function_level_imports() -> None:

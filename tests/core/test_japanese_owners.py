@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Connection, Engine, create_engine, delete, select, text
 
-from core.flows import knowledge_base as kb
 from core.flows import review_chat
 from core.flows.diagnosis.booking import list_bookings, team_bookings
 from core.flows.diagnosis.deps import open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.entities import EntityEditError, merge_entities, rename_entity
 from core.flows.memory.graph import link_unit_entity, upsert_entity
 from core.flows.memory.indexing import index_units

@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.jsonrepair import looks_truncated, parse_json_locally
+from core.guard.local_repair import looks_truncated, parse_json_locally
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.attachments import extract_text_from_document
-from core.flows import knowledge as kf
-from core.flows import knowledge_demo as kd
-from core.flows.knowledge_turn import TurnInput, run_turn
+from core.documents.attachments import extract_text_from_document
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.turn import TurnInput, run_turn
 from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
 from core.store.knowledge import KnowledgeRepository

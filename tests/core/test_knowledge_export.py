@@ -1,4 +1,4 @@
-"""core.flows.knowledge_export: JSON, CSV, Markdown, DOCX of knowledge base entries."""
+"""core.flows.knowledge.export: JSON, CSV, Markdown, DOCX of knowledge base entries."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 
 import docx
 
-from core.flows import knowledge as kf
-from core.flows import knowledge_export as kx
+from core.flows.knowledge import export as kx
+from core.flows.knowledge import interview as kf
 
 ENTRIES = [
     {"id": 1, "version": 2, **{k: f'{k}の値, "引用"\n改行' for k in kf.KNOWLEDGE_FIELDS}},

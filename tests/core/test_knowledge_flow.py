@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.chat import assistant_item, error_item, user_item
-from core.debuglog import ListSink
-from core.flows import knowledge as kf
+from core.contracts.schemas import strict_copy, validation_errors
+from core.debuglog.events import ListSink
+from core.flows.chat_item import assistant_item, error_item, user_item
+from core.flows.knowledge import interview as kf
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
-from core.schemas import strict_copy, validation_errors
 
 TURN = kf.turn_schema()
 ENTRY = kf.entry_schema()

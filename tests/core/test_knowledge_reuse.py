@@ -8,29 +8,29 @@ import json
 
 import pytest
 
-from core.flows import knowledge as kf
-from core.flows import knowledge_analytics as ka
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_demo as kd
-from core.flows import knowledge_interviews as ki
-from core.flows import knowledge_turn as kt
-from core.flows.knowledge_index import (
+from core.contracts.prompts import load_prompt
+from core.flows.knowledge import analytics as ka
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge import interviews as ki
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.index import (
     NOTICE_NO_REFERENCES,
     SIMILAR_MAX_DISTANCE,
     entry_document,
     knowledge_collection,
     reconcile_knowledge_index,
 )
-from core.flows.knowledge_interviews import demo_opening
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge.interviews import demo_opening
+from core.flows.knowledge.stores import knowledge_stores
 from core.llm.base import LLMRequest
 from core.llm.replay import ReplayClient
-from core.prompts import load_prompt
+from core.search.vectors import open_chroma
 from core.store.knowledge_base import StaleEntryError
-from core.vectors import open_chroma
 from tests.persons import ALICE, BOB
 
-NDA = {  # what the demo interview drafts (core.flows.knowledge_demo), as saved by a colleague
+NDA = {  # what the demo interview drafts (core.flows.knowledge.demo), as saved by a colleague
     "contract_type": "業務委託契約",
     "knowledge_title": "秘密保持の存続期間（3年→5年）",
     "target_clause": "第8条（秘密保持）",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import delete, select
 
-from core.flows import knowledge_base as kb
+from core.flows.knowledge import base as kb
 from core.people import Person
 from core.store import open_store
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, knowledge_entry_keys

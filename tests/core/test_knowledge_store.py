@@ -1,4 +1,4 @@
-"""KnowledgeRepository, KnowledgeBaseRepository and core.flows.knowledge_analytics (spec 01 §4 step 4, §7.2)."""
+"""KnowledgeRepository, KnowledgeBaseRepository and core.flows.knowledge.analytics (spec 01 §4 step 4, §7.2)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from core.flows import knowledge as kf
-from core.flows.knowledge_analytics import interview_overview, interview_progress, stop_phase_counts
-from core.flows.knowledge_turn import record_fields
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.analytics import interview_overview, interview_progress, stop_phase_counts
+from core.flows.knowledge.turn import record_fields
 from core.people import Person
 from core.store.knowledge import KnowledgeRepository
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository

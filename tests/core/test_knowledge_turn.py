@@ -1,4 +1,4 @@
-"""The knowledge turn owner (core.flows.knowledge_turn): the very functions the page calls, with a Replay
+"""The knowledge turn owner (core.flows.knowledge.turn): the very functions the page calls, with a Replay
 client and a real SQLite store (spec 00 セッション状態とUI更新, spec 01 §7.2)."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ import json
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from core.chat import meta
-from core.debuglog import CaptureSink
-from core.flows import knowledge as kf
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_interviews as ki
-from core.flows import knowledge_turn as kt
-from core.flows.knowledge_demo import DEMO_OPENING, DEMO_SCRIPT
-from core.flows.knowledge_stores import KnowledgeStoreError, knowledge_stores
+from core.contracts.prompts import load_prompt
+from core.debuglog.events import CaptureSink
+from core.flows.chat_item import meta
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge import interviews as ki
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.demo import DEMO_OPENING, DEMO_SCRIPT
+from core.flows.knowledge.stores import KnowledgeStoreError, knowledge_stores
 from core.llm.replay import ReplayClient
-from core.prompts import load_prompt
 from tests.persons import ALICE, BOB
 
 ENTRY = {k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}

@@ -20,7 +20,6 @@ from core.flows.memory.lanes import keyword_lanes, unicode61_lane, unicode61_ter
 from core.flows.memory.retrieval import retrieve
 from core.flows.memory.text import bigram_document, normalize, query_terms
 from core.flows.registry import demo_client
-from core.japanese import lexical_document, lexical_keys
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
@@ -36,7 +35,8 @@ from core.store.memory import units
 from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search, fts_upsert
 from core.store.memory_fts_pg import KEEP_DIACRITICS, LANES, phrase, token_document
 from core.store.memory_repository import MemoryRepository
-from core.textnorm import fold
+from core.text.japanese import lexical_document, lexical_keys
+from core.text.textnorm import fold
 from tests.persons import ALICE, BOB
 
 OWNER = LOCAL_PERSON.id

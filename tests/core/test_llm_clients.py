@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-from core.debuglog import ListSink, events_to_jsonl
-from core.guard import guarded_json, guarded_text
+from core.contracts.schemas import load_schema, schema_names, validation_errors
+from core.debuglog.events import ListSink, events_to_jsonl
+from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
 from core.llm.demo import DemoClient, instance_from_schema
 from core.llm.faulty import CORRUPTIONS, FaultyClient, corrupt
 from core.llm.missing_key import MissingKeyClient
 from core.llm.registry import build_client
 from core.llm.replay import ReplayClient, ReplayExhausted
-from core.schemas import load_schema, schema_names, validation_errors
 from core.settings import Settings, load_settings
 
 TURN = load_schema("knowledge_llm_turn")

@@ -21,8 +21,8 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
 from core.search.embedders import BundledE5Embedder, NgramEmbedder
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 
 NOW = 1_795_000_000
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from core.chat import ChatItem, user_item
+from core.flows.chat_item import ChatItem, user_item
 from core.flows.memory.background import memory_job_key, retry_job, submit_memory_job
 from core.flows.memory.chat import finish_turn, prepare_turn, run_turn, stream_reply
 from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE, TRAILER_MARKER
@@ -22,13 +22,13 @@ from core.flows.memory.job_status import unfinished_episodes
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.versions import versions_of
 from core.flows.registry import demo_client
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory import entities, payload_episode, payload_fact, payload_loop, units
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
-from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
 
 NOW = 1_795_000_000
@@ -75,7 +75,7 @@ class ChatWithoutTrailer:
 def page_turn(
     repo: MemoryRepository, collection: Any, client: LLMClient, worker: BackgroundWorker, text: str
 ):  # type: ignore[no-untyped-def]
-    """What pages/ui/memory_chat.py does with one message, with the process's worker."""
+    """What pages/ui/memory/chat.py does with one message, with the process's worker."""
     prepared = prepare_turn(repo, collection, [], text)
     reply = stream_reply(client, prepared)
     "".join(reply)

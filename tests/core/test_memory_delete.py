@@ -14,6 +14,7 @@ from core.flows.memory.stores import memory_collection
 from core.flows.memory.versions import EditError, edit_unit, revert_unit
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store.memory import (
     edges,
     entities,
@@ -29,7 +30,6 @@ from core.store.memory import (
 )
 from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, fts_count
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
 from tests.core.test_memory_flow import (
     FACTS,
     NOW,

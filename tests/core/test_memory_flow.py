@@ -25,6 +25,7 @@ from core.flows.memory.versions import edit_unit, revert_unit, soft_delete, vers
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store.memory import (
     edges,
     payload_episode,
@@ -36,7 +37,6 @@ from core.store.memory import (
 )
 from core.store.memory_fts import ensure_unicode61_baseline
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
 
 run_turn = functools.partial(chat.run_turn, extraction=EXTRACTION_SEPARATE)
 retry_pending_extractions = functools.partial(extraction.retry_pending_extractions, mode=EXTRACTION_SEPARATE)

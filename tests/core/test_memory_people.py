@@ -27,8 +27,8 @@ from core.flows.memory.versions import EditError, edit_unit, soft_delete, versio
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 from tests.persons import ALICE, BOB
 
 NOW = 1_795_255_200

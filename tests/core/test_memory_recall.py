@@ -8,9 +8,9 @@ from core.flows.memory.evaluation import build_eval_store, evaluate, load_eval_s
 from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
 
 NOW = 1_795_000_000
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from core.chat import ChatItem, history, pop_failed_turn, user_item
 from core.clock import format_local
+from core.contracts.prompts import fill, load_prompt
+from core.flows.chat_item import ChatItem, history, pop_failed_turn, user_item
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.constants import DAY
 from core.flows.memory.items import UNEXPECTED_ERROR, reply_item, unexpected_error_item
@@ -20,9 +21,8 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.prompts import fill, load_prompt
+from core.search.vectors import open_chroma
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
 from tests.core.test_memory_flow import (
     NOW,
     REPLY,
@@ -57,7 +57,7 @@ def page(tmp_path: Path, engine: Engine):  # type: ignore[no-untyped-def]
 
 
 def page_turn(repo: MemoryRepository, collection, client: LLMClient, items: list[ChatItem], text: str):  # type: ignore[no-untyped-def]
-    """Exactly what pages/ui/memory_chat.py does with one message (minus drawing)."""
+    """Exactly what pages/ui/memory/chat.py does with one message (minus drawing)."""
     prior = history(items)
     turn = sum(1 for i in items if i["role"] == "user") + 1
     user = user_item(text, turn=turn)

@@ -10,13 +10,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from core.otel_send import otlp_endpoint, send_trace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 
-from core.debug_otel import otlp_proto
-from core.otel_send import otlp_endpoint, send_trace
+from core.workbench.otel import otlp_proto
 from tests.core.test_debug_otel import EVENTS, attrs
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")

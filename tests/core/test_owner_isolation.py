@@ -13,19 +13,19 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from core.flows import knowledge_analytics as ka
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_export as kx
-from core.flows import knowledge_interviews as ki
-from core.flows import knowledge_turn as kt
 from core.flows import review_chat
 from core.flows.diagnosis.booking import list_bookings, team_bookings
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.people import people_names, remember_person
+from core.flows.knowledge import analytics as ka
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import export as kx
+from core.flows.knowledge import interviews as ki
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.registry import demo_client
+from core.flows.roster import people_names, remember_person
 from core.llm.replay import ReplayClient
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository

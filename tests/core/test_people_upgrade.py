@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, inspect, select
 
-from core.flows import knowledge_base as kb
 from core.flows.diagnosis.booking import list_bookings
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.graph import upsert_entity
 from core.flows.memory.indexing import index_units
 from core.flows.memory.retrieval import retrieve

@@ -1,13 +1,12 @@
-"""core.pricing: the price file, per-call cost with cached tokens, sums per turn / conversation / flow /
+"""core.workbench.prices: the price file, per-call cost with cached tokens, sums per turn / conversation / flow /
 session, mixed currencies and a model without a price (never 0)."""
 
 from decimal import Decimal
 
 import pytest
 
-from core.debug_tree import build_tree
-from core.debuglog import DebugEvent
-from core.pricing import (
+from core.debuglog.events import DebugEvent
+from core.workbench.prices import (
     DEFAULT_PRICES,
     PRICES_ENV,
     Cost,
@@ -26,6 +25,7 @@ from core.pricing import (
     prices_path,
     total,
 )
+from core.workbench.tree import build_tree
 
 PRICES = """
 [models."gpt-4.1-mini"]

@@ -6,9 +6,9 @@ import traceback
 
 import pytest
 
+from core.contracts.strict_copies import openai_strict_schema
 from core.llm.anthropic_client import CONVERSATION_START, AnthropicClient, split_messages
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMRequest, ProviderError
-from core.schema_strict import openai_strict_schema
 from tests.core.wire_server import Scripted, WireServer, closed_port
 
 KEY = "sk-test-SECRET123"

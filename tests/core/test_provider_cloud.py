@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from anthropic.lib.bedrock._client import ANTHROPIC_API_VERSION as BEDROCK_API_VERSION
 
-from core.debuglog import DebugEvent
-from core.guard import guarded_json, guarded_text
+from core.contracts.strict_copies import strict_copy
+from core.debuglog.events import DebugEvent
+from core.guard.json_guard import guarded_json, guarded_text
 from core.llm.anthropic_client import anthropic_output_schema
 from core.llm.base import LLMClient, ProviderError
 from core.llm.bedrock_client import build_bedrock
@@ -23,7 +24,6 @@ from core.llm.gemini_client import GeminiClient
 from core.llm.providers import DESCRIPTORS
 from core.llm.registry import build_client
 from core.llm.watsonx_client import API_VERSION, WatsonxClient
-from core.schema_strict import strict_copy
 from core.settings import load_settings
 from tests.core.cloud_wire import CloudWire
 from tests.core.wire_server import Scripted

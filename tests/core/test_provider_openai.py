@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from core.contracts.strict_copies import openai_strict_schema
 from core.llm.base import JSONSchemaSpec, LLMClient, LLMRequest, ProviderError
 from core.llm.openai_client import OpenAIClient
 from core.llm.server_profiles import downgrade_note, forget_forms
 from core.llm.token_estimate import ESTIMATOR
-from core.schema_strict import openai_strict_schema
 from tests.core.wire_server import Scripted, WireServer, closed_port
 
 KEY = "sk-test-SECRET123"

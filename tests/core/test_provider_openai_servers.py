@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from core.debuglog import DebugEvent, ListSink
-from core.guard import guarded_json, guarded_stream
+from core.contracts.strict_copies import strict_copy
+from core.debuglog.events import DebugEvent, ListSink
+from core.guard.json_guard import guarded_json, guarded_stream
 from core.llm.base import JSONSchemaSpec, LLMRequest, ProviderError
 from core.llm.openai_client import OpenAIClient
 from core.llm.server_profiles import PROFILES, downgrade_note, forget_forms, remembered_forms
 from core.llm.token_estimate import ESTIMATOR
-from core.schema_strict import strict_copy
 from tests.core.wire_server import Scripted, WireServer
 
 KEY = "sk-test-SECRET123"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from core.chat import ChatItem
+from core.flows.chat_item import ChatItem
 from core.flows.review_chat import (
     ReviewRecord,
     TurnResult,
@@ -20,9 +20,9 @@ from core.flows.review_chat import (
     summary_backlog,
     summary_job_key,
 )
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 from core.store.review import ReviewRepository
-from core.worker import BackgroundWorker
 from tests.core.gated_client import GatedClient
 from tests.core.test_review_messages import CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.core.test_review_turn import page_turn

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.contracts.prompts import load_prompt
 from core.flows.review_chat import (
     ReviewRecord,
     ThreadState,
@@ -14,10 +15,9 @@ from core.flows.review_chat import (
     summarize_conversation_segment,
 )
 from core.flows.review_chat.summary import due_summary_segment, maybe_summarize
-from core.guard import GuardedStream
+from core.guard.json_guard import GuardedStream
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
-from core.prompts import load_prompt
 
 REVIEW = ReviewRecord(
     title="t",

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from core.chat import ChatItem, history, pop_failed_turn, user_item
-from core.debuglog import CaptureSink
+from core.debuglog.events import CaptureSink
+from core.flows.chat_item import ChatItem, history, pop_failed_turn, user_item
 from core.flows.review_chat import (
     ChatMessage,
     ReviewRecord,
@@ -27,10 +27,10 @@ from core.flows.review_chat import (
     stream_reply,
 )
 from core.flows.review_chat.notices import STORE_FAILED, UNEXPECTED_AFTER, UNEXPECTED_REPLY
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.store.review import ReviewRepository
-from core.worker import BackgroundWorker
 from tests.core.test_review_messages import CTX_S3, CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.persons import ALICE
 
@@ -60,7 +60,7 @@ def page_turn(
     worker: BackgroundWorker | None = None,
     wait: float = 20.0,
 ) -> TurnResult:
-    """What pages/ui/review_session.py does: the pending question first, one core call before the stream,
+    """What pages/ui/review/session.py does: the pending question first, one core call before the stream,
     the stream read to its end, one core call after it, the pending question replaced by the items
     (with the process's worker when one is given)."""
     chat.append(user_item(text))

@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.safe_markdown import ZWSP, safe_llm_markdown, safe_plain
+from core.text.safe_markdown import ZWSP, safe_llm_markdown, safe_plain
 
 HOSTILE = (
     '![x](http://127.0.0.1:9/pixel?q=1) <img src="http://127.0.0.1:9/pixel?html=1"> '

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from core.chat import history, user_item
-from core.flows import knowledge_base as kb
+from core.flows.chat_item import history, user_item
 from core.flows.feedback import save_feedback
+from core.flows.knowledge import base as kb
 from core.flows.memory.versions import edit_unit
 from core.flows.review_chat import (
     MaterialDraft,

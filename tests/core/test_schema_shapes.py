@@ -1,4 +1,4 @@
-"""core.schema_types: each schema's TypedDict has exactly its properties, required as the schema says, all the way down.
+"""core.contracts.schema_types: each schema's TypedDict has exactly its properties, required as the schema says, all the way down.
 
 No `from __future__ import annotations` here: on Python 3.11 TypedDict misses NotRequired in string annotations.
 """
@@ -7,8 +7,8 @@ from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, g
 
 import pytest
 
-from core.schema_types import SCHEMA_TYPES
-from core.schemas import load_schema, schema_names
+from core.contracts.schema_types import SCHEMA_TYPES
+from core.contracts.schemas import load_schema, schema_names
 
 
 def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from core.attachments import extract_text_from_document
-from core.clamp import clamp_numbers
-from core.flows import knowledge as kf
-from core.flows import knowledge_demo as kd
-from core.flows.knowledge_turn import TurnInput, run_turn
+from core.contracts.schemas import load_schema
+from core.documents.attachments import extract_text_from_document
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.turn import TurnInput, run_turn
 from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.constants import DAY
 from core.flows.memory.extraction import call_extractors
 from core.flows.memory.loops import compute_loop_expires_at
 from core.flows.memory.mood import compute_mood
-from core.guard import guarded_json
+from core.guard.clamps import clamp_numbers
+from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.schemas import load_schema
 from core.store import open_store
 from core.store.knowledge import KnowledgeRepository
 from core.store.memory_repository import MemoryRepository

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from core.flows.knowledge import wire_turn_schema
-from core.schema_strict import UNSUPPORTED_KEYWORDS, is_strict_compatible, openai_strict_schema
-from core.schemas import load_schema, schema_names, strict_copy
+from core.contracts.schemas import load_schema, schema_names, strict_copy
+from core.contracts.strict_copies import UNSUPPORTED_KEYWORDS, is_strict_compatible, openai_strict_schema
+from core.flows.knowledge.interview import wire_turn_schema
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], bool]] = [
     (

@@ -10,9 +10,9 @@ import docx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.flows import knowledge as kf
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_export as kx
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import export as kx
+from core.flows.knowledge import interview as kf
 from core.text import clean_text, csv_cell, csv_text, markdown_text, safe_text, xml_text
 from core.text.export import FORMULA_STARTS
 

@@ -1,4 +1,4 @@
-"""core.textnorm: radicals and compatibility ideographs repaired, NFKC, the folded matching form (issue 12 item 1)."""
+"""core.text.textnorm: radicals and compatibility ideographs repaired, NFKC, the folded matching form (issue 12 item 1)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from core.textnorm import (
+from core.text.textnorm import (
     KANGXI_RADICALS,
     RADICALS_SUPPLEMENT,
     fold,

@@ -1,4 +1,4 @@
-"""Issue #9 items 1: the debug tree (core.debug_tree.build_tree) of real turns driven through the very
+"""Issue #9 items 1: the debug tree (core.workbench.tree.build_tree) of real turns driven through the very
 functions the pages call, with real SQLite stores: every event carries the browser session, the
 conversation, the turn and its parent, and follow-up calls hang under the call that caused them."""
 
@@ -10,15 +10,14 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from core import trace
-from core.chat import ChatItem, history, user_item
-from core.debug_tree import CallNode, ConversationNode, build_tree
-from core.debuglog import DebugEvent, ListSink
-from core.flows import knowledge_turn as kt
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, ListSink
+from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn as memory_finish
 from core.flows.memory.chat import prepare_turn as memory_prepare
@@ -27,12 +26,13 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_personas
 from core.flows.review_chat import finish_turn, prepare_turn, repository, stream_reply
 from core.flows.review_chat.summary_job import summary_job_key
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import ProviderError
 from core.llm.demo import DemoClient
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.vectors import open_chroma
-from core.worker import BackgroundWorker
+from core.search.vectors import open_chroma
+from core.workbench.tree import CallNode, ConversationNode, build_tree
 from tests.core.diagnosis_fixtures import NOW_TS, diag, spec_json, urgency_json
 from tests.core.test_knowledge_turn import raw
 from tests.core.test_memory_flow import NOW, USER
@@ -181,7 +181,7 @@ def test_a_memory_turn_with_its_extraction_and_summaries(
     client = ReplayClient(memory_outputs())
     events: list[DebugEvent] = []
     sink = ListSink(events)
-    with trace.bind(session_id=BROWSER):  # pages/ui/memory_chat.py inside last_call.capture
+    with trace.bind(session_id=BROWSER):  # pages/ui/memory/chat.py inside last_call.capture
         prepared = memory_prepare(repo, collection, [], USER)
         stream = memory_stream(client, prepared, sink)
         "".join(stream)

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.chat import ChatItem, history, user_item
-from core.continuation import continuation_messages, cut_text, join_continuation
+from core.flows.chat_item import ChatItem, history, user_item
 from core.flows.memory import chat as memory_chat
 from core.flows.memory.continuation import continue_memory_reply, discard_cut_memory_turn
 from core.flows.memory.items import reply_item
@@ -24,14 +23,15 @@ from core.flows.review_chat import (
     repository,
     stream_reply,
 )
-from core.guard import guarded_text
+from core.guard.continuation import continuation_messages, cut_text, join_continuation
+from core.guard.json_guard import guarded_text
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory import payload_episode
 from core.store.memory_repository import MemoryRepository
-from core.vectors import open_chroma
 from tests.core.test_review_messages import REVIEW
 
 T0 = 1_795_255_200

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.debug_import import read_debug_jsonl
+from core.documents.json_bounds import nesting_depth, parse_bounded
 from core.flows.review_chat.constants import MAX_ANSWER_PARAGRAPHS
 from core.flows.review_chat.records import read_review_file
-from core.json_bounds import nesting_depth, parse_bounded
+from core.workbench.log_import import read_debug_jsonl
 
 BASE = {"flow": "review", "step": "reply", "kind": "call", "conversation_id": "1", "turn": 1}
 PROPERTY = settings(max_examples=80, deadline=None)

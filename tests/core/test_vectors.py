@@ -1,4 +1,4 @@
-"""core.vectors: the offline n-gram embedding, Chroma collections on disk, reopening elsewhere."""
+"""core.search.vectors: the offline n-gram embedding, Chroma collections on disk, reopening elsewhere."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from chromadb.api.shared_system_client import SharedSystemClient
 from chromadb.utils.embedding_functions import DefaultEmbeddingFunction, known_embedding_functions
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
-from core import vectors
+from core.search import vectors
 from core.search.embedders import NgramEmbedder
-from core.vectors import (
+from core.search.vectors import (
     EF_NAME,
     EMBEDDER_EF_NAME,
     HNSW_EF_SEARCH,
@@ -54,7 +54,7 @@ CHILD = textwrap.dedent(
     DefaultEmbeddingFunction.__call__ = boom
     DefaultEmbeddingFunction.embed_query = boom
     if sys.argv[2] == "import":
-        import core.vectors  # registers katachi_embedder (and the older katachi_ngram_hash)
+        import core.search.vectors  # registers katachi_embedder (and the older katachi_ngram_hash)
     client = chromadb.PersistentClient(path=sys.argv[1])
     col = client.get_collection("faults-ngram512")
     res = col.query(query_texts=["ブレーキの効きが悪い"], n_results=2)
@@ -314,7 +314,7 @@ def test_new_process_reopens_without_passing_ef(filled: Any, tmp_path: Path) -> 
 
 
 def test_new_process_without_import_cannot_embed(filled: Any, tmp_path: Path) -> None:
-    """Documents the contract: a process must import core.vectors before querying by text."""
+    """Documents the contract: a process must import core.search.vectors before querying by text."""
     SharedSystemClient.clear_system_cache()
     proc = _run_child(tmp_path, "no-import")
     assert proc.returncode != 0

@@ -12,8 +12,8 @@ import anthropic
 import openai
 import pytest
 
-from core.debuglog import DebugEvent
-from core.guard import guarded_json, guarded_stream, guarded_text
+from core.debuglog.events import DebugEvent
+from core.guard.json_guard import guarded_json, guarded_stream, guarded_text
 from core.llm.anthropic_client import AnthropicClient
 from core.llm.openai_client import OpenAIClient
 from core.llm.server_profiles import forget_forms

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from core import trace
-from core.worker import BackgroundWorker, JobFailed
+from core.debuglog import trace
+from core.jobs.worker import BackgroundWorker, JobFailed
 
 
 @pytest.fixture

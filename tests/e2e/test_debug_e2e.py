@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from core.debuglog import events_to_jsonl
+from core.debuglog.events import events_to_jsonl
 from tests.debug_logs import sample_log
 from tests.e2e.helpers import open_page, shot, wait_idle
 

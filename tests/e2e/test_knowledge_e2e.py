@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.flows import knowledge_demo as kd
+from core.flows.knowledge import demo as kd
 from tests.e2e.helpers import shot, wait_idle
 
 pytestmark = pytest.mark.e2e

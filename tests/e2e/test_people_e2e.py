@@ -17,7 +17,7 @@ import werkzeug.serving
 from oidc_provider_mock import User
 from oidc_provider_mock import app as oidc_app
 
-from core.flows import knowledge_demo as kd
+from core.flows.knowledge import demo as kd
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository
 from tests.e2e.conftest import AppServer, free_port

@@ -12,7 +12,7 @@ import docx
 import pytest
 from sqlalchemy import update
 
-from core.flows import knowledge as kf
+from core.flows.knowledge import interview as kf
 from core.people import Person
 from core.store import open_store
 from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries

@@ -1,4 +1,4 @@
-"""pages/ui/attachments.py in a running script (issue #15 item 1): a bomb is refused in Japanese and read
+"""pages/ui/knowledge/attachments.py in a running script (issue #15 item 1): a bomb is refused in Japanese and read
 once (reruns hit the cache), and a PDF that needs a password asks for it and opens with it."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def script() -> None:
     from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
 
     from core.samples.knowledge.build_samples import build_pdf  # noqa: PLC0415
-    from pages.ui import attachments  # noqa: PLC0415
+    from pages.ui.knowledge import attachments  # noqa: PLC0415
     from tests.abuse.bombs import bomb_docx  # noqa: PLC0415
 
     class Upload:

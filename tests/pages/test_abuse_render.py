@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.flows import knowledge_base as kb
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.background import memory_job_key
 from core.people import LOCAL_PERSON, person_from_claims
 from core.store import open_store
-from pages.ui.render import llm_label, plain_label
-from pages.ui.state import worker
+from pages.ui.shell.render import llm_label, plain_label
+from pages.ui.shell.state import worker
 from tests.abuse.hostile import MARK, HostileClient, live_parts
 from tests.pages.conftest import claims, make_app, make_signed_in_app
 
@@ -98,7 +98,7 @@ def test_memory_page_chat_details_browser_and_search(tmp_path: Path) -> None:
 
 
 def test_hostile_entries_in_labels_are_made_safe() -> None:
-    # choices, entity names and other labels pass through llm_label (pages/ui/render.py)
+    # choices, entity names and other labels pass through llm_label (pages/ui/shell/render.py)
     label: Any = llm_label(MARK + " ![x](http://127.0.0.1:9/p) <b>x</b>")
     assert live_parts(label) == []
 

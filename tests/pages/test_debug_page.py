@@ -8,7 +8,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.debuglog import DebugEvent, events_to_jsonl
+from core.debuglog.events import DebugEvent, events_to_jsonl
 from core.settings import Settings
 from tests.debug_logs import DOWNGRADE, SHORT_NOTE, sample_log
 from tests.pages.conftest import APP, make_app

@@ -8,10 +8,10 @@ from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
-from core.debug_replay import ReplayReport
-from core.debug_replay_budget import REPLAY_CONFIRM_ENV
 from core.flows.registry import demo_client
 from core.llm.base import LLMReply, LLMRequest, TextStream
+from core.workbench.replay import ReplayReport
+from core.workbench.replay_budget import REPLAY_CONFIRM_ENV
 from tests.core.test_debug_replay import record
 from tests.pages.conftest import make_app
 from tests.pages.test_debug_rerun_page import open_tab

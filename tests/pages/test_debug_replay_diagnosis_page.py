@@ -3,10 +3,10 @@ the manuals the diagnosis page searches (the app's index, built on first use).""
 
 from __future__ import annotations
 
-from core.debug_replay import ReplayReport
 from core.flows.diagnosis.rag import RAGService
 from core.flows.registry import demo_client
-from core.vectors import open_chroma
+from core.search.vectors import open_chroma
+from core.workbench.replay import ReplayReport
 from tests.core.test_debug_replay import record_diagnosis
 from tests.pages.conftest import make_app
 

@@ -7,13 +7,13 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.debug_replay import ReplayReport
-from core.debug_rerun import Target
-from core.debuglog import DebugEvent, ListSink
+from core.contracts.schemas import load_schema
+from core.debuglog.events import DebugEvent, ListSink
 from core.flows.registry import demo_client
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema
+from core.workbench.replay import ReplayReport
+from core.workbench.rerun import Target
 from tests.core.test_debug_replay import record
 from tests.pages.conftest import make_app
 

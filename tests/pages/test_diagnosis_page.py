@@ -6,12 +6,12 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from core.chat import user_item
+from core.flows.chat_item import user_item
 from core.flows.diagnosis.constants import FALLBACK_MESSAGE
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from pages.ui.diagnosis_session import chat_service
+from pages.ui.diagnosis.session import chat_service
 from tests.pages.conftest import make_app
 
 PAGE = "pages/diagnosis.py"

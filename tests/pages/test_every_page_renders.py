@@ -2,7 +2,7 @@
 
 import pytest
 
-from pages.ui.nav import existing_pages
+from pages.ui.shell.nav import existing_pages
 from tests.pages.conftest import make_app
 
 

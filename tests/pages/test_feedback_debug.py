@@ -1,6 +1,6 @@
 """AppTest: a reply rated 👎 on a flow page is found on the debug page (issue #9 item 6): the calls of that
 turn carry the rating (評価), the filter 「👎 と評価されたターンの呼び出し」 keeps exactly them, and the tree
-shows the rating on the turn. Trace ids (core.trace) and ratings (core.flows.feedback) name turns alike."""
+shows the rating on the turn. Trace ids (core.debuglog.trace) and ratings (core.flows.feedback) name turns alike."""
 
 from __future__ import annotations
 

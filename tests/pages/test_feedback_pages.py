@@ -15,7 +15,7 @@ from core.llm.base import LLMReply
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from pages.ui.state import worker
+from pages.ui.shell.state import worker
 from tests.pages.conftest import make_app
 
 COMMENT = "段落番号の読み違いがあります"

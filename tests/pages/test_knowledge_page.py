@@ -11,10 +11,10 @@ import docx
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from core.chat import meta, user_item
 from core.clock import utc_now
-from core.flows import knowledge as kf
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.chat_item import meta, user_item
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge.stores import knowledge_stores
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
 from core.samples.knowledge.build_samples import build_docx, build_pdf

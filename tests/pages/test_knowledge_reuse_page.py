@@ -7,16 +7,16 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.flows import knowledge as kf
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_turn as kt
-from core.flows.knowledge_interviews import demo_opening
-from core.flows.knowledge_stores import knowledge_stores
+from core.contracts.prompts import load_prompt
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import interview as kf
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.interviews import demo_opening
+from core.flows.knowledge.stores import knowledge_stores
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
-from core.prompts import load_prompt
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
 from tests.pages.conftest import make_app
 
 SATO = Person("sato", "佐藤")

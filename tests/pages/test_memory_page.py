@@ -19,9 +19,9 @@ from core.flows.memory.versions import edit_unit, versions_of
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
-from core.vectors import open_chroma
-from pages.ui.state import worker
+from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app
 

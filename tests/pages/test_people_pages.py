@@ -10,22 +10,22 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from core.flows import knowledge_base as kb
-from core.flows import knowledge_turn as kt
 from core.flows.diagnosis.booking import list_bookings
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as run_diagnosis
-from core.flows.knowledge_stores import knowledge_stores
+from core.flows.knowledge import base as kb
+from core.flows.knowledge import turn as kt
+from core.flows.knowledge.stores import knowledge_stores
 from core.flows.memory.chat import run_turn
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.diagnosis import DiagnosisRepository
-from core.vectors import open_chroma
 from tests.core.diagnosis_fixtures import diag
 from tests.pages.conftest import claims, make_app, make_signed_in_app
 from tests.persons import ADMIN, ALICE, BOB

@@ -6,7 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.chat import meta
+from core.flows.chat_item import meta
 from core.settings import Settings
 from tests.core.wire_server import Scripted, WireServer
 from tests.pages.conftest import APP

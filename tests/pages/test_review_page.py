@@ -13,7 +13,7 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.review import ReviewRepository, review_messages, review_threads
-from pages.ui.state import worker
+from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app
 

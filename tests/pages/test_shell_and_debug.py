@@ -4,15 +4,15 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.debuglog import ListSink
+from core.contracts.schemas import load_schema
+from core.debuglog.events import ListSink
 from core.flows.registry import FLOWS
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.missing_key import MissingKeyClient
 from core.llm.replay import ReplayClient
-from core.schemas import load_schema
 from core.settings import Settings
-from pages.ui.nav import FLOW_PAGES
-from pages.ui.state import CHAT_FLOWS
+from pages.ui.shell.nav import FLOW_PAGES
+from pages.ui.shell.state import CHAT_FLOWS
 from tests.pages.conftest import APP, make_app
 
 VALID = json.dumps(

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.attachments import MAX_FILE_BYTES
+from core.documents.attachments import MAX_FILE_BYTES
+from core.documents.uploads import MAX_UPLOAD_BYTES, TRANSPORT_MAX_MB
 from core.flows.review_chat.records import MAX_IMPORT_BYTES
 from core.llm.replay import ReplayClient
-from core.uploads import MAX_UPLOAD_BYTES, TRANSPORT_MAX_MB
-from pages.ui import attachments
+from pages.ui.knowledge import attachments
 from tests.debug_logs import sample_log
 from tests.pages.conftest import make_app
 from tests.pages.test_debug_rerun_page import open_tab

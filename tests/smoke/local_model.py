@@ -30,26 +30,26 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.chat import ChatItem, assistant_item, history, user_item
-from core.debuglog import CaptureSink, DebugEvent
-from core.flows import knowledge_demo as kd
+from core.debuglog.events import CaptureSink, DebugEvent
 from core.flows import review_chat
+from core.flows.chat_item import ChatItem, assistant_item, history, user_item
 from core.flows.diagnosis.deps import open_deps
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.service import ChatService
 from core.flows.diagnosis.service import run_turn as diagnosis_turn
-from core.flows.knowledge_stores import knowledge_stores
-from core.flows.knowledge_turn import TurnInput
-from core.flows.knowledge_turn import run_turn as knowledge_turn
+from core.flows.knowledge import demo as kd
+from core.flows.knowledge.stores import knowledge_stores
+from core.flows.knowledge.turn import TurnInput
+from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.llm.registry import build_client
 from core.people import LOCAL_PERSON
+from core.search.vectors import open_chroma
 from core.settings import Settings
 from core.store import open_store
-from core.vectors import open_chroma
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -157,7 +157,7 @@ def review(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
         :turns
     ]:
 
-        def turn(text: str = text) -> str:  # what pages/ui/review_session.py does
+        def turn(text: str = text) -> str:  # what pages/ui/review/session.py does
             chat.append(user_item(text))
             plan = review_chat.prepare_turn(repo, record, state["thread"], history(chat), text)
             stream = review_chat.stream_reply(client, plan, sink=sink)
@@ -186,7 +186,7 @@ def memory(client: LLMClient, tmp: Path, turns: int) -> FlowRun:
 
         def turn(
             text: str = text,
-        ) -> str:  # what pages/ui/memory_chat.py does; the background job runs inline
+        ) -> str:  # what pages/ui/memory/chat.py does; the background job runs inline
             prepared = prepare_turn(repo, collection, history(chat), text)
             reply = stream_reply(client, prepared, sink)
             "".join(reply)

@@ -21,13 +21,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.debug_otel import otlp_proto  # noqa: E402
-from core.debuglog import DebugEvent, ListSink  # noqa: E402
-from core.guard import guarded_json, guarded_text  # noqa: E402
+from core.otel_send import send_trace  # noqa: E402
+
+from core.contracts.schemas import load_schema  # noqa: E402
+from core.debuglog.events import DebugEvent, ListSink  # noqa: E402
+from core.guard.json_guard import guarded_json, guarded_text  # noqa: E402
 from core.llm.demo import DemoClient, instance_from_schema  # noqa: E402
 from core.llm.replay import ReplayClient  # noqa: E402
-from core.otel_send import send_trace  # noqa: E402
-from core.schemas import load_schema  # noqa: E402
+from core.workbench.otel import otlp_proto  # noqa: E402
 
 
 def demo_session(conversation: str) -> list[DebugEvent]:

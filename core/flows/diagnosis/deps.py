@@ -8,13 +8,13 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 
 from core.clock import Clock, utc_now
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON_ID, Person
 from core.store.diagnosis import DiagnosisRepository
-from core.worker import BackgroundWorker
 
 
 class BookingStore(Protocol):

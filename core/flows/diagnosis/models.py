@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, TypeAlias
 
-from core.chat import ChatItem
+from core.flows.chat_item import ChatItem
 from core.flows.diagnosis.constants import MAX_DIAGNOSTIC_TURNS
 from core.people import LOCAL_PERSON_ID
 
@@ -43,7 +43,7 @@ class SessionState:
     year: int = 0
     symptom_text: str = ""
     collected_symptoms: list[str] = field(default_factory=list)
-    # core.chat ChatItems; the page draws this very list (st.session_state.chat["diagnosis"])
+    # core.flows.chat_item ChatItems; the page draws this very list (st.session_state.chat["diagnosis"])
     conversation_history: list[ChatItem] = field(default_factory=list)
     diagnostic_turn: int = 0
     max_diagnostic_turns: int = MAX_DIAGNOSTIC_TURNS

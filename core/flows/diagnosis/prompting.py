@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.contracts.prompts import fill, load_prompt
 from core.flows.diagnosis.constants import RECENT_TURN_ITEMS
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.rag import format_excerpts, vehicle_text
 from core.flows.diagnosis.urgency import UrgencyResult
-from core.prompts import fill, load_prompt
 
 ROLE_LABELS = {"user": "お客様", "assistant": "アドバイザー"}
 

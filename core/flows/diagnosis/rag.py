@@ -16,7 +16,8 @@ from typing import Any
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
-from core.debuglog import DebugSink
+from core.contracts.prompts import fill, load_prompt
+from core.debuglog.events import DebugSink
 from core.flows.diagnosis.catalog import load_manual, load_vehicles
 from core.flows.diagnosis.constants import (
     FLOW_TAG,
@@ -31,13 +32,12 @@ from core.flows.diagnosis.constants import (
     SAMPLES_DIR,
 )
 from core.flows.diagnosis.manual_vectors import best_per_chunk, chunk_of, chunk_vectors, embed_passages
-from core.guard import GuardResult, guarded_text
+from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
-from core.prompts import fill, load_prompt
 from core.search.embedders import Embedder, Matrix, default_embedder
 from core.search.fusion import rrf_merge
 from core.search.lexical import LexicalIndex
-from core.vectors import get_collection, relevance_score
+from core.search.vectors import get_collection, relevance_score
 
 OFF_TOPIC_FILE = Path(__file__).with_name("off_topic_examples.json")
 Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.chat import assistant_item, user_item
+from core.flows.chat_item import assistant_item, user_item
 from core.flows.diagnosis.models import ChatResponse, PromptInfo, SessionState, UrgencyInfo
 from core.flows.diagnosis.urgency import urgency_rank
 
@@ -102,7 +102,7 @@ def respond(
 
 
 def record_user(session: SessionState, text: str) -> None:
-    """Append a user message to the conversation history (a core.chat item, done: its reply follows now)."""
+    """Append a user message to the conversation history (a core.flows.chat_item item, done: its reply follows now)."""
     if text:
         session.conversation_history.append(
             user_item(text, turn=session.diagnostic_turn or None, status="done")

@@ -17,8 +17,8 @@ from core.flows.diagnosis.constants import FLOW_TAG, SUMMARY_EVERY_TURNS
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_summary_messages
-from core.guard import GuardResult, guarded_text
-from core.worker import JobFailed
+from core.guard.json_guard import GuardResult, guarded_text
+from core.jobs.worker import JobFailed
 
 SUMMARY_JOB_KIND = "summary"
 SUMMARY_JOB_LABEL = "問診の要約"

@@ -8,7 +8,7 @@ main call or on the worker. A request without a main call (the urgency check aft
 turn, or a button that needs no model, e.g. the vehicle choice) ends with one "note" event carrying the span
 id (step `diagnosis_step`), so its calls still have their step as parent in the debug tree and every request
 is in the log. Every event of a request carries the request itself (trace `turn_input`, request_record), so
-an export can be replayed (core.debug_replay).
+an export can be replayed (core.workbench.replay).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from core import trace
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.diagnosis.catalog import get_vehicle
 from core.flows.diagnosis.constants import FLOW_TAG
 from core.flows.diagnosis.models import ChatRequest, SessionState

@@ -2,7 +2,7 @@
 
 The rules are data (issue 12 item 3): `urgency_rules.json` beside this module holds the levels (can_drive,
 visit_urgency), a vocabulary of spellings (ブレーキ / ぶれーき, 漏れ / もれ / 垂れ / シミ, ...) and each rule's
-name, level, reason and patterns. Patterns run on core.textnorm.fold of the text with whitespace removed, so
+name, level, reason and patterns. Patterns run on core.text.textnorm.fold of the text with whitespace removed, so
 full-width, half-width and radical spellings meet. `keyword_urgency_check` walks the levels from the most to
 the least urgent. A match directly followed by a negation (「煙は出ていません」「警告灯は点いていない」) or
 in a hypothetical (「もし…」「…場合はどうすれば」) does not count.
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.flows.diagnosis.models import URGENCY_ORDER, VISIT_URGENCY_ORDER
-from core.textnorm import fold
+from core.text.textnorm import fold
 
 RULES_FILE = Path(__file__).with_name("urgency_rules.json")
 LEVELS = ("critical", "high", "medium")
@@ -79,7 +79,7 @@ _SENTENCE_END = re.compile(r"[。!?\n]")
 
 
 def normalize_symptom(text: str) -> str:
-    """The text the rules see: core.textnorm.fold (NFKC, lower case, radicals repaired), whitespace removed."""
+    """The text the rules see: core.text.textnorm.fold (NFKC, lower case, radicals repaired), whitespace removed."""
     return "".join(fold(text).split())
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.contracts.schema_types import Urgency
+from core.contracts.schemas import load_schema
 from core.flows.diagnosis.constants import DANGER_CONTENT_TYPES, FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_urgency_messages
 from core.flows.diagnosis.urgency import UrgencyResult, merge_urgency
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
-from core.guard import GuardResult, guarded_json
-from core.schema_types import Urgency
-from core.schemas import load_schema
+from core.guard.json_guard import GuardResult, guarded_json
 
 
 @dataclass

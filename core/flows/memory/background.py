@@ -16,7 +16,7 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import DEFAULT_EXTRACTION, EXTRACT_RETRIES_PER_TURN
 from core.flows.memory.extraction import (
     ExtractionOutcome,
@@ -26,9 +26,9 @@ from core.flows.memory.extraction import (
 )
 from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors, log_step
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
 from core.store.memory_repository import MemoryRepository
-from core.worker import BackgroundWorker, Job, JobFailed
 
 MEMORY_JOB_KIND = "memory"
 RETRY_JOB_KIND = "memory_retry"

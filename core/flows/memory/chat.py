@@ -17,9 +17,9 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from core import trace
-from core.continuation import cut_text
-from core.debuglog import DebugSink
+from core.contracts.prompts import fill, load_prompt
+from core.debuglog import trace
+from core.debuglog.events import DebugSink
 from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, DEFAULT_EXTRACTION, FLOW, TRAILER_MARKER
 from core.flows.memory.deletion import hard_delete
@@ -34,11 +34,11 @@ from core.flows.memory.mood import Mood, load_mood
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
 from core.flows.memory.summaries import SummaryOutcome
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
-from core.guard import GuardedStream, GuardResult, guarded_stream
+from core.guard.continuation import cut_text
+from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, Message
-from core.prompts import fill, load_prompt
 from core.store.memory_repository import MemoryRepository
-from core.worker import BackgroundWorker
 
 # TurnOutcome.background: where the work after the reply went.
 INLINE, QUEUED, DEFERRED = "inline", "queued", "deferred"  # deferred: the queue was full (retried later)
@@ -76,7 +76,7 @@ class PreparedTurn:
     turn: int = 0  # 1-based rally of the chat on the page (done rallies + 1)
 
     def trace(self) -> AbstractContextManager[trace.Trace]:
-        """Bind the memory flow, the person's conversation, the turn and its input (core.trace)."""
+        """Bind the memory flow, the person's conversation, the turn and its input (core.debuglog.trace)."""
         return trace.bind(
             flow=FLOW, conversation_id=self.conversation_id, turn=self.turn, user_input=self.user_input
         )
@@ -144,7 +144,7 @@ class ReplyStream:
 
 def stream_reply(client: LLMClient, prepared: PreparedTurn, sink: DebugSink | None = None) -> ReplyStream:
     """The streamed chat reply through guarded_text (tags flow=memory, step=chat), logged under the
-    person's conversation and the turn (core.trace)."""
+    person's conversation and the turn (core.debuglog.trace)."""
     with prepared.trace():
         stream = guarded_stream(
             client, prepared.messages, sink=sink, tags={"flow": FLOW, "step": "chat"}, max_tokens=1200

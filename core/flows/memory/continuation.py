@@ -1,7 +1,7 @@
 """「続きを生成」 and 「再試行」 of a companion reply cut short (issue 12 item 4; spec 03: chat SSE).
 
 The continuation rebuilds the turn's messages (retrieval and mood as of now), adds the partial reply as the
-assistant's and the instruction to go on (core.continuation), streams with the trailer withheld, appends
+assistant's and the instruction to go on (core.guard.continuation), streams with the trailer withheld, appends
 what arrives, and stores the longer reply as a versioned edit of the episode (re-indexed). A retry deletes
 the cut episode for good (with what was derived from it) and hands back the input to send again.
 """
@@ -14,15 +14,15 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from core import trace
-from core.chat import ChatItem, history, meta
-from core.continuation import CONTINUE_LABEL, continuation_messages, cut_text, join_continuation
-from core.debuglog import DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, history, meta
 from core.flows.memory.chat import ReplyStream, prepare_turn
 from core.flows.memory.constants import FLOW
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.versions import edit_unit
-from core.guard import GuardResult, guarded_stream
+from core.guard.continuation import CONTINUE_LABEL, continuation_messages, cut_text, join_continuation
+from core.guard.json_guard import GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
 from core.store.memory_repository import MemoryRepository
 
@@ -34,7 +34,7 @@ class MemoryContinuation:
     partial: str
     messages: list[Message]
     now: int
-    conversation_id: str = ""  # the trace of the cut turn (core.trace)
+    conversation_id: str = ""  # the trace of the cut turn (core.debuglog.trace)
     turn: int = 0
     user_input: str = ""
 

@@ -15,7 +15,9 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.clock import format_local
-from core.debuglog import DebugSink
+from core.contracts.prompts import fill, load_prompt
+from core.contracts.schemas import load_schema
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import (
     DEFAULT_EXTRACTION,
     EXTRACT_MAX_ATTEMPTS,
@@ -30,10 +32,8 @@ from core.flows.memory.extraction_store import (
     log_step,
     store_reflection,
 )
-from core.guard import GuardResult, guarded_json
+from core.guard.json_guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
-from core.prompts import fill, load_prompt
-from core.schemas import load_schema
 from core.store.memory import KIND_EPISODE, mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 

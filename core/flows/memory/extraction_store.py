@@ -17,7 +17,7 @@ from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
 from core.flows.memory.indexing import index_units
 from core.flows.memory.loops import loop_times
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
-from core.guard import GuardResult
+from core.guard.json_guard import GuardResult
 from core.store.memory import clamp01, dumps, extraction_log, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 

@@ -4,7 +4,7 @@ Entities are per person (issue #14): one person's 「佐藤さん」 is not anot
 person's units and entities only.
 
 Issue 12: an extracted name resolves to the person's entity of the same type whose name or alias has the
-same name key (core.japanese.name_key: honorific stripped, folded, kana as katakana), so 田中, 田中さん and
+same name key (core.text.japanese.name_key: honorific stripped, folded, kana as katakana), so 田中, 田中さん and
 an alias たなっち the model reported become one entity. A new person is named without the honorific; the
 form the model wrote is kept as an alias.
 """
@@ -16,9 +16,9 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
 
-from core.japanese import name_key, strip_honorific
 from core.store.base import inserted_id
 from core.store.memory import dumps, edges, entities, entity_aliases, unit_entities
+from core.text.japanese import name_key, strip_honorific
 
 PERSON = "PERSON"
 

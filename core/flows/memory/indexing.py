@@ -6,7 +6,6 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
-from core.japanese import lexical_document
 from core.store.memory import (
     KIND_EPISODE,
     KIND_FACT,
@@ -20,6 +19,7 @@ from core.store.memory import (
     units,
 )
 from core.store.memory_fts import fts_delete, fts_upsert
+from core.text.japanese import lexical_document
 
 PREDICATE_LABELS = {
     "name_is": "の名前は",

@@ -1,4 +1,4 @@
-"""A finished memory turn as the page's ChatItem (core/chat.py): the reply with what memory did in
+"""A finished memory turn as the page's ChatItem (core/flows/chat_item.py): the reply with what memory did in
 `meta["details"]`, or the failure with its raw output and error type (spec 00 "chat"; spec 03: chat SSE).
 
 What the background job does after the reply (reflection, extraction, summaries) fills the details in from
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.chat import ChatItem, assistant_item, error_item, meta
+from core.flows.chat_item import ChatItem, assistant_item, error_item, meta
 from core.flows.memory.background import summary_line
 from core.flows.memory.chat import INLINE, PreparedTurn, TurnOutcome
 from core.flows.memory.job_status import background_states

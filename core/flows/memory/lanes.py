@@ -13,10 +13,10 @@ from sqlalchemy import Connection, func, select, text
 from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
-from core.japanese import lexical_keys, name_key, to_katakana
+from core.search.vectors import relevance_score
 from core.store.memory import entities, entity_aliases, mine, unit_entities, units
 from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search
-from core.vectors import relevance_score
+from core.text.japanese import lexical_keys, name_key, to_katakana
 
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 
@@ -25,7 +25,7 @@ def vector_lane(
     collection: Collection | None, queries: list[str], k: int, min_similarity: float = VECTOR_MIN_SIMILARITY
 ) -> list[Hits]:
     """Relevance hits per query (one Chroma call for all queries; cosine calibrated for the collection's
-    embedder, core.vectors.relevance_score), below `min_similarity` dropped."""
+    embedder, core.search.vectors.relevance_score), below `min_similarity` dropped."""
     if collection is None or not queries or collection.count() == 0:
         return [[] for _ in queries]
     result = collection.query(query_texts=queries, n_results=k, include=["distances"])

@@ -12,7 +12,7 @@ from typing import Any
 from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import DAY, FLOW
 from core.flows.memory.demo import memory_persona
 from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode, run_reflection

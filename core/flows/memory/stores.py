@@ -21,8 +21,8 @@ from core.clock import Clock, utc_now
 from core.flows.memory.constants import VECTOR_COLLECTION
 from core.people import LOCAL_PERSON_ID, Person
 from core.search.embedders import Embedder
+from core.search.vectors import get_collection
 from core.store.memory_repository import MemoryRepository
-from core.vectors import get_collection
 
 
 def memory_repository(engine: Engine, person: Person, clock: Clock = utc_now) -> MemoryRepository:

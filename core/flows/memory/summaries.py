@@ -11,7 +11,9 @@ from typing import Any
 from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, func, select
 
-from core.debuglog import DebugSink
+from core.contracts.prompts import fill, load_prompt
+from core.contracts.schemas import load_schema
+from core.debuglog.events import DebugSink
 from core.flows.memory.constants import (
     BOND_EVERY,
     BOND_MAX_EPISODES,
@@ -24,10 +26,8 @@ from core.flows.memory.constants import (
 )
 from core.flows.memory.extraction import format_time
 from core.flows.memory.indexing import index_units
-from core.guard import guarded_json
+from core.guard.json_guard import guarded_json
 from core.llm.base import LLMClient, Message
-from core.prompts import fill, load_prompt
-from core.schemas import load_schema
 from core.store.memory import (
     KIND_EPISODE,
     STATE_ACTIVE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.textnorm import fold
+from core.text.textnorm import fold
 
 # Runs of kanji, katakana (with the long-vowel mark) or latin letters/digits: the parts of a Japanese
 # sentence that carry its content words. Hiragana runs are mostly particles and endings.
@@ -37,7 +37,7 @@ STOP_TERMS = frozenset(
 
 
 def normalize(text: str) -> str:
-    """core.textnorm.fold: radicals repaired, NFKC, lower case (full-width letters and digits become ASCII)."""
+    """core.text.textnorm.fold: radicals repaired, NFKC, lower case (full-width letters and digits become ASCII)."""
     return fold(text)
 
 

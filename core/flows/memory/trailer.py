@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.clamp import clamp_numbers
+from core.contracts.schemas import load_schema, validation_errors
 from core.flows.memory.constants import TRAILER_MARKER
-from core.jsonrepair import parse_json_locally
-from core.schemas import load_schema, validation_errors
+from core.guard.clamps import clamp_numbers
+from core.guard.local_repair import parse_json_locally
 
 TRAILER_SCHEMA = "memory_persona_affect"
 

@@ -23,7 +23,17 @@ from core.flows.review_chat.chat_turn import (
     stream_reply,
     unexpected_failure,
 )
-from core.flows.review_chat.constants import FLOW, NOT_FOUND_SENTENCE, SPECIFIED_WINDOW, SUMMARY_EVERY_TURNS
+from core.flows.review_chat.constants import (
+    CATEGORY_LABELS,
+    FLOW,
+    MAX_ANSWER_CHARS,
+    MAX_ANSWER_PARAGRAPHS,
+    NOT_FOUND_SENTENCE,
+    REVIEW_ITEM_CATEGORIES,
+    SPECIFIED_WINDOW,
+    SUMMARY_EVERY_TURNS,
+    answer_bound_errors,
+)
 from core.flows.review_chat.context import (
     ContextBlock,
     ReviewContext,
@@ -71,10 +81,12 @@ from core.flows.review_chat.paragraphs import (
     extract_paragraph_numbers_from_user_input,
     extract_specified_text_from_answer,
     get_related_review_json_items,
+    item_paragraph_numbers,
     parse_marked_answer_paragraphs,
 )
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
 from core.flows.review_chat.records import (
+    MAX_IMPORT_BYTES,
     ImportCheck,
     check_review_record,
     load_sample_review,
@@ -125,9 +137,14 @@ from core.flows.review_chat.turn import (
 )
 
 __all__ = [
+    "CATEGORY_LABELS",
     "FLOW",
+    "MAX_ANSWER_CHARS",
+    "MAX_ANSWER_PARAGRAPHS",
+    "MAX_IMPORT_BYTES",
     "NOT_FOUND_SENTENCE",
     "NOT_OWN",
+    "REVIEW_ITEM_CATEGORIES",
     "REVIEW_TITLE_CHARS",
     "SPECIFIED_WINDOW",
     "SUMMARY_EVERY_TURNS",
@@ -153,6 +170,7 @@ __all__ = [
     "TurnOutcome",
     "TurnPlan",
     "TurnResult",
+    "answer_bound_errors",
     "assemble_review_context",
     "build_record",
     "build_review_chat_context_text",
@@ -179,6 +197,7 @@ __all__ = [
     "get_review",
     "import_review",
     "is_own_review",
+    "item_paragraph_numbers",
     "join_paragraphs",
     "last_cut_reply",
     "list_reviews",

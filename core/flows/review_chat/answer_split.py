@@ -2,7 +2,7 @@
 
 The splitting rule (issue #13 item 1), in order:
 1. Line endings are unified (CRLF / CR -> LF) and radical / compatibility code points that PDFs put in place
-   of ordinary kanji are repaired (core.textnorm.repair_ideographs); nothing else of the text changes.
+   of ordinary kanji are repaired (core.text.textnorm.repair_ideographs); nothing else of the text changes.
 2. Text that already carries `$$[N]` markers at line starts: every marker line opens a paragraph (the
    numbers written are ignored; paragraphs are numbered 1, 2, ... in order); text before the first marker
    is a paragraph of its own.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from core.flows.review_chat.paragraphs import parse_marked_answer_paragraphs
-from core.textnorm import repair_ideographs
+from core.text.textnorm import repair_ideographs
 
 _MARKER_LINE = re.compile(r"^[ \t]*\$\$\[[0-9]+\]")
 _BLANK = re.compile(r"^\s*$")

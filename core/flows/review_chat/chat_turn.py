@@ -4,7 +4,7 @@ spec 02 create_message: the thread columns are read, the context and messages re
 once it arrives the rally and the paragraph columns are stored, then the summary made when 5, 10, … turns
 have completed. The page streams between `prepare_turn` and `finish_turn`; `run_turn` does all three.
 Nothing is stored for a failed reply. A reply cut short (token limit, or a stream that broke after some text:
-core.continuation.cut_text) is shown and stored marked truncated; `continuation.py` continues it.
+core.guard.continuation.cut_text) is shown and stored marked truncated; `continuation.py` continues it.
 
 With a worker the summary is a background job (issue #16, core/flows/review_chat/summary_job.py): the turn
 returns once the rally is saved, and the next turn waits for a summary still running (bounded).
@@ -18,10 +18,9 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from core import trace
-from core.chat import ChatItem, assistant_item, error_item, user_item
-from core.continuation import cut_text
-from core.debuglog import DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, assistant_item, error_item, user_item
 from core.flows.review_chat.notices import (
     STORE_FAILED,
     UNEXPECTED_AFTER,
@@ -42,12 +41,13 @@ from core.flows.review_chat.turn import (
     request_review_reply,
     stream_review_reply,
 )
-from core.guard import GuardResult
+from core.guard.continuation import cut_text
+from core.guard.json_guard import GuardResult
+from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.store.review import ReviewRepository
 from core.store.review_models import ReviewRecord, ThreadState
 from core.text.safe import clean_text
-from core.worker import BackgroundWorker
 
 UNEXPECTED_ERROR = "unexpected_error"
 

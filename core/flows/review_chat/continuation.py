@@ -1,7 +1,7 @@
 """「続きを生成」 and 「再試行」 of a review reply cut short (issue 12 item 4; spec 02 create_message).
 
 The continuation rebuilds the turn's plan from the thread as stored (the same context and messages the
-reply was asked with), sends it with the partial reply and the instruction to go on (core.continuation),
+reply was asked with), sends it with the partial reply and the instruction to go on (core.guard.continuation),
 appends what comes back to the reply and stores the longer reply (still marked truncated when it was cut
 again). A retry removes the cut rally, in the store too, and hands back the question to send again.
 """
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.chat import ChatItem, history
-from core.continuation import continuation_messages, cut_text, join_continuation
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
+from core.flows.chat_item import ChatItem, history
 from core.flows.review_chat.constants import FLOW
 from core.flows.review_chat.tracing import turn_trace
 from core.flows.review_chat.turn import TurnPlan, prepare_review_turn
-from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
+from core.guard.continuation import continuation_messages, cut_text, join_continuation
+from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 from core.store.review import ReviewRepository
 from core.store.review_models import ReviewRecord, ThreadState

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.contracts.prompts import fill, load_prompt
 from core.flows.review_chat.constants import HEADER_SUMMARY, PROMPT_SYSTEM, PROMPT_USER
 from core.llm.base import Message
-from core.prompts import fill, load_prompt
 
 
 def system_prompt() -> str:

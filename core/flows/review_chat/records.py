@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.contracts.schemas import load_schema, validator_for
+from core.documents.json_bounds import parse_bounded
 from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES, answer_bound_errors
 from core.flows.review_chat.models import ReviewRecord
 from core.flows.review_chat.paragraphs import item_paragraph_numbers, parse_marked_answer_paragraphs
-from core.json_bounds import parse_bounded
-from core.schemas import load_schema, validator_for
 from core.text.safe import safe_value
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "review"
@@ -194,7 +194,7 @@ def check_review_record(data: Any) -> ImportCheck:
 
 def read_review_file(raw: bytes) -> ImportCheck:
     """An uploaded review file (UTF-8 JSON) -> record or a clear list of problems. Never raises: size, nesting
-    depth (core.json_bounds), schema, answer bounds; every string is made safe (core.text.safe) before the
+    depth (core.documents.json_bounds), schema, answer bounds; every string is made safe (core.text.safe) before the
     checks, so a lone surrogate or control character cannot fail them or the store."""
     if len(raw) > MAX_IMPORT_BYTES:
         return ImportCheck(errors=[f"ファイルが大きすぎます（上限 {MAX_IMPORT_BYTES // 1_000_000} MB）。"])

@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.debuglog import DebugSink
+from core.contracts.prompts import fill, load_prompt
+from core.debuglog.events import DebugSink
 from core.flows.review_chat.constants import FLOW, PROMPT_SUMMARIZE, STEP_SUMMARIZE, SUMMARY_EVERY_TURNS
 from core.flows.review_chat.messages import plain_history
 from core.flows.review_chat.models import ThreadState
-from core.guard import GuardResult, guarded_text
+from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
-from core.prompts import fill, load_prompt
 from core.store.review import ReviewRepository
 
 SPEAKERS = {"user": "【ユーザー】", "assistant": "【アシスタント】"}

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.review_chat.notices import summary_notices
 from core.flows.review_chat.summary import due_summary_segment, summarize_if_due
+from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
 from core.store.review import ReviewRepository
-from core.worker import BackgroundWorker, Job, JobFailed
 
 SUMMARY_JOB_KIND = "summary"
 SUMMARY_JOB_LABEL = "会話の要約"

@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.chat import ChatItem, ChatStatus, assistant_item, user_item
 from core.clock import Clock, utc_now
+from core.flows.chat_item import ChatItem, ChatStatus, assistant_item, user_item
 from core.flows.review_chat.notices import Notice, duplicate_notice, imported
 from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
 from core.people import Person

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from core import trace
-from core.debuglog import DebugEvent, DebugSink
+from core.debuglog import trace
+from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.review_chat.constants import FLOW
 
 

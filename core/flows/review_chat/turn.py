@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.debuglog import DebugSink
+from core.debuglog.events import DebugSink
 from core.flows.review_chat.constants import FLOW, STEP_REPLY
 from core.flows.review_chat.context import ReviewContext, assemble_review_context
 from core.flows.review_chat.messages import build_review_chat_messages, plain_history
@@ -14,7 +14,7 @@ from core.flows.review_chat.models import ReviewRecord, ThreadState
 from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
 from core.flows.review_chat.summary import SummaryOutcome, due_summary_segment, maybe_summarize
 from core.flows.review_chat.tracing import FirstTurnSink, turn_trace
-from core.guard import GuardedStream, GuardResult, guarded_stream, guarded_text
+from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
 
 
@@ -108,7 +108,7 @@ def prepare_review_turn(
 def request_review_reply(
     client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None
 ) -> GuardResult[str]:
-    """The reply call: free text through the guard (logged under the thread and turn, core.trace)."""
+    """The reply call: free text through the guard (logged under the thread and turn, core.debuglog.trace)."""
     with turn_trace(plan.thread_id, plan.turn, plan.user_input):
         return guarded_text(
             client, plan.messages, sink=plan.hold(sink), tags={"flow": FLOW, "step": STEP_REPLY}
@@ -117,7 +117,7 @@ def request_review_reply(
 
 def stream_review_reply(client: LLMClient, plan: TurnPlan, *, sink: DebugSink | None = None) -> GuardedStream:
     """The reply call, streamed: iterate for text deltas, then read `.result` (logged under the thread and
-    turn, core.trace)."""
+    turn, core.debuglog.trace)."""
     with turn_trace(plan.thread_id, plan.turn, plan.user_input):
         return guarded_stream(
             client, plan.messages, sink=plan.hold(sink), tags={"flow": FLOW, "step": STEP_REPLY}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.contracts.schemas import load_schema
 from core.flows.diagnosis.constants import (
     DIAGNOSTIC_TEMPERATURE,
     DONT_KNOW,
@@ -52,8 +53,7 @@ from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summ
 from core.flows.diagnosis.tracing import main_call
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
-from core.guard import GuardResult, guarded_json
-from core.schemas import load_schema
+from core.guard.json_guard import GuardResult, guarded_json
 
 RESOLVED_CHOICES = [
     {"value": "yes", "label": "解決しました"},

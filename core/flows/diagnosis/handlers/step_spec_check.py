@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.contracts.schemas import load_schema
 from core.flows.diagnosis.constants import FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo, SessionState, StepOutcome
@@ -9,8 +10,7 @@ from core.flows.diagnosis.prompting import build_spec_messages
 from core.flows.diagnosis.rag import format_excerpts
 from core.flows.diagnosis.responses import record_user, respond
 from core.flows.diagnosis.step_shared import SPEC_CHOICES, rag_search, spec_prompt
-from core.guard import guarded_json
-from core.schemas import load_schema
+from core.guard.json_guard import guarded_json
 
 SPEC_FOLLOWUPS = {
     "not_resolved": "仕様の説明どおりに操作しましたが、解決しませんでした。",

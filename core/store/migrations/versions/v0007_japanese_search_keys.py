@@ -4,7 +4,7 @@ Revision ID: 0007
 Revises: 0006
 Create Date: 2026-11-22
 
-- `knowledge_entry_keys` (per entry: core.textnorm.fold of the six fields, and " " + the Sudachi lexical
+- `knowledge_entry_keys` (per entry: core.text.textnorm.fold of the six fields, and " " + the Sudachi lexical
   document + " ") replaces `knowledge_entries.search_text` (v0003), which is dropped (SQLite drops the column
   in place: a batch copy would drop knowledge_entries under its versions' ON DELETE CASCADE). Entries without
   keys get them.
@@ -12,7 +12,7 @@ Create Date: 2026-11-22
   PostgreSQL rows of lane 'lexical' in memory_lex_docs (v0004). Units indexed without it get their keys.
 - PostgreSQL with pg_trgm: GIN trigram indexes for the knowledge keys' LIKE searches.
 
-The keys are computed by the app's one key function (core.japanese.lexical_document, through
+The keys are computed by the app's one key function (core.text.japanese.lexical_document, through
 core/store/knowledge_search.py and core/store/memory_fts.py), as every later save computes them; a change of
 that function needs a revision that recomputes them. Idempotent: only missing keys are written.
 """

@@ -1,0 +1,65 @@
+"""Load schemas/*.schema.json once, check them, and cache one validator per schema (spec 00 移植手順 1)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from core.contracts.strict_copies import strict_copy
+
+__all__ = [
+    "SCHEMA_DIR",
+    "UnknownSchemaError",
+    "load_schema",
+    "schema_names",
+    "strict_copy",
+    "validation_errors",
+    "validator_for",
+]
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+
+# id(schema) -> (schema, value); keeping the schema alive means its id is never reused.
+_validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+
+
+class UnknownSchemaError(KeyError):
+    """A schema name that has no file under schemas/."""
+
+
+def schema_names() -> list[str]:
+    """Names of every bundled schema (file name without `.schema.json`)."""
+    return sorted(p.name.removesuffix(".schema.json") for p in SCHEMA_DIR.glob("*.schema.json"))
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """Load and check `schemas/{name}.schema.json`; the same dict is returned on every call."""
+    if name not in schema_names():
+        raise UnknownSchemaError(name)
+    schema: dict[str, Any] = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """The cached Draft 2020-12 validator of this schema object (built on first use)."""
+    hit = _validators.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    validator = Draft202012Validator(schema)
+    _validators[id(schema)] = (schema, validator)
+    return validator
+
+
+def validation_errors(schema: dict[str, Any], instance: Any) -> list[str]:
+    """Every error of `instance` against `schema`, as `$.path: message`, in a stable order."""
+    errors = []
+    for err in validator_for(schema).iter_errors(instance):
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        errors.append(f"{path}: {err.message}")
+    return sorted(errors)

@@ -1,0 +1,1 @@
+"""Background work that follows a reply (memory extraction, summaries): `worker.BackgroundWorker`."""

@@ -1,0 +1,187 @@
+"""Background work that follows a reply (memory extraction, summaries): a small worker owned by core.
+
+One `BackgroundWorker` per process (the shell keeps it in `st.cache_resource`; flows receive it as an
+argument). Jobs are keyed by person and conversation: jobs of one key run in the order they were
+submitted, one at a time; different keys run in parallel on `threads` threads. The queue is bounded:
+a full queue refuses a job (`submit` returns None) and the caller keeps the work for later, so a burst
+never grows memory without limit. Jobs write their own results to the store; the worker keeps a short
+status list per key (queued / running / done / failed, with a Japanese label and message) for pages
+to show, and never touches Streamlit.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+MAX_QUEUED = 256  # jobs waiting in the whole process
+KEEP_FINISHED = 20  # finished jobs remembered per key (for the page's status line)
+
+
+class JobFailed(Exception):
+    """Raised by a job to report a failure a person should see (`message` is Japanese)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Job:
+    """One piece of background work. `run` returns a short Japanese summary (or "")."""
+
+    key: Hashable
+    kind: str
+    label: str
+    run: Callable[[], str | None]
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    status: JobStatus = "queued"
+    message: str = ""
+    submitted_at: float = field(default_factory=time.time)
+    started_at: float | None = None
+    finished_at: float | None = None
+    # the submitter's context (core.debuglog.trace: a summary logs under the reply that caused it)
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed")
+
+    def view(self) -> dict[str, Any]:
+        """A plain dict for pages (no callables)."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "label": self.label,
+            "status": self.status,
+            "message": self.message,
+            "submitted_at": self.submitted_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+class BackgroundWorker:
+    """A bounded, per-key ordered job runner on a few daemon threads."""
+
+    def __init__(self, threads: int = 2, max_queued: int = MAX_QUEUED, name: str = "katachi-worker"):
+        self.max_queued = max_queued
+        self._cond = threading.Condition()
+        self._queues: dict[Hashable, deque[Job]] = {}
+        self._ready: deque[Hashable] = deque()  # keys with queued jobs and nothing running
+        self._running: set[Hashable] = set()
+        self._history: dict[Hashable, deque[Job]] = {}
+        self._queued = 0
+        self._closed = False
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"{name}-{i}", daemon=True) for i in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # -- submitting and reading ---------------------------------------------------------------
+    def submit(self, key: Hashable, kind: str, label: str, run: Callable[[], str | None]) -> Job | None:
+        """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later).
+
+        The job runs in a copy of the caller's context (contextvars), so the trace bound around the
+        submission (core.debuglog.trace) is the one its model calls are logged under.
+        """
+        with self._cond:
+            if self._closed or self._queued >= self.max_queued:
+                return None
+            job = Job(key, kind, label, run)
+            self._queues.setdefault(key, deque()).append(job)
+            self._remember(job)
+            self._queued += 1
+            if key not in self._running and key not in self._ready:
+                self._ready.append(key)
+            self._cond.notify()
+            return job
+
+    def jobs(self, key: Hashable) -> list[dict[str, Any]]:
+        """Recent jobs of `key`, oldest first (queued and running ones included)."""
+        with self._cond:
+            return [job.view() for job in self._history.get(key, ())]
+
+    def busy(self, key: Hashable, kind: str | None = None) -> bool:
+        """Whether `key` has unfinished jobs (of `kind`, when given)."""
+        with self._cond:
+            return any(
+                not j.finished and (kind is None or j.kind == kind) for j in self._history.get(key, ())
+            )
+
+    def wait(self, key: Hashable, kind: str | None = None, timeout: float = 30.0) -> bool:
+        """Block until `key` has no unfinished jobs (of `kind`); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(
+                not j.finished and (kind is None or j.kind == kind) for j in self._history.get(key, ())
+            ):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Refuse new jobs, let queued ones finish, stop the threads."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _remember(self, job: Job) -> None:
+        history = self._history.setdefault(job.key, deque())
+        history.append(job)
+        while len(history) > KEEP_FINISHED and history[0].finished:
+            history.popleft()
+
+    def _next(self) -> Job | None:
+        with self._cond:
+            while not self._ready:
+                if self._closed:
+                    return None
+                self._cond.wait()
+            key = self._ready.popleft()
+            job = self._queues[key].popleft()
+            self._queued -= 1
+            self._running.add(key)
+            job.status, job.started_at = "running", time.time()
+            return job
+
+    def _finish(self, job: Job) -> None:
+        with self._cond:
+            self._running.discard(job.key)
+            if self._queues.get(job.key):
+                self._ready.append(job.key)
+            else:
+                self._queues.pop(job.key, None)
+            self._cond.notify_all()
+
+    def _loop(self) -> None:
+        while (job := self._next()) is not None:
+            try:
+                summary = job.context.run(job.run)
+                job.status, job.message = "done", summary or ""
+            except JobFailed as exc:
+                job.status, job.message = "failed", exc.message
+            except Exception as exc:  # a job's failure is recorded for the page, never raised into the app
+                log.exception("background job %s (%s) failed", job.kind, job.id)
+                job.status, job.message = (
+                    "failed",
+                    f"予期しないエラーで失敗しました（{type(exc).__name__}）。",
+                )
+            job.finished_at = time.time()
+            self._finish(job)

@@ -1,0 +1,87 @@
+"""What a process opens once, behind one typed door: the store engine, the Chroma client, the embedder, the
+client factory and the background worker (ARCHITECTURE.md "The house").
+
+The shell builds one `Services` per storage configuration (`open_services(settings)`, cached with
+st.cache_resource) and hands its parts to the flows, so pages never import core.llm, core.store or chromadb.
+The engine and the Chroma client open on first use and are kept once open: chromadb takes over a second to
+import and the home and debug pages never need it; a database or Chroma server that cannot be reached raises
+on every use until it can (the shell turns that into a Japanese notice).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import Engine
+
+from core.jobs.worker import BackgroundWorker
+from core.llm.base import LLMClient
+from core.llm.demo import Persona
+from core.llm.providers import DESCRIPTORS
+from core.llm.registry import build_client
+from core.llm.server_profiles import remembered_forms
+from core.search.embedders import Embedder, build_embedder
+from core.settings import Settings
+from core.store import StoreUnavailable, open_store
+
+if TYPE_CHECKING:  # chromadb is imported where a Chroma client is first opened, not here
+    from chromadb.api import ClientAPI as ChromaClient
+
+__all__ = [
+    "DESCRIPTORS",
+    "BackgroundWorker",
+    "ChromaClient",
+    "Engine",
+    "LLMClient",
+    "Services",
+    "StoreUnavailable",
+    "open_services",
+    "remembered_forms",
+]
+
+
+@dataclass
+class Services:
+    """The process's shared resources for one storage configuration (data dir, DATABASE_URL, Chroma)."""
+
+    settings: Settings
+    worker: BackgroundWorker
+    _engine: Engine | None = field(default=None, repr=False)
+    _chroma: ChromaClient | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def engine(self) -> Engine:
+        """The shared SQLAlchemy engine; raises StoreUnavailable while the database cannot be reached."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = open_store(self.settings.data_dir, url=self.settings.database_url)
+            return self._engine
+
+    def chroma(self) -> ChromaClient:
+        """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
+        with self._lock:
+            if self._chroma is None:
+                from core.search.vectors import open_chroma  # noqa: PLC0415 - chromadb takes >1 s to import; home/debug never need it
+
+                # host "" (not None): the settings decide, env CHROMA_HOST is not read again here
+                s = self.settings
+                self._chroma = open_chroma(s.data_dir, host=s.chroma_host or "", port=s.chroma_port)
+            return self._chroma
+
+    def embedder(self, settings: Settings | None = None) -> Embedder:
+        """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default)."""
+        return build_embedder((settings or self.settings).embeddings)
+
+    def client(
+        self, settings: Settings, *, fault_rate: float = 0.0, personas: Mapping[str, Persona] | None = None
+    ) -> LLMClient:
+        """A client for these provider settings; `fault_rate` > 0 wraps it in the fault injector."""
+        return build_client(settings, fault_rate=fault_rate, personas=personas)
+
+
+def open_services(settings: Settings, *, worker: BackgroundWorker | None = None) -> Services:
+    """The door: nothing opens until it is first used (see the module docstring)."""
+    return Services(settings=settings, worker=worker or BackgroundWorker(threads=2))

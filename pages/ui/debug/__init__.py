@@ -1,0 +1,1 @@
+"""The debug-log page: calls, trace tree, attempts, diff, costs, export, re-run and replay."""

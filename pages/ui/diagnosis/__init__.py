@@ -1,0 +1,1 @@
+"""The diagnosis page: the session and its widgets."""

@@ -1,0 +1,235 @@
+"""Widgets of the diagnosis page: step indicator, conversation, banners, sources, booking form and list."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from core.clock import format_local
+from core.flows.chat_item import ChatItem
+from core.flows.diagnosis import (
+    COVERAGE_NOTES,
+    ChatStep,
+    PromptInfo,
+    SessionState,
+    get_vehicle,
+    sample_path,
+    urgency_info,
+    validate_booking,
+)
+from core.flows.feedback import reply_turns
+from pages.ui.shell import feedback
+from pages.ui.shell.render import llm_alert, llm_label, llm_markdown
+
+STEP_LABELS = [
+    (ChatStep.VEHICLE_ID, "車両"),
+    (ChatStep.PHOTO_CONFIRM, "写真確認"),
+    (ChatStep.FREE_TEXT, "症状"),
+    (ChatStep.SPEC_CHECK, "仕様確認"),
+    (ChatStep.DIAGNOSING, "問診"),
+    (ChatStep.URGENCY_CHECK, "緊急度"),
+    (ChatStep.RESERVATION, "予約"),
+    (ChatStep.BOOKING_INFO, "入力"),
+    (ChatStep.BOOKING_CONFIRM, "確認"),
+    (ChatStep.DONE, "完了"),
+]
+
+
+CONTENT_TYPE_LABELS = {
+    "procedure": "手順",
+    "specification": "仕様",
+    "general": "一般",
+    "warning": "警告",
+    "danger": "危険",
+}
+DATETIME_HELP = "「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」の形で入力できます。"
+URGENCY_LABELS = {"critical": "緊急", "high": "高", "medium": "中", "low": "低", "none": "なし", "": "なし"}
+
+
+def step_indicator(session: SessionState) -> None:
+    """Every state of the machine in one line: the current one highlighted, passed ones checked, skipped ones struck out."""
+    order = [s for s, _ in STEP_LABELS]
+    index = order.index(session.current_step)
+    visited = set(session.visited_steps)
+    parts = []
+    skipped = False
+    for i, (step, label) in enumerate(STEP_LABELS):
+        if i == index:
+            parts.append(f"**:blue-background[{i + 1}. {label}]**")
+        elif i < index and step in visited:
+            parts.append(f":gray[✓ {label}]")
+        elif i < index:
+            parts.append(f":gray[~~{label}~~]")
+            skipped = True
+        else:
+            parts.append(f":gray[{i + 1}. {label}]")
+    st.markdown(" → ".join(parts))
+    if skipped:
+        st.caption("取り消し線の段階は、今回の問診では通っていません。")
+
+
+def vehicle_card(session: SessionState, *, width: int = 320) -> None:
+    vehicle = get_vehicle(session.vehicle_id)
+    if vehicle is None:
+        return
+    st.image(str(sample_path(vehicle.photo)), width=width, caption=f"{vehicle.label} ／ {vehicle.body}")
+
+
+def conversation(items: Sequence[ChatItem], session_id: str) -> None:
+    """The interview so far (core.flows.chat_item items of the session's history), the advisor with a car icon; each
+    message of the advisor can be rated (numbered by its position among the advisor's messages)."""
+    rated = reply_turns("diagnosis", items)
+    for index, item in enumerate(items):
+        avatar = ":material/car_repair:" if item["role"] == "assistant" else None
+        with st.chat_message(item["role"], avatar=avatar):
+            llm_markdown(item["content"], key=f"diagnosis_full_{index}")
+            if index in rated:
+                feedback.render("diagnosis", session_id, rated[index])
+
+
+def urgency_banner(session: SessionState) -> None:
+    """spec 04 §7: 🚨 as an error (can't drive / immediate), ⚠️ as a warning; reasons underneath."""
+    info = urgency_info(session)
+    if info is None:
+        return
+    reasons = f"\n\n判定理由: {'、'.join(info.reasons)}" if info.reasons else ""
+    llm_alert("error" if info.message.startswith("🚨") else "warning", info.message + reasons)
+
+
+def coverage_note(session: SessionState) -> None:
+    note = COVERAGE_NOTES.get(session.manual_coverage)
+    if note and note.startswith("⚠️"):
+        st.warning(note)
+    elif note:
+        st.info(note)
+
+
+def sources_expander(session: SessionState) -> None:
+    sources = session.last_rag_sources
+    with st.expander(f"参照した取扱説明書（{len(sources)}件）", expanded=False):
+        if not sources:
+            st.caption("関連する記載は見つかりませんでした（関連度 0.3 以下は表示しません）。")
+            return
+        st.dataframe(
+            [
+                {
+                    "ページ": s["page"],
+                    "項目": s["section"],
+                    "種類": CONTENT_TYPE_LABELS.get(s["content_type"], s["content_type"]),
+                    "警告": "あり" if s["has_warning"] else "",
+                    "関連度": round(s["score"], 3),
+                }
+                for s in sources
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        for s in sources:
+            st.markdown(f"**p.{s['page']} {s['section']}**")
+            st.text(s["content"])
+
+
+def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
+    """One button per choice (with its warning-light icon when present); returns the pressed choice."""
+    pressed = None
+    for i, choice in enumerate(prompt.choices):
+        icon = choice.get("icon")
+        if icon:
+            left, right = st.columns([1, 11], vertical_alignment="center")
+            left.image(str(sample_path(icon)), width=36)
+            target = right
+        else:
+            target = st.container()
+        if target.button(llm_label(choice["label"]), key=f"{key}_{i}", width="stretch"):
+            pressed = choice
+    return pressed
+
+
+def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> str | None:
+    """The booking form; returns the entered values as JSON once they validate (errors shown per field).
+
+    `now` is the local (Japan) time the picked visit time must come after (booking.local_now()).
+    """
+    values: dict[str, str] = {}
+    with st.form("diagnosis_booking_form"):
+        for f in prompt.booking_fields:
+            label = f["label"] + ("（必須）" if f["required"] else "")
+            key = f"diagnosis_field_{f['name']}"
+            if f["type"] == "textarea":
+                values[f["name"]] = st.text_area(
+                    label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
+                )
+            else:
+                values[f["name"]] = st.text_input(
+                    label,
+                    value=f.get("value", ""),
+                    placeholder=f["placeholder"],
+                    key=key,
+                    help=DATETIME_HELP if f["type"] == "datetime" else None,
+                )
+        submitted = st.form_submit_button("入力内容を確認する", type="primary")
+    if not submitted:
+        return None
+    errors = validate_booking(session.booking_type, values, now)
+    if errors:
+        for message in errors.values():
+            st.error(message)
+        return None
+    return json.dumps(values, ensure_ascii=False)
+
+
+def booking_summary_table(prompt: PromptInfo) -> None:
+    st.table([{"項目": k, "内容": v} for k, v in prompt.booking_summary.items()])
+
+
+COVERAGE_LABELS = {"covered": "あり", "partially_covered": "一部", "not_covered": "なし"}
+
+
+def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None = None) -> None:
+    """Bookings as a table; with `taken_by` (owner id -> name: the admins' team view) a 受付者 column."""
+    if not rows:
+        st.caption("まだ予約はありません。")
+        return
+    st.dataframe(
+        [
+            {
+                **({"受付者": taken_by.get(r["owner_id"], r["owner_id"])} if taken_by is not None else {}),
+                "受付番号": f"D-{r['id']:06d}",
+                "種別": "出張手配" if r["booking_type"] == "dispatch" else "来店予約",
+                "緊急度": URGENCY_LABELS.get(r["urgency_level"], r["urgency_level"]),
+                "お名前": r["name"],
+                "電話番号": r["phone"],
+                "希望日時・場所": r["preferred_time"] or r["address"],
+                "症状": r["symptom"],
+                "問診の回答": "／".join(a["answer"] for a in r.get("answers") or []),
+                "説明書の記載": COVERAGE_LABELS.get(r.get("manual_coverage") or "", ""),
+                "車両": r["vehicle_label"],
+                "受付日時": format_local(r["created_at"]),
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+
+_FOCUS_CHAT_INPUT = """<script>
+(() => {
+  let tries = 0;
+  const focus = () => {
+    const box = document.querySelector('[data-testid="stChatInputTextArea"]');
+    if (box) { box.focus(); return; }
+    if (tries++ < 40) setTimeout(focus, 50);
+  };
+  focus();
+})();
+</script>"""
+
+
+def focus_chat_input() -> None:
+    """Put the keyboard focus in the chat input (「✏️ 自由入力」); a fixed script, no model text in it."""
+    st.html(_FOCUS_CHAT_INPUT, unsafe_allow_javascript=True)

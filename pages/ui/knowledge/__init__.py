@@ -1,0 +1,1 @@
+"""The knowledge interview page and its knowledge-base tab."""

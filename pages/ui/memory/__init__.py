@@ -1,0 +1,1 @@
+"""The memory page: chat, search, browser, details, entities, job status."""

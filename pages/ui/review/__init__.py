@@ -1,0 +1,1 @@
+"""The review chat page: material, session, thread management, the form preview."""

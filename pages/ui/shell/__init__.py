@@ -1,0 +1,1 @@
+"""What every page shares: session state and services, sidebar, navigation, sign-in, the error card, the last call, feedback, rendering."""

@@ -1,0 +1,164 @@
+"""The shell's sidebar: provider, model, base URL and server profile; DEBUG; fault injection.
+
+The provider a person configured is the provider they get (issue #16): the choice lives in the data key
+`app_settings` (never bound to a widget); widgets only propose changes through their on_change
+callbacks. Widget keys carry a per-process boot id, so a browser tab that reconnects after a restart
+cannot push its old selection (e.g. the demo model) over what the server was started with.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from core.services import DESCRIPTORS, remembered_forms
+from core.settings import PROVIDER_LABELS, PROVIDERS, SERVER_LABELS, SERVERS, Settings
+from pages.ui.shell import state
+
+FORM_LABELS = {
+    "json_schema": "json_schema（strict）",
+    "ollama_format": "json_schema（Ollama形式）",
+    "json_object+schema": "json_object + スキーマ",
+    "json_object": "json_object（スキーマなし）",
+}
+
+
+@st.cache_resource(show_spinner=False)
+def boot_id() -> str:
+    """Changes on every server start: part of every sidebar widget key."""
+    return uuid.uuid4().hex[:8]
+
+
+def _key(name: str) -> str:
+    return f"sidebar_{name}_{boot_id()}"
+
+
+def _apply(change: str) -> None:
+    """on_change: copy one widget's value into the settings (the only way the choice changes)."""
+    ss = st.session_state
+    current: Settings = ss["app_settings"]
+    value = ss[_key(change)]
+    if change == "provider":  # the model typed for that provider earlier in this session comes back
+        model = ss.get(_key(f"model_{value}"))
+        ss["app_settings"] = current.with_provider(value, str(model or "").strip() or None, current.base_url)
+    elif change == "model":
+        ss["app_settings"] = current.with_provider(
+            current.provider, str(value).strip() or None, current.base_url
+        )
+    elif change == "base_url":
+        ss["app_settings"] = current.with_provider(
+            current.provider, current.model, str(value).strip() or None
+        )
+    elif change == "server":
+        ss["app_settings"] = current.with_server(value)
+
+
+def _use_demo() -> None:
+    st.session_state["app_settings"] = state.settings().with_provider("demo")
+
+
+def _seed(name: str, value: object) -> str:
+    """The widget key, seeded from the settings when the widget is new (first run, restart, provider switch)."""
+    key = _key(name)
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
+def _provider_fields(current: Settings) -> None:
+    provider = current.provider
+    st.text_input("モデル", key=_seed(f"model_{provider}", current.model), on_change=_apply, args=("model",))
+    if provider == "openai":
+        st.text_input(
+            "ベースURL（互換サーバー用・任意）",
+            key=_seed("base_url", current.base_url or ""),
+            on_change=_apply,
+            args=("base_url",),
+            placeholder="例: http://localhost:11434/v1",
+        )
+        st.selectbox(
+            "サーバーの種類（構造化出力の頼み方）",
+            SERVERS,
+            format_func=lambda s: SERVER_LABELS[s],
+            key=_seed("server", current.server),
+            on_change=_apply,
+            args=("server",),
+        )
+        url = (current.base_url or "https://api.openai.com/v1").rstrip("/")
+        form = remembered_forms().get(url)
+        if form:
+            st.caption(f":material/data_object: このサーバーで使える形式: {FORM_LABELS.get(form, form)}")
+    descriptor = DESCRIPTORS.get(provider)
+    missing = descriptor.missing_modules() if descriptor else []
+    if descriptor and missing:
+        st.warning(
+            f"{descriptor.label} を使うための追加パッケージがインストールされていません（{', '.join(missing)}）。"
+            f"`pip install 'katachi[{descriptor.extra}]'` でインストールしてから、アプリを再起動してください。",
+            icon=":material/extension_off:",
+        )
+    if current.has_key:
+        what = "認証情報" if descriptor else "APIキー"
+        st.caption(f":material/key: {what}: 設定済み（値は表示しません）")
+    elif descriptor:
+        st.warning(
+            f"{descriptor.label} の認証情報が足りません。{descriptor.missing_hint}"
+            "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
+            icon=":material/key_off:",
+        )
+        st.button(
+            "デモモデルに切り替える", key=_key("use_demo"), on_click=_use_demo, icon=":material/science:"
+        )
+    else:
+        st.warning(
+            f"{PROVIDER_LABELS[provider]} のAPIキーが設定されていません。このままでは呼び出しがエラーになります。"
+            "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
+            icon=":material/key_off:",
+        )
+        st.button(
+            "デモモデルに切り替える", key=_key("use_demo"), on_click=_use_demo, icon=":material/science:"
+        )
+
+
+def _provider_label(provider: str) -> str:
+    descriptor = DESCRIPTORS.get(provider)
+    extra = "（追加パッケージ未インストール）" if descriptor and descriptor.missing_modules() else ""
+    return f"{provider}: {PROVIDER_LABELS[provider]}{extra}"
+
+
+def render() -> None:
+    """Draw the sidebar settings; `st.session_state.app_settings` stays the one source of truth."""
+    ss = st.session_state
+    current = state.settings()
+    with st.sidebar:
+        st.subheader("LLMの設定")
+        key = _key("provider")
+        if ss.get(key) != current.provider:  # e.g. the demo button: the widget follows the settings
+            ss[key] = current.provider
+        st.selectbox(
+            "プロバイダー",
+            PROVIDERS,
+            format_func=_provider_label,
+            key=key,
+            on_change=_apply,
+            args=("provider",),
+        )
+        if current.provider == "demo":
+            st.caption(":material/science: デモモデル（オフライン）: APIキー不要で動作します。")
+        else:
+            _provider_fields(current)
+        st.caption(f":material/manage_search: 検索の埋め込み: {state.embedder().label}")
+        ss["app_debug"] = st.toggle(
+            "DEBUG（LLM呼び出しを記録）",
+            value=ss["app_debug"],
+            key="sidebar_debug",
+            help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",
+        )
+        ss["app_fault_pct"] = st.select_slider(
+            "障害注入（デモ用）",
+            options=[0, 10, 20, 30, 50, 80, 100],
+            value=ss["app_fault_pct"],
+            key="sidebar_fault_pct",
+            format_func=lambda v: f"{v}%",
+            help="指定した割合でLLMの出力をわざと壊したり、通信エラー（タイムアウト・429・5xx）を起こしたりして、ガードが修復・報告する様子をデバッグログで確認できます。",
+        )

@@ -1,0 +1,227 @@
+"""Session-state access for pages: the LLM client, the debug sink, the store engine, the Chroma client, the
+background worker.
+
+The engine is SQLite under the data dir, or the database of DATABASE_URL (PostgreSQL for a team); Chroma is
+embedded, or the server of CHROMA_HOST / CHROMA_PORT. One of each per process (st.cache_resource); a
+database or Chroma server that cannot be reached stops the page with a Japanese message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import streamlit as st
+
+from core.debuglog.events import ListSink
+from core.flows import feedback
+from core.flows.registry import demo_personas
+from core.people import Person
+from core.search.embedders import Embedder
+from core.services import BackgroundWorker, Engine, LLMClient, Services, StoreUnavailable, open_services
+from core.settings import Settings, load_settings
+from core.workbench.rerun import Target, target_settings
+from pages.ui.shell.nav import FLOW_PAGES
+
+if TYPE_CHECKING:
+    from core.services import ChromaClient
+
+# The chat keys of st.session_state.chat: one per flow page listed in pages/ui/shell/nav.py.
+CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
+PERSON_KEY = "app_person"
+SESSION_ID_KEY = "app_session_id"  # the session's Person, set by the shell's sign-in (pages/ui/shell/auth.py)
+
+
+def read_secrets() -> dict[str, Any]:
+    """st.secrets as a dict; empty when there is no secrets.toml."""
+    try:
+        return {k: v for k, v in st.secrets.items() if isinstance(v, str | int | float)}
+    except Exception:  # noqa: BLE001 - Streamlit raises several types when no secrets file exists
+        return {}
+
+
+@st.cache_resource(show_spinner=False)
+def base_settings() -> Settings:
+    return load_settings(secrets=read_secrets())
+
+
+def init_session() -> None:
+    """Spec 00 session keys, set once (ARCHITECTURE.md "Session state")."""
+    ss = st.session_state
+    ss.setdefault("chat", {flow: [] for flow in CHAT_FLOWS})
+    for flow in CHAT_FLOWS:
+        ss.chat.setdefault(flow, [])
+    ss.setdefault("knowledge_outputs", [])
+    ss.setdefault("debug_logs", [])
+    ss.setdefault("app_settings", base_settings())
+    ss.setdefault("app_debug", True)
+    ss.setdefault("app_fault_pct", 0)  # the sidebar's fault-injection slider, in percent
+    ss.setdefault("llm_client", None)
+    ss.setdefault("llm_client_key", None)
+    ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
+    ss.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12])  # issue #9: trace id of this browser session
+
+
+def browser_session_id() -> str:
+    """The stable id of this browser session (every debug event of its turns carries it, core.debuglog.trace)."""
+    return str(st.session_state.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12]))
+
+
+def ensure_shell(page_path: str) -> None:
+    """Route a deep link through the shell when the shell has not run yet in this session.
+
+    Until some session has run streamlit_app.py (which calls st.navigation), Streamlit treats the
+    `pages/` folder the legacy way and runs `/knowledge` directly, without the shell. The page is then
+    re-entered through the shell with its query parameters, so nothing in the link is lost.
+    """
+    if "app_settings" in st.session_state:
+        return
+    st.session_state["app_deep_link"] = (page_path, st.query_params.to_dict())
+    st.switch_page("streamlit_app.py")
+
+
+def follow_deep_link() -> None:
+    """Called by the shell after st.navigation: finish a deep link that ensure_shell() redirected."""
+    link = st.session_state.pop("app_deep_link", None)
+    if link is not None:
+        st.switch_page(link[0], query_params=link[1])
+
+
+def settings() -> Settings:
+    return st.session_state["app_settings"]
+
+
+def person() -> Person:
+    """The person of this session (decided by pages/ui/shell/auth.py, which the shell runs before any page): every
+    flow call that reads or writes personal data passes it (issue #14)."""
+    found = st.session_state.get(PERSON_KEY)
+    if not isinstance(found, Person):
+        st.error("サインインの状態を確認できませんでした。ページを再読み込みしてください。")
+        st.stop()
+    return found
+
+
+def client() -> LLMClient:
+    """The active client, rebuilt when provider settings or the fault rate change (unless pinned).
+
+    The demo model plays every registered flow (core.flows.registry personas).
+    """
+    ss = st.session_state
+    s: Settings = ss["app_settings"]
+    fault_rate = ss["app_fault_pct"] / 100
+    key = (s.provider, s.model, s.base_url, fault_rate)
+    if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
+        ss["llm_client"] = services().client(s, fault_rate=fault_rate, personas=demo_personas())
+        ss["llm_client_key"] = key
+    return ss["llm_client"]
+
+
+def client_for(target: Target) -> LLMClient:
+    """A client for a re-run / replay target (issue #9): the session's own client for the current one, else
+    a fresh client of that configured provider and model (same keys and base URLs, no fault injection)."""
+    if target.current:
+        return client()
+    return services().client(target_settings(settings(), target), personas=demo_personas())
+
+
+def sink() -> ListSink | None:
+    """The debug sink over `debug_logs` while DEBUG is on; None otherwise (nothing is logged)."""
+    if not st.session_state.get("app_debug"):
+        return None
+    return ListSink(st.session_state["debug_logs"], secrets=settings().secrets)
+
+
+@st.cache_resource(show_spinner=False)
+def _services(data_dir: str, url: str | None, host: str | None, port: int, _settings: Settings) -> Services:
+    return open_services(_settings, worker=worker())
+
+
+def services() -> Services:
+    """The process's services for this session's storage settings (one per data dir, DATABASE_URL, Chroma)."""
+    s = settings()
+    return _services(str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port, s)
+
+
+def engine() -> Engine:
+    """The shared SQLAlchemy engine (created once per data dir and DATABASE_URL)."""
+    s = settings()
+    try:
+        return services().engine()
+    except StoreUnavailable:
+        st.error(
+            f"データベースに接続できません（{s.database_label}）。サーバーが起動しているか、"
+            "DATABASE_URL の設定を確認してから、ページを再読み込みしてください。",
+            icon=":material/database_off:",
+        )
+        st.stop()
+
+
+def feedback_repo() -> feedback.FeedbackRepository:
+    """The signed-in person's ratings of replies (issue #9 item 6) on the shared engine."""
+    return feedback.repository(engine(), person())
+
+
+def chroma() -> ChromaClient:
+    """The shared Chroma client (PersistentClient under the data dir, or HttpClient with CHROMA_HOST)."""
+    s = settings()
+    try:
+        return services().chroma()
+    except Exception:  # noqa: BLE001 - chromadb raises several types for an unreachable server; the page stops with a notice
+        st.error(
+            f"ベクトル検索のサーバーに接続できません（{s.chroma_host}:{s.chroma_port}）。Chroma サーバーが"
+            "起動しているか、CHROMA_HOST / CHROMA_PORT を確認してから、ページを再読み込みしてください。",
+            icon=":material/cloud_off:",
+        )
+        st.stop()
+
+
+@st.cache_resource(show_spinner=False)
+def worker() -> BackgroundWorker:
+    """The process's one background worker (memory extraction, summaries; issue #16): two threads, a
+    bounded queue. Jobs write to the store; pages poll it from the script thread, never from the worker."""
+    return BackgroundWorker(threads=2)
+
+
+@st.cache_resource(show_spinner=False)
+def _done_once() -> dict[tuple[str, ...], object]:
+    return {}
+
+
+T = TypeVar("T")
+
+
+def once_per_process(
+    key: tuple[str, ...], label: str, work: Callable[[Callable[[int, int], None]], T]
+) -> T | None:
+    """Run `work(progress)` once per process and `key` (start-up reconciliation), drawing a progress bar while
+    it runs; later calls return None. Two sessions arriving together may both run it (the work is idempotent)."""
+    done = _done_once()
+    if key in done:
+        return None
+    bar = st.empty()
+
+    def progress(n: int, total: int) -> None:
+        bar.progress(n / max(total, 1), text=f"{label} {n:,} / {total:,}")
+
+    result = work(progress)
+    bar.empty()
+    done[key] = True
+    return result
+
+
+def embedder() -> Embedder:
+    """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default), one per process."""
+    return services().embedder(settings())
+
+
+def is_demo() -> bool:
+    return client().provider == "demo"
+
+
+def demo_badge() -> None:
+    """Label the demo model wherever its output appears."""
+    if is_demo():
+        st.caption(
+            ":material/science: デモモデル（オフライン）で動作中です。応答は実際のLLMではなく、決まった台本に沿って生成されます。"
+        )
