@@ -129,7 +129,12 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     at.session_state["debug_tab"] = "エクスポート"
     at.run()
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["JSONLで保存", "CSVで保存", "OpenTelemetry（OTLP/JSON）で保存"]
+    assert labels == [
+        "JSONLで保存",
+        "CSVで保存",
+        "OpenTelemetry（OTLP/JSON）で保存",
+        "OpenTelemetry（OTLP protobuf）で保存",
+    ]
     at.button(key="debug_clear").click().run()
     assert at.session_state["debug_logs"] == []
 
