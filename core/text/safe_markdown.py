@@ -60,6 +60,9 @@ def _link_text(match: re.Match[str]) -> str:
     return f"{label}（{where}）" if where else label
 
 
+_SCHEME = re.compile(r"(?i)\b(javascript|vbscript|data):")
+
+
 def _definition_text(match: re.Match[str]) -> str:
     url = match.group(2)
     where = "リンク削除" if _is_blocked(url) else (link_host(url) or "")
@@ -78,6 +81,7 @@ def _safe_prose(text: str) -> str:
     text = _BRACKET.sub(r"\\\1", text)  # what is left cannot form a link or image: "[a [b]](x)" and the like
     text = _BARE_URL.sub(lambda m: m.group(1) + m.group(2) + ZWSP + (m.group(3) or ""), text)
     text = _WWW.sub(lambda m: m.group(0)[:3] + ZWSP + ".", text)
+    text = _SCHEME.sub(lambda m: m.group(1) + ZWSP + ":", text)  # a scheme left over (a label cut mid-link)
     return _DOLLAR.sub(r"\\$", text)
 
 

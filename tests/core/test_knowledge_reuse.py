@@ -21,6 +21,7 @@ from core.flows.knowledge.index import (
     entry_document,
     knowledge_collection,
     reconcile_knowledge_index,
+    unindex_entry,
 )
 from core.flows.knowledge.interviews import demo_opening
 from core.flows.knowledge.stores import knowledge_stores
@@ -109,7 +110,8 @@ def test_similar_entries_are_the_close_active_ones_within_the_threshold(alice, b
     assert alice.index.similar("ライセンス契約の知的財産の帰属について") == []  # nothing close enough
     assert alice.index.similar("") == []
     kb.archive_entry(bob.base, nda, by=BOB, index=bob.index)
-    assert alice.index.similar(kd.DEMO_OPENING) == []  # archived: never a reference
+    # archived: never a reference (the sales entry, another clause, may now be the closest there is)
+    assert nda not in ids(alice.index.similar(kd.DEMO_OPENING))
 
 
 def test_an_archived_entry_whose_vector_lingers_is_still_left_out(alice, bob):
@@ -177,12 +179,15 @@ def test_the_reference_block_follows_the_history_on_a_later_turn(alice, bob):
     assert messages[5]["content"] == "ユーザー指示:\n" + kd.DEMO_OPENING
 
 
+LICENSE_OPENING = "ライセンス契約で、開発した成果物の知的財産権が誰に帰属するかを整理したいです。"
+
+
 def test_without_similar_entries_the_stack_is_exactly_spec_00s(alice, bob):
     save(bob, LEASE)
     client = ReplayClient([reply()])
     outcome = kt.run_turn(
         [],
-        kt.TurnInput(kd.DEMO_OPENING),
+        kt.TurnInput(LICENSE_OPENING),
         interview_id=None,
         client=client,
         repo=alice.interviews,
@@ -190,7 +195,7 @@ def test_without_similar_entries_the_stack_is_exactly_spec_00s(alice, bob):
     )
     assert outcome.references == [] and outcome.notices == []
     assert client.requests[0].messages == kf.build_messages(
-        kd.DEMO_OPENING, [], load_prompt(kf.SYSTEM_PROMPT_NAME), []
+        LICENSE_OPENING, [], load_prompt(kf.SYSTEM_PROMPT_NAME), []
     )
     assert len(client.requests[0].messages) == 3
 
@@ -277,11 +282,18 @@ def test_near_duplicates_of_a_draft(alice, bob):
 
 
 def test_a_same_clause_entry_far_in_wording_is_found_from_the_database(alice, bob):
-    far = {**NDA, "knowledge_title": "t", "review_points": "r", "action_plan": "a", "clause_sample": "c"}
+    far = {  # the same type and clause, about something else entirely in its own words
+        **NDA,
+        "knowledge_title": "請求書の締め日と振込手数料",
+        "review_points": "月末締め翌月末払いに揃え、振込手数料はどちらが持つかを確認した。",
+        "action_plan": "a",
+        "clause_sample": "c",
+    }
     entry_id = save(bob, far)
-    assert alice.index.similar(entry_document(NDA)) == []  # beyond the vector threshold
+    unindex_entry(alice.index.collection, entry_id)  # the vector search cannot see it: only the database can
+    assert alice.index.similar(entry_document(NDA)) == []
     found = alice.index.near_duplicates(NDA)
-    assert ids(found) == [entry_id] and found[0].distance > SIMILAR_MAX_DISTANCE
+    assert ids(found) == [entry_id] and 0 < found[0].distance < 1
 
 
 def test_updating_the_duplicate_adds_a_version_compare_and_set(alice, bob):

@@ -287,7 +287,9 @@ class RAGService:
         fused = rrf_merge([list(dense), list(lexical)], weights=(1.0, RAG_LEXICAL_WEIGHT))
         sources = []
         for cid, _ in fused:
-            score = max(dense.get(cid, 0.0), lexical.get(cid, 0.0))
+            score = dense.get(cid, 0.0)
+            if score <= RAG_SCORE_THRESHOLD:  # words the owner used that the model did not weigh
+                score = max(score, lexical.get(cid, 0.0))
             if score > RAG_SCORE_THRESHOLD:
                 sources.append(_source(cid, meta_of[cid], score))
         return sorted(sources[:n_results], key=lambda s: -s["score"])  # the fusion picks, the score orders

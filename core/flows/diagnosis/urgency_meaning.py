@@ -28,7 +28,9 @@ LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低
 # cosine similarities of the bundled model, query against query:
 MIN_SIMILARITY = 0.88  # below this the nearest example is not near enough to judge by
 CRITICAL_MARGIN = 0.02  # a critical example within this much of the nearest one makes the judgement critical
-SAME_SIMILARITY = 0.95  # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)
+SAME_SIMILARITY = (
+    0.95  # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)
+)
 K_NEAREST = 7
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.

@@ -34,10 +34,13 @@ from core.text.textnorm import fold
 COLLECTION = "knowledge_entries"
 SIMILAR_K = 3  # issue #13: the closest few
 # Distances are 1 - the embedder's calibrated relevance (core.search.embedders.relevance). With the bundled
-# model, a case about a saved entry lies within ~0.55 of it and small talk beyond ~0.65 (tune half of
+# model, a case about a saved entry lies within ~0.6 of it and small talk beyond ~0.65 (tune half of
 # tests/data/meaning/knowledge_cases.json; tests/bench/meaning.py prints both halves).
-SIMILAR_MAX_DISTANCE = 0.62
-NEAR_DUPLICATE_DISTANCE = 0.25  # a draft this close to a saved entry is the same knowledge, reworded
+SIMILAR_MAX_DISTANCE = 0.65
+SIMILAR_BEHIND_BEST = 0.2  # how much farther than the closest entry another may lie and still be shown
+NEAR_DUPLICATE_DISTANCE = (
+    0.44  # a draft this close (cosine ~0.88) to a saved entry is the same knowledge, reworded
+)
 NOTICE_NO_REFERENCES = "類似ナレッジを検索できませんでした。参考なしで聞き取りを続けます。"
 CANDIDATE_POOL = 10  # vectors asked for before the database check drops archived or excluded entries
 
@@ -152,7 +155,10 @@ def _closest(
         for i, d in zip(found["ids"][0], (found["distances"] or [[]])[0], strict=True)
         if i.isdigit()
     ]
-    hits = [(i, d) for i, d in hits if d <= max_distance]
+    best = min((d for _, d in hits), default=0.0)
+    # within the limit, and not far behind the closest: a case close to one entry is not "similar" to every
+    # entry that shares its contract vocabulary (the bundled model puts all contract texts fairly near)
+    hits = [(i, d) for i, d in hits if d <= max_distance and d <= best + SIMILAR_BEHIND_BEST]
     rows = base.get_entries([i for i, _ in hits])
     out = []
     for entry_id, distance in hits:
