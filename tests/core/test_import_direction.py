@@ -45,10 +45,10 @@ FUNCTION_LEVEL_ALLOWED = {
     ("core/llm/gemini_client.py", "google"): "the optional gemini extra",
     ("core/llm/gemini_client.py", "google.genai"): "the optional gemini extra",
     (
-        "core/otel_send.py",
+        "core/workbench/otel_send.py",
         "opentelemetry.sdk.resources",
     ): "the optional otel extra; only when a trace is sent",
-    ("core/otel_send.py", "opentelemetry.sdk.trace"): "the optional otel extra",
+    ("core/workbench/otel_send.py", "opentelemetry.sdk.trace"): "the optional otel extra",
     (
         "core/search/embedders.py",
         "core.search.provider_embedders",
@@ -60,10 +60,13 @@ FUNCTION_LEVEL_ALLOWED = {
         "core.llm.gemini_client",
     ): "google-genai is the optional gemini extra",
     ("core/search/provider_embedders.py", "google.genai"): "the optional gemini extra",
-    ("core/otel_send.py", "opentelemetry.sdk.util.instrumentation"): "the optional otel extra",
-    ("core/otel_send.py", "opentelemetry.trace"): "the optional otel extra",
-    ("core/otel_send.py", "opentelemetry.exporter.otlp.proto.http.trace_exporter"): "the optional otel extra",
-    ("core/otel_send.py", "opentelemetry.sdk.trace.export"): "the optional otel extra",
+    ("core/workbench/otel_send.py", "opentelemetry.sdk.util.instrumentation"): "the optional otel extra",
+    ("core/workbench/otel_send.py", "opentelemetry.trace"): "the optional otel extra",
+    (
+        "core/workbench/otel_send.py",
+        "opentelemetry.exporter.otlp.proto.http.trace_exporter",
+    ): "the optional otel extra",
+    ("core/workbench/otel_send.py", "opentelemetry.sdk.trace.export"): "the optional otel extra",
     (
         "core/services.py",
         "core.search.vectors",

@@ -1,4 +1,4 @@
-"""core.otel_send: nothing is sent without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the opentelemetry-sdk OTLP/HTTP
+"""core.workbench.otel_send: nothing is sent without OTEL_EXPORTER_OTLP_ENDPOINT; with it, the opentelemetry-sdk OTLP/HTTP
 exporter posts protobuf to a receiver on 127.0.0.1 that parses it: every span, parent link, prompt and token
 count arrives, redacted, with the configured headers."""
 
@@ -10,13 +10,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from core.otel_send import otlp_endpoint, send_trace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 
 from core.workbench.otel import otlp_proto
+from core.workbench.otel_send import otlp_endpoint, send_trace
 from tests.core.test_debug_otel import EVENTS, attrs
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")

@@ -1,5 +1,5 @@
 """Opt-in smoke test (`make smoke-otel`): a demo session's trace into a real Arize Phoenix on 127.0.0.1, once as
-the OTLP protobuf file (POST /v1/traces) and once live through core.otel_send, then read back through Phoenix's
+the OTLP protobuf file (POST /v1/traces) and once live through core.workbench.otel_send, then read back through Phoenix's
 REST API: every span arrived, prompts and replies on the LLM spans, token counts once, the tree intact, the
 conversation as the session. Prints a table; exits 1 when a check fails."""
 
@@ -21,14 +21,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.otel_send import send_trace  # noqa: E402
-
 from core.contracts.schemas import load_schema  # noqa: E402
 from core.debuglog.events import DebugEvent, ListSink  # noqa: E402
 from core.guard.json_guard import guarded_json, guarded_text  # noqa: E402
 from core.llm.demo import DemoClient, instance_from_schema  # noqa: E402
 from core.llm.replay import ReplayClient  # noqa: E402
 from core.workbench.otel import otlp_proto  # noqa: E402
+from core.workbench.otel_send import send_trace  # noqa: E402
 
 
 def demo_session(conversation: str) -> list[DebugEvent]:
