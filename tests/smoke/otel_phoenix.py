@@ -122,9 +122,37 @@ def check(spans: list[dict[str, Any]], expected: list[Any]) -> dict[str, str]:
     }
 
 
+def screenshots(base: str, out: Path) -> None:
+    """Phoenix's own pages in Chromium (/usr/bin/chromium, when there): the project's traces, then one trace."""
+    if not Path("/usr/bin/chromium").exists():
+        print("no /usr/bin/chromium: no screenshots")
+        return
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only for this optional step
+
+    out.mkdir(parents=True, exist_ok=True)
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    args += ["--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{base}/projects", wait_until="networkidle")
+        page.get_by_text("katachi-live").first.click()
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(out / "phoenix-traces.png"))
+        page.locator("table tbody tr").first.click()
+        page.wait_for_timeout(2500)
+        page.screenshot(path=str(out / "phoenix-trace.png"))
+        browser.close()
+    print(f"screenshots: {out}/phoenix-traces.png, {out}/phoenix-trace.png")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--phoenix", default=str(ROOT / ".venv-otel" / "bin" / "phoenix"))
+    parser.add_argument(
+        "--screenshots", default=str(ROOT / "artifacts" / "phoenix"), help="where to save them"
+    )
     args = parser.parse_args()
     # Two conversations: the file and the live route must not send the same span ids (Phoenix keeps the first).
     events, live_events = demo_session("demo-thread-file"), demo_session("demo-thread-live")
@@ -162,6 +190,7 @@ def main() -> int:
             f"file (HTTP {status_file})": check(spans_of(base, "katachi-file", total), calls),
             f"live ({sent} sent)": check(spans_of(base, "katachi-live", total), calls),
         }
+        screenshots(base, Path(args.screenshots))
     finally:
         server.terminate()
         server.wait(timeout=20)
