@@ -199,13 +199,17 @@ def once_per_process(
     done = _done_once()
     if key in done:
         return None
-    bar = st.empty()
+    bars: list[Any] = []  # made on the first report only: an element that every run does not draw shifts the
+    # page's elements, and Streamlit then redraws the chat input empty (a typed, unsent message was lost)
 
     def progress(n: int, total: int) -> None:
-        bar.progress(n / max(total, 1), text=f"{label} {n:,} / {total:,}")
+        if not bars:
+            bars.append(st.empty())
+        bars[0].progress(n / max(total, 1), text=f"{label} {n:,} / {total:,}")
 
     result = work(progress)
-    bar.empty()
+    for bar in bars:
+        bar.empty()
     done[key] = True
     return result
 
