@@ -38,11 +38,6 @@ class ManagedReviewRepository(ReviewRepository):
         row = conn.execute(query.order_by(review_reviews.c.id)).first()
         return dict(row._mapping) if row else None
 
-    def find_same_content(self, record: ReviewRecord) -> dict[str, Any] | None:
-        """{id, title} of this person's review with the same content (question + answer + review), or None."""
-        with self.engine.connect() as conn:
-            return self._same_content(conn, safe_record(record).content_hash())
-
     def add_own_review(self, record: ReviewRecord) -> tuple[int, bool]:
         """(review id, True) for a newly stored review of this person; (existing id, False) when they already
         have one with the same content (nothing is stored then). The insert is ON CONFLICT DO NOTHING on the

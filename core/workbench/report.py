@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 import pandas as pd
 
@@ -142,35 +142,6 @@ def attempts_per_flow(events: Sequence[DebugEvent]) -> pd.DataFrame:
             "失敗数": grouped["成功"].apply(lambda s: int((~s).sum())),
         }
     ).reset_index()
-
-
-def latency_per_flow(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median and max latency per flow, from calls_frame()."""
-    if frame.empty:
-        return pd.DataFrame(columns=["フロー", "中央値(ms)", "最大(ms)"])
-    grouped = frame.groupby("フロー")["レイテンシ(ms)"]
-    return pd.DataFrame({"中央値(ms)": grouped.median().round(1), "最大(ms)": grouped.max()}).reset_index()
-
-
-class CallDetail(TypedDict):
-    """One call of the debug log with the events of its guarded call."""
-
-    event: DebugEvent
-    repairs: list[DebugEvent]
-    result: DebugEvent | None
-    attempts: list[DebugEvent]
-
-
-def call_detail(events: Sequence[DebugEvent], index: int) -> CallDetail:
-    """Everything about one call: the event, plus the repair prompts and final result of its guarded call."""
-    event = events[index]
-    related = [e for e in events if e.call_id and e.call_id == event.call_id]
-    return {
-        "event": event,
-        "repairs": [e for e in related if e.kind == "repair"],
-        "result": next((e for e in related if e.kind == "result"), None),
-        "attempts": [e for e in related if e.kind in CALL_KINDS],
-    }
 
 
 COST_COLUMNS = ["呼び出し", "入力トークン", "キャッシュ入力", "出力トークン", "費用"]

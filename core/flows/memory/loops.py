@@ -19,11 +19,6 @@ def cap_due_at(due_at: int | None, now: int) -> int | None:
     return min(due_at, now + LOOP_MAX_TTL)
 
 
-def is_expired(expires_at: int, now: int) -> bool:
-    """A loop whose expiry time has passed is deleted."""
-    return expires_at <= now
-
-
 def loop_times(due_at: int | None, now: int) -> tuple[int | None, int]:
     """(due_at capped, expires_at) of a loop extracted at `now` (spec 03: OpenLoops)."""
     due = cap_due_at(due_at, now)

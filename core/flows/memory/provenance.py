@@ -30,11 +30,6 @@ from core.store.memory import (
 from core.store.memory_repository import MemoryRepository
 
 
-def unit_kind(repo: MemoryRepository, unit_id: int) -> str | None:
-    with repo.connect() as conn:
-        return conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).scalar()
-
-
 def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
     """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
     with repo.connect() as conn:

@@ -7,7 +7,6 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
@@ -19,7 +18,7 @@ from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode
 from core.flows.memory.indexing import index_units
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient
-from core.store.memory import KIND_EPISODE, mine, payload_episode, units
+from core.store.memory import mine, payload_episode, units
 from core.store.memory_repository import MemoryRepository
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
@@ -169,14 +168,3 @@ def load_demo_samples(
 def samples_loaded(repo: MemoryRepository) -> bool:
     """Whether every exchange of the sample conversation is in the person's store."""
     return not missing_exchanges(repo, generate_conversation(0))
-
-
-def episode_count(repo: MemoryRepository) -> int:
-    with repo.connect() as conn:
-        return len(
-            conn.execute(select(units.c.id).where(units.c.kind == KIND_EPISODE, mine(repo.owner_id))).all()
-        )
-
-
-def as_dicts(exchanges: list[Exchange]) -> list[dict[str, Any]]:
-    return [ex.__dict__ for ex in exchanges]
