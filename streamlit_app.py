@@ -8,7 +8,7 @@ from pages.ui.shell import auth, sidebar, state
 from pages.ui.shell.nav import HOME, existing_pages
 
 # A file shipped with the app, not a `:material/...:` icon: for those the browser fetches the favicon
-# from a public font host, which an intranet cannot reach (issue #15 item 7).
+# from a public font host, which an intranet cannot reach.
 ICON = str(Path(__file__).resolve().parent / "core" / "samples" / "icons" / "katachi.png")
 
 st.set_page_config(page_title="Katachi", page_icon=ICON, layout="wide")

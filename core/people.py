@@ -1,4 +1,4 @@
-"""Who is using the app (issue #14; ARCHITECTURE.md "People"): a `Person` value that core functions take.
+"""Who is using the app (ARCHITECTURE.md "People"): a `Person` value that core functions take.
 
 With `[auth]` in `.streamlit/secrets.toml` a person is whoever signed in through OpenID Connect (`st.user`
 claims, turned into a Person by `person_from_claims`); without it the app runs as one local person,

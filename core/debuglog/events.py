@@ -50,7 +50,7 @@ class DebugEvent:
     response_format: str | None = None  # structured-output form sent ("json_schema strict", ...)
     usage_estimated: bool = False  # usage counted locally because the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
-    # issue #9: where the call sits (core.debuglog.trace) ...
+    # where the call sits (core.debuglog.trace) ...
     session_id: str = ""  # the browser session
     conversation_id: str = ""  # interview id / review thread id / memory conversation / diagnosis session id
     turn: int = 0  # 1-based turn of the conversation (0: not a numbered turn)
@@ -238,7 +238,7 @@ CSV_COLUMNS = [
     "fixes",
     "errors",
     "raw",
-    # issue #9: where the call sits, the settings as sent, notes, cost
+    # where the call sits, the settings as sent, notes, cost
     "session_id",
     "conversation_id",
     "turn",

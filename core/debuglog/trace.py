@@ -1,4 +1,4 @@
-"""Where a model call sits in a conversation (issue #9): flow, browser session, conversation, turn, parent.
+"""Where a model call sits in a conversation: flow, browser session, conversation, turn, parent.
 
 The context travels with the code that runs a turn, not through every signature: a flow binds its
 conversation and turn (`bind`), a follow-up call binds the call that caused it as its parent

@@ -2,7 +2,7 @@
 
 Files are read from bytes in memory and never written anywhere. Every failure is an
 `AttachmentError` with a `code` and a Japanese message a staff member can act on. The limits bound what
-a file expands to, not only its size (issue #15): a DOCX's zip directory and XML parts are checked
+a file expands to, not only its size: a DOCX's zip directory and XML parts are checked
 before python-docx parses them, and pypdf's decoding is bounded per stream and per file
 (core.documents.bounds). Pages run this in a subprocess with a time and memory budget
 (core.documents.extract), never in the app process.

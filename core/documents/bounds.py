@@ -1,4 +1,4 @@
-"""What an attachment expands to, checked before and while it is parsed (issue #15, bounded extraction).
+"""What an attachment expands to, checked before and while it is parsed (bounded extraction).
 
 The upload limit only bounds the bytes on disk; a 3 MB DOCX can hold 1 GB of XML and a small PDF a
 stream that inflates to gigabytes. These checks read the zip directory before anything is inflated,

@@ -1,4 +1,4 @@
-"""Run attachment extraction in a subprocess with a time and memory budget, once per file (issue #15).
+"""Run attachment extraction in a subprocess with a time and memory budget, once per file.
 
 `extract_in_worker` starts `python -m core.documents.extract_worker`, hands it the bytes, and waits at most
 `budget.seconds`; the child lowers its own address-space limit, so a file that expands past every
@@ -133,7 +133,7 @@ def extract_in_worker(
     budget: WorkerBudget | None = None,
     on_tick: OnTick | None = None,
 ) -> ExtractedDocument:
-    """core.documents.attachments.extract_text_from_document in a subprocess, within `budget` (issue #15).
+    """core.documents.attachments.extract_text_from_document in a subprocess, within `budget`.
 
     Raises AttachmentError: the file's own errors, and `timeout`, `memory`, `cancelled` (on_tick
     returned False) or `worker_failed`. The child is killed whenever this returns or raises.

@@ -1,4 +1,4 @@
-"""The extraction subprocess: `python -m core.documents.extract_worker` (issue #15, bounded extraction).
+"""The extraction subprocess: `python -m core.documents.extract_worker` (bounded extraction).
 
 Reads one request from stdin (a JSON header line, then the file's bytes), lowers its own address-space
 and CPU limits first, extracts with core.documents.attachments, and writes JSON lines to stdout: progress

@@ -1,4 +1,4 @@
-"""Feedback on assistant replies (issue #9 item 6): what pages, the debug page and exports use.
+"""Feedback on assistant replies: what pages, the debug page and exports use.
 
 Every finished reply (status "done" or "truncated") of the four flows can be rated 👍 (1) or 👎 (0) with an
 optional comment; the rating is stored with the reply's key, so it survives a reload:
@@ -109,7 +109,7 @@ def save_feedback(
     score: int | None,
     comment: str = "",
 ) -> Feedback | None:
-    """Store the person's rating of one reply (issue #9 item 6); `score` None (the thumb unselected) forgets
+    """Store the person's rating of one reply; `score` None (the thumb unselected) forgets
     it and returns None. The comment is kept as typed, without surrounding blanks, made safe for storage and
     cut at COMMENT_MAX_CHARS (core.text.safe).
 

@@ -1,4 +1,4 @@
-"""People as the pages need them (issue #14): remember who signed in, and their names for team views.
+"""People as the pages need them: remember who signed in, and their names for team views.
 
 The Person value itself and how sign-in claims become one live in core/people.py; pages reach the people
 table only through these functions.

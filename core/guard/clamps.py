@@ -1,4 +1,4 @@
-"""Numbers just out of range are clamped with a note, not rejected (issue 12 item 6).
+"""Numbers just out of range are clamped with a note, not rejected.
 
 A model that writes `"persona_affect_intensity": 1.4` for a 0..1 field means "very"; throwing the whole
 trailer or extraction away for it (and spending a repair or reflection call) loses everything else it said.

@@ -1,4 +1,4 @@
-"""Replies cut short are a state, not an answer (issue 12 item 4).
+"""Replies cut short are a state, not an answer.
 
 A free-text reply stopped by the token limit (finish_reason "length") or by a stream that broke after some
 text arrived is kept, marked 「途中で途切れました」 (ChatItem status "truncated"), stored as such, and can be

@@ -1,4 +1,4 @@
-"""Failures a person understands (issue 12 item 5): one plain Japanese sentence per error type, and the
+"""Failures a person understands: one plain Japanese sentence per error type, and the
 parser and schema messages translated for the common cases (required, enum, type, additionalProperties,
 const; JSON syntax), kept as they were otherwise. The error card (pages/ui/shell/error_card.py) shows the sentence
 and folds the rest under 「詳細」.

@@ -100,7 +100,7 @@ def _check(
         attempt.errors = [parsed.error]
         return None, attempt
     value = parsed.value
-    if clamp:  # issue 12: out-of-range numbers are brought into range with a note, not sent back
+    if clamp:  # out-of-range numbers are brought into range with a note, not sent back
         value, notes = clamp_numbers(value, schema)
         attempt.notes.extend(notes)
     errors = validation_errors(schema, value)
@@ -215,7 +215,7 @@ def guarded_json(
         if error_type is None:
             value, capped = cap_strings(value, limits.max_chars)
             if capped:
-                attempt.notes.append(f"{limits.max_chars:,} 文字を超える文字列を切り詰め（issue #15）")
+                attempt.notes.append(f"{limits.max_chars:,} 文字を超える文字列を切り詰め")
             emit(sink, DebugEvent(kind="result", ok=True, parsed=value, **{**base, "messages": []}))
             return GuardResult(True, value, raw, None, [], attempts, call_id=call_id)
         if error_type not in REPAIRABLE or number > max_repairs:

@@ -1,4 +1,4 @@
-"""Bounded replies (issue #15 item 2): output tokens asked for and characters kept, per flow.
+"""Bounded replies: output tokens asked for and characters kept, per flow.
 
 A model that loops, or a server that ignores `max_tokens`, can send megabytes. The guard asks every call
 for at most the flow's `max_tokens` (unless the call names its own) and keeps at most `max_chars` of

@@ -41,7 +41,7 @@ class Attempt:
     response_format: str | None = None  # the structured-output form the client sent
     usage_estimated: bool = False  # usage counted locally: the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
-    # issue #9: what went on the wire (from the reply, or the provider error)
+    # what went on the wire (from the reply, or the provider error)
     request_id: str | None = None
     base_host: str | None = None
     sdk: str | None = None
@@ -160,7 +160,7 @@ def call_client(
         return None, exc, (time.perf_counter() - start) * 1000
     except ReplayExhausted:
         raise  # a test recorded too few outputs: that must fail the test, not become a result
-    except MALFORMED as exc:  # issue #15: an unreadable reply a client did not map itself is a result too
+    except MALFORMED as exc:  # an unreadable reply a client did not map itself is a result too
         return None, unexpected_error(exc), (time.perf_counter() - start) * 1000
 
 

@@ -45,7 +45,7 @@ class GuardedStream:
         reply: LLMReply | None = None
         ttft: float | None = None
         cap = limits_for(self._request.tags).max_chars
-        shown = received = 0  # characters yielded / read (issue #15: at most `cap` are shown)
+        shown = received = 0  # characters yielded / read (at most `cap` are shown)
         try:
             stream: TextStream = self._client.stream(self._request)
             for delta in stream:
@@ -63,7 +63,7 @@ class GuardedStream:
             reply = stream.reply
         except ReplayExhausted:
             raise  # a test recorded too few outputs
-        except (ProviderError, *MALFORMED) as exc:  # issue #15: a failure mid-stream is a result too
+        except (ProviderError, *MALFORMED) as exc:  # a failure mid-stream is a result too
             error = exc if isinstance(exc, ProviderError) else unexpected_error(exc)
             self.result = _text_failure(
                 _Call(self._client, self._request, self._sink, self.call_id, self._where),
@@ -171,7 +171,7 @@ def _text_result(call: _Call, reply: LLMReply) -> GuardResult[str]:
     kept, capped = cap_text(reply.text, cap)
     notes = list(reply.notes) + (["出力トークンの上限で途中まで"] if reply.finish_reason == "length" else [])
     if capped:
-        notes.append(f"応答 {len(reply.text):,} 文字のうち {cap:,} 文字だけを表示・保存（issue #15）")
+        notes.append(f"応答 {len(reply.text):,} 文字のうち {cap:,} 文字だけを表示・保存")
     attempt = Attempt(
         1,
         "initial",

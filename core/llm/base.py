@@ -62,7 +62,7 @@ class LLMReply:
     notes: list[str] = field(default_factory=list)
     response_format: str | None = None
     ttft_ms: float | None = None
-    # issue #9: the request as it went on the wire (filled by the SDK clients; never credentials)
+    # the request as it went on the wire (filled by the SDK clients; never credentials)
     request_id: str | None = None  # provider's request id header (x-request-id / request-id)
     base_host: str | None = None  # host[:port] of the base URL
     sdk: str | None = None  # "openai <version>", "anthropic <version>", "demo", "replay"
@@ -102,7 +102,7 @@ class LLMClient(Protocol):
 
 # What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
 # events of the wrong shape or order; json.JSONDecodeError is a ValueError): each becomes
-# ProviderError("malformed") in the clients, and the guard maps any that slip through (issue #15).
+# ProviderError("malformed") in the clients, and the guard maps any that slip through.
 MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError, AssertionError)
 
 
@@ -125,7 +125,7 @@ class ProviderError(Exception):
         self.kind = kind
         self.detail = detail
         self.status = status
-        self.request_id = request_id  # the provider's request id, when the server answered (issue #9)
+        self.request_id = request_id  # the provider's request id, when the server answered
         super().__init__(f"{kind}: {detail}" if detail else kind)
 
     @property

@@ -1,4 +1,4 @@
-"""Deadlines for provider calls: connect, first byte, and an overall deadline per call (issue #15 item 3).
+"""Deadlines for provider calls: connect, first byte, and an overall deadline per call.
 
 The settings value only; core.llm.deadline_transport applies it to the SDKs' HTTP client (kept apart so
 loading settings does not import the HTTP stack).

@@ -1,4 +1,4 @@
-"""The overall deadline of a provider call, applied to the SDKs' HTTP client (issue #15 item 3).
+"""The overall deadline of a provider call, applied to the SDKs' HTTP client.
 
 The openai and anthropic SDKs here run on httpx2. Its timeouts bound each socket operation, so a server
 that trickles a keep-alive byte every few seconds never trips them. `DeadlineTransport` gives every

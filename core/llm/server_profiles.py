@@ -99,7 +99,7 @@ def response_format_body(form: str, spec: JSONSchemaSpec) -> tuple[dict[str, Any
 
 
 def wire_facts(body: dict[str, Any]) -> tuple[bool | None, dict[str, Any] | None]:
-    """(strict flag, JSON Schema) of a `response_format` body exactly as sent (issue #9): the strict
+    """(strict flag, JSON Schema) of a `response_format` body exactly as sent: the strict
     copy for json_schema strict, the schema of json_object+schema, (None, None) for bare json_object."""
     if body.get("type") == "json_schema":
         inner = body.get("json_schema") or {}

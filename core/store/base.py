@@ -25,7 +25,7 @@ class Repository:
 
 
 class OwnedRepository(Repository):
-    """A repository of one person's rows (issue #14): `owner_id` is required, and every read and write of
+    """A repository of one person's rows: `owner_id` is required, and every read and write of
     the subclass is filtered by it, so no caller can forget to (`KnowledgeRepository(engine, owner_id=...)`)."""
 
     def __init__(self, engine: Engine, clock: Clock = utc_now, *, owner_id: str):

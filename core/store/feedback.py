@@ -1,4 +1,4 @@
-"""Feedback on assistant replies (issue #9 item 6): one 👍 / 👎 (and an optional comment) per reply.
+"""Feedback on assistant replies: one 👍 / 👎 (and an optional comment) per reply.
 
 A row is keyed by (owner_id, flow, conversation_id, turn): the person who rated, the flow
 ("knowledge" | "review" | "memory" | "diagnosis"), the flow's conversation as a string (interview id,

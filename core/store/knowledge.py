@@ -2,7 +2,7 @@
 
 SQLAlchemy Core on the shared `metadata`; times are UTC epoch seconds from the repository's clock.
 Attachment text is never stored: a user turn keeps only the typed text and the attachments' names
-and counts. Interviews are personal (issue #14): the repository is bound to one person (`owner_id`) and
+and counts. Interviews are personal: the repository is bound to one person (`owner_id`) and
 never reads or writes another person's interview; only `team_turn_phases` (admin analytics) reads across.
 """
 
@@ -45,7 +45,7 @@ knowledge_interviews = Table(
     Column("provider", String, nullable=False, default=""),
     Column("model", String, nullable=False, default=""),
     owner_column(),
-    # issue #13: an archived interview is hidden from the person's list; its turns stay (audit)
+    # an archived interview is hidden from the person's list; its turns stay (audit)
     Column("archived_at", EpochSeconds),  # NULL: active
     Column("archived_by", String(MAX_ID_CHARS)),  # the id of the person who archived it (the owner)
 )

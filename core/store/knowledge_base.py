@@ -1,12 +1,12 @@
 """The knowledge base: saved knowledge entries with versioned edits (who / when / source interview) (spec 01 §7.2).
 
 SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_entry_versions. Times are
-UTC epoch seconds from the repository's clock. The knowledge base is the team's (issue #14): shared by
+UTC epoch seconds from the repository's clock. The knowledge base is the team's: shared by
 everyone, and every version records who wrote it, the signed-in person's name (`*_by`) and id (`*_by_id`);
 versions written before there were people keep the name typed then and belong to the local person.
 Keyword search: core/store/knowledge_search.py (knowledge_entry_keys, rewritten with every save).
 
-Version numbers come from the database (issue #15): an edit moves the entry from the version it read to
+Version numbers come from the database: an edit moves the entry from the version it read to
 the next one with a compare-and-set UPDATE (`... WHERE version = <read>`), which no two writers can both
 win on SQLite or PostgreSQL, and (entry_id, version) is unique. An edit made on an entry that changed
 since it was opened (`expected_version`) is refused with StaleEntryError, carrying both versions.
@@ -67,7 +67,7 @@ knowledge_entries = Table(
     Column("updated_at", EpochSeconds, nullable=False),
     Column("updated_by", String, nullable=False),
     Column("updated_by_id", String(MAX_ID_CHARS)),
-    # issue #13: an archived entry is hidden from lists, searches and similar-entry lookups; it keeps its versions
+    # an archived entry is hidden from lists, searches and similar-entry lookups; it keeps its versions
     Column("archived_at", EpochSeconds),  # NULL: active
     Column("archived_by", String),
     Column("archived_by_id", String(MAX_ID_CHARS)),
@@ -272,7 +272,7 @@ class KnowledgeBaseRepository(Repository):
         archived: bool = False,
         order: str = "relevance",
     ) -> list[dict[str, Any]]:
-        """Active entries (`archived=True`: the archived ones only), filtered and sorted (issue #13 item 4).
+        """Active entries (`archived=True`: the archived ones only), filtered and sorted.
 
         `search` ANDs its terms over every field (see the module docstring), `contract_types` filters
         exactly, `clause` keeps entries whose target clause contains it (folded: 第８条 = 第8条).

@@ -1,4 +1,4 @@
-"""Keyword search of the knowledge base (issue 12 item 2): per-entry search keys and the query's condition.
+"""Keyword search of the knowledge base: per-entry search keys and the query's condition.
 
 knowledge_entry_keys keeps, per entry, its folded text (core.text.textnorm.fold: ＮＤＡ = NDA, 第８条 = 第8条) and
 its Sudachi lexical keys (core.text.japanese.lexical_document, the one key function). A query's terms (split at

@@ -5,7 +5,7 @@ UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). 
 core/store/memory_fts.py; the repository (writes of units, payloads and versions) in
 core/store/memory_repository.py.
 
-One companion per person (issue #14): units, entities, retrieval traces, and the loop and summary payloads
+One companion per person: units, entities, retrieval traces, and the loop and summary payloads
 (whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity
 and is reached through it. Rows of older databases are given owners by migration v0005.
 """

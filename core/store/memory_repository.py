@@ -8,7 +8,7 @@ Times are UTC epoch seconds, passed by the flow (a turn uses one `now` throughou
 A method takes `conn` to join the caller's transaction (the flow indexes and traces in the same one);
 without it, the method runs in a transaction of its own.
 
-One companion per person (issue #14): the repository is bound to a person (`owner_id`); it writes units,
+One companion per person: the repository is bound to a person (`owner_id`); it writes units,
 loops and summaries as theirs and finds existing ones only among theirs. The flows filter every read of
 units by `repo.owner_id` (core.store.memory.mine) and open the person's own Chroma collection.
 """

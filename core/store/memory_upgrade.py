@@ -1,4 +1,4 @@
-"""Upgrade of companion memory tables written before there were people (issue #14): one companion per person.
+"""Upgrade of companion memory tables written before there were people: one companion per person.
 
 Every existing memory belongs to the local person. `memory_units` and `memory_retrieval_traces` only gain an
 `owner_id` column. Entities, loop payloads and summary payloads were unique across everyone (an entity by

@@ -1,4 +1,4 @@
-"""Whose a row is (issue #14): the `owner_id` column of personal tables, and the upgrade that adds it.
+"""Whose a row is: the `owner_id` column of personal tables, and the upgrade that adds it.
 
 Personal rows carry the id of the person who made them (core.people.Person.id); repositories bound to a
 person filter every read and write by it. Rows written before there were people belong to the local

@@ -1,4 +1,4 @@
-"""The people who have used the app (issue #14): id, name and email as they last signed in.
+"""The people who have used the app: id, name and email as they last signed in.
 
 Only names for screens that count across people (admin analytics, the bookings of the team); ownership of
 rows never depends on this table (rows carry `owner_id`). Times are UTC epoch seconds.

@@ -4,7 +4,7 @@ Messages are user/assistant only; the per-turn context is never stored (spec 02 
 safe for storage on its way in (core.text.safe), so a control character or lone surrogate in material, a
 question or a model reply can neither fail the write nor break a page or export that reads it.
 
-Reviews and threads are personal (issue #14): the repository is bound to one person and reads or writes
+Reviews and threads are personal: the repository is bound to one person and reads or writes
 only their imported reviews and their threads (and a thread's messages through it). The bundled sample
 review is shared (owner NULL): everyone sees it, and each person's threads on it are their own.
 """
@@ -51,7 +51,7 @@ review_reviews = Table(
     Column("answer_text", Text, nullable=False),
     Column("sample_key", String, unique=True, nullable=True),
     # sha256 of the normalized question + answer + review JSON (review_models.content_hash): the same content
-    # imported or registered again by the same person is found, not stored twice (issue #13).
+    # imported or registered again by the same person is found, not stored twice.
     Column("content_hash", String(64), nullable=True, index=True),
     Column("created_at", EpochSeconds, nullable=False),
     Column("updated_at", EpochSeconds, nullable=False),

@@ -1,4 +1,4 @@
-"""Managing one's own review material and threads (issue #13): add without duplicates, edit, rename, delete.
+"""Managing one's own review material and threads: add without duplicates, edit, rename, delete.
 
 Only the person's own reviews (owner_id = them) can be changed; the shared sample (owner NULL) and another
 person's review read as not found. Deleting a review deletes its threads and their messages in the same

@@ -1,4 +1,4 @@
-"""Lexical keys of Japanese text with SudachiPy (issue 12 item 2): the ONE key function of every lexical index.
+"""Lexical keys of Japanese text with SudachiPy: the ONE key function of every lexical index.
 
 A key is what two spellings of one word share, so hiragana / kanji / okurigana / katakana-loanword variants
 meet: ねこ and 猫 (normalized form 猫, reading ネコ), 締め切り / 締切 (締め切り), 打合せ / 打ち合わせ,

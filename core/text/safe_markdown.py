@@ -4,7 +4,7 @@ A reply steered by a prompt injection (say, inside an attached contract) could w
 `![x](https://host/?q=<data>)`, raw `<img src=...>`, a `javascript:` link or a KaTeX `\\href`. Streamlit
 renders Markdown in st.markdown, captions, alerts, expander and button labels, so every place that
 shows model-derived text passes it through `safe_llm_markdown` (pages/ui/shell/render.py) first
-(issue #15 item 4):
+:
 
 - raw HTML is escaped (`<` becomes `&lt;`), which also disables `<https://...>` autolinks;
 - images are never loaded: `![alt](url)` becomes the text 「画像: alt（host）」;

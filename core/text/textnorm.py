@@ -1,4 +1,4 @@
-"""One Japanese text normalizer (issue 12 item 1): ideograph repair, NFKC, and the folded form for matching.
+"""One Japanese text normalizer: ideograph repair, NFKC, and the folded form for matching.
 
 PDFs printed by Chromium or exported by Word often carry Kangxi radicals (U+2F00-2FDF) and CJK Radicals
 Supplement characters (U+2E80-2EFF) where the author wrote ordinary kanji (「⽉額」 for 「月額」): the font

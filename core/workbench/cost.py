@@ -1,4 +1,4 @@
-"""Cost of a model call for the re-run and replay tables (issue #9): the price table of core.workbench.prices.
+"""Cost of a model call for the re-run and replay tables: the price table of core.workbench.prices.
 
 A price file that cannot be read counts as an empty table (every model 「価格未設定」); the debug page
 already warns about the file itself.

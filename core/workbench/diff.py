@@ -1,4 +1,4 @@
-"""Attempt diff for a repaired call (issue #9): the failed raw output beside the accepted one, the JSON
+"""Attempt diff for a repaired call: the failed raw output beside the accepted one, the JSON
 paths that changed between them, and which local fixes each attempt's text needed. No Streamlit."""
 
 from __future__ import annotations

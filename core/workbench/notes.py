@@ -1,4 +1,4 @@
-"""The notes of the debug log, by kind (issue #9): every note (short or blank assistant_message, strict
+"""The notes of the debug log, by kind: every note (short or blank assistant_message, strict
 downgrade, dropped history, ...) shown on its call and filterable. No Streamlit.
 
 Notes are free text in two places: the `notes` list of a call / error event (what the client or guard

@@ -1,4 +1,4 @@
-"""Model prices and the cost of debug-log calls (issue #9). No Streamlit.
+"""Model prices and the cost of debug-log calls. No Streamlit.
 
 Prices live in a TOML file staff can edit (`core/samples/prices.toml`, or the file named by the
 environment variable KATACHI_PRICES): per model, prices per 1M tokens for input, cached input and output,

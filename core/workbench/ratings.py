@@ -1,4 +1,4 @@
-"""Ratings of replies beside the debug log (issue #9 item 6): which calls belong to a rated turn.
+"""Ratings of replies beside the debug log: which calls belong to a rated turn.
 
 A rating is stored per (flow, conversation, turn) (core.flows.feedback); a debug event carries the same
 three trace fields (core.debuglog.trace), so every call of a rated turn, background calls included, shows the

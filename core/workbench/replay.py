@@ -1,4 +1,4 @@
-"""Replay an exported conversation through its flow (issue #9 item 8): the regression check before a switch.
+"""Replay an exported conversation through its flow: the regression check before a switch.
 
 `conversations(events)` lists the conversations of a debug log (or a JSONL export read back) with the
 person's input of every turn (diagnosis: every request, with the request itself); `replay(flow, turns,

@@ -1,4 +1,4 @@
-"""Replaying a diagnosis conversation (issue #9 item 8): each recorded request sent again through the real
+"""Replaying a diagnosis conversation: each recorded request sent again through the real
 service, and the turn's key fields (the interview's action, the urgency level) read from its events.
 
 A diagnosis request is a typed text, a button (action and value) or a rewind; the debug log keeps it on

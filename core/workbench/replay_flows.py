@@ -1,4 +1,4 @@
-"""How each flow is replayed (issue #9 item 8): its real turn code on a fresh temporary store, and the
+"""How each flow is replayed: its real turn code on a fresh temporary store, and the
 flow's key fields of a turn (knowledge: phase; memory: the persona's affect; diagnosis: the interview's
 action and the urgency level; review chat: none, text only).
 

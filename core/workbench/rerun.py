@@ -1,4 +1,4 @@
-"""Re-run and compare one recorded call (issue #9 item 7): the exact request again, on several models.
+"""Re-run and compare one recorded call: the exact request again, on several models.
 
 A recorded call is turned into a `RerunRequest` (the ORIGINAL stack of its first attempt, never a repair
 stack, with its schema and wire settings); `edit` replaces the system prompt and the last user message (the
@@ -91,7 +91,7 @@ def first_attempt(event: DebugEvent, events: Sequence[DebugEvent] = ()) -> Debug
 
 
 def rerun_request(event: DebugEvent, events: Sequence[DebugEvent] = ()) -> RerunRequest:
-    """The request of `event`'s call as first sent (issue #9): the first attempt's stack and settings.
+    """The request of `event`'s call as first sent: the first attempt's stack and settings.
 
     With `events` (the log) the call's attempt 1 is looked up; a lone repair attempt loses its repair
     tail (spec 00: original stack + assistant raw + user repair prompt), so the original stack is re-sent.

@@ -1,4 +1,4 @@
-"""The debug log as a tree (issue #9): conversation → turn → call → attempts, plus a latency waterfall.
+"""The debug log as a tree: conversation → turn → call → attempts, plus a latency waterfall.
 
 Built from the trace fields every DebugEvent carries (core.debuglog.trace): events of one guarded call share a
 `call_id`; a call whose `parent_id` names another call of the log hangs under it (a summary under the

@@ -2,7 +2,7 @@
 
 The visit time a person picks is a local appointment (Japan time, as typed); it is compared with the
 local "now" and stored as picked. Only `created_at` is a timestamp (UTC epoch, set by the repository).
-Issue 12: a date without a year is the next such date (「11月25日 午前10時」); a visit later than the
+a date without a year is the next such date (「11月25日 午前10時」); a visit later than the
 session's urgency allows is confirmed with a warning; the stored booking carries the whole interview
 (symptoms, answers, summary, urgency, manual coverage).
 """
@@ -169,7 +169,7 @@ def booking_summary(session: SessionState) -> dict[str, str]:
 
 def late_visit_warning(session: SessionState, now: datetime) -> str:
     """A Japanese warning when the picked visit is later than the session's urgency allows ("" when not):
-    today / immediate -> by the end of today, this_week -> within 7 days (issue 12)."""
+    today / immediate -> by the end of today, this_week -> within 7 days."""
     visit = session_visit_urgency(session)
     window = VISIT_WINDOWS.get(visit)
     when = parse_datetime(session.booking_data.get("preferred_time", ""), now)

@@ -60,7 +60,7 @@ class DiagnosisDeps:
     """client: the LLM; rag: manual search (RAGService) or None; store: bookings; sessions: where session
     state is kept so it survives a reload (None: memory only); clock: UTC epoch now; worker: where the 3-turn
     summary runs beside the RAG answer call; owner: the id of the person whose session and bookings these are
-    (issue #14; `store` and `sessions` are bound to the same person)."""
+    (`store` and `sessions` are bound to the same person)."""
 
     client: LLMClient
     rag: ManualSearch | None = None

@@ -69,7 +69,7 @@ class SessionState:
     booking_id: int | None = None
     # Every step the session has been in, in order (the page's step indicator marks the others skipped).
     visited_steps: list[str] = field(default_factory=list)
-    # Whose session this is (issue #14): the session store hands it only to this person.
+    # Whose session this is: the session store hands it only to this person.
     owner_id: str = LOCAL_PERSON_ID
 
     def __post_init__(self) -> None:

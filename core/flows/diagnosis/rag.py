@@ -195,7 +195,7 @@ class RAGService:
         return len(chunks)
 
     def reconcile(self, progress: Progress | None = None, batch: int = 40) -> tuple[int, int]:
-        """Make the index hold exactly the current manuals, chunk by chunk (issue #15 item 6).
+        """Make the index hold exactly the current manuals, chunk by chunk.
 
         Chunks without a vector (or with one from another manual version) are indexed and vectors
         without a chunk are removed, so an indexing run cut short by a crash is completed on the next

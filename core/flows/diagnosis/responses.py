@@ -44,7 +44,7 @@ def urgency_banner(can_drive: bool, visit_urgency: str) -> str:
 
 
 def session_visit_urgency(session: SessionState) -> str:
-    """The visit urgency the session really has: its own, else what its urgency level implies (issue 12: a
+    """The visit urgency the session really has: its own, else what its urgency level implies (a
     low-urgency booking is not told to come today)."""
     return session.visit_urgency or LEVEL_VISIT_URGENCY.get(session.urgency_level, "when_convenient")
 

@@ -31,7 +31,7 @@ class ChatService:
     ) -> SessionState:
         """The live session of `session_id` if it is `owner_id`'s, else the one `archive` (the person's own,
         session_archive) kept within the TTL; an unknown, expired or other person's id gets a new session of
-        `owner_id` at VEHICLE_ID (issue #14, issue 12)."""
+        `owner_id` at VEHICLE_ID (issue 12)."""
         live = self.store.get(session_id, owner_id)
         if live is not None:
             return live

@@ -1,6 +1,6 @@
 """In-memory session store with a TTL (spec 04 §1 services/session_store.py).
 
-Sessions carry their owner (issue #14): `get` hands a session only to the person who created it; for anyone
+Sessions carry their owner: `get` hands a session only to the person who created it; for anyone
 else its id is unknown.
 """
 

@@ -1,4 +1,4 @@
-"""spec 04 §4 D.5, the 3-turn conversation summary, and how much of it leaves the send path (issue #16).
+"""spec 04 §4 D.5, the 3-turn conversation summary, and how much of it leaves the send path.
 
 Its result is used by the same turn: D.7 puts it in DIAGNOSTIC_PROMPT's SUMMARY (and the demo persona reads
 it to know which manual sections it already cited), so moving it after the reply would change what the

@@ -1,4 +1,4 @@
-"""Trace ids of the diagnosis flow (issue #9): conversation = diagnosis session id, turn = the request.
+"""Trace ids of the diagnosis flow: conversation = diagnosis session id, turn = the request.
 
 Every request of the page is one turn, numbered by the position of its (first) reply among the session's
 assistant messages, as ratings number them (core.flows.feedback.reply_turns). The request's step span has an id fixed before any call: the interview's main call

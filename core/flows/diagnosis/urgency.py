@@ -1,6 +1,6 @@
 """Rule-based urgency (spec 04 §6): CRITICAL / HIGH / MEDIUM rules over the normalized symptom text.
 
-The rules are data (issue 12 item 3): `urgency_rules.json` beside this module holds the levels (can_drive,
+The rules are data: `urgency_rules.json` beside this module holds the levels (can_drive,
 visit_urgency), a vocabulary of spellings (ブレーキ / ぶれーき, 漏れ / もれ / 垂れ / シミ, ...) and each rule's
 name, level, reason and patterns. Patterns run on core.text.textnorm.fold of the text with whitespace removed, so
 full-width, half-width and radical spellings meet. `keyword_urgency_check` walks the levels from the most to

@@ -1,7 +1,7 @@
 """Interview analytics (spec 01 §7.2): turns needed to reach draft_knowledge / finalize, and where interviews stopped.
 
 The pure functions take turn rows; `interview_overview` reads a person's own from the repository, and
-`team_overview` every person's for an admin (issue #14: team analytics; counts only, no titles or text).
+`team_overview` every person's for an admin (team analytics; counts only, no titles or text).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class InterviewOverview:
 def interview_overview(repo: KnowledgeRepository, limit: int = 50) -> InterviewOverview:
     """Read the interviews and their turns' phases once (spec 01 §7.2 analysis); KnowledgeStoreError on failure.
 
-    Archived interviews are left out, as from every list (issue #13); the admins' team counts keep them."""
+    Archived interviews are left out, as from every list; the admins' team counts keep them."""
     with store_errors():
         interviews = repo.list_interviews(limit)
         archived = {i["id"] for i in repo.list_interviews(ARCHIVED_SCAN, archived=True)}

@@ -1,11 +1,11 @@
 """The knowledge base as the pages use it: save the interview's draft, browse, edit with versions (spec 01 §7.2).
 
 Every function takes the repository and raises KnowledgeStoreError when the database fails. The knowledge
-base is shared by the team; every save or edit is recorded with its author, the signed-in person (issue #14).
+base is shared by the team; every save or edit is recorded with its author, the signed-in person.
 A save of an entry that someone else saved since it was opened raises StaleEntryError (nothing is written;
-it carries both versions for the page to show) (issue #14 item 5).
+it carries both versions for the page to show).
 
-Issue #13: every save, edit, archive and restore keeps the vector index (`index`, core.flows.knowledge.index) in
+every save, edit, archive and restore keeps the vector index (`index`, core.flows.knowledge.index) in
 step; an index that cannot be written is caught up by its reconciliation, never fails the save. A new entry's
 near-duplicates (`draft_duplicates`) are asked about before it is saved; archived entries and interviews are
 hidden from lists, searches and lookups and keep their versions and turns.

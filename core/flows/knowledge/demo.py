@@ -107,7 +107,7 @@ class Interview:
     corrections: list[str] = field(default_factory=list)
     clarify: bool = False
     unsure: dict[str, int] = field(default_factory=dict)  # slot -> "分からない" answers so far
-    edits: dict[str, str] = field(default_factory=dict)  # the draft card as the person edited it (issue 12)
+    edits: dict[str, str] = field(default_factory=dict)  # the draft card as the person edited it
 
 
 def split_payload(payload: str) -> tuple[str, str]:
@@ -264,7 +264,7 @@ def build_entry(iv: Interview) -> dict[str, str]:
         "action_plan": s.get("action", ""),
         "clause_sample": s.get("sample") or _suggest_sample(iv),
     }
-    # the person's edits of the card win (issue 12), except where a later correction was added
+    # the person's edits of the card win, except where a later correction was added
     edited = {k: v for k, v in iv.edits.items() if k in entry and v.strip()}
     if iv.corrections and "review_points" in edited:
         edited["review_points"] += "\n【補足】" + "\n".join(iv.corrections[-1:])
@@ -356,7 +356,7 @@ def knowledge_persona(request: LLMRequest) -> str:
         and messages[-1]["content"].startswith(REPAIR_HEADER)
     ):
         messages = messages[:-2]
-    # the similar-entries reference block (issue #13) is not the person's answer
+    # the similar-entries reference block is not the person's answer
     user_texts = [
         m["content"]
         for m in messages

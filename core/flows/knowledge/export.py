@@ -1,4 +1,4 @@
-"""Exports of knowledge base entries: JSON, CSV, Markdown, DOCX (issue 3, knowledge base tab).
+"""Exports of knowledge base entries: JSON, CSV, Markdown, DOCX (knowledge base tab).
 
 Entries are dicts with the six spec 00 fields (extra keys such as id / version are kept in
 JSON and CSV). Nothing here writes to disk: every function returns bytes or text.

@@ -32,7 +32,7 @@ from core.store.knowledge_base import KnowledgeBaseRepository
 from core.text.textnorm import fold
 
 COLLECTION = "knowledge_entries"
-SIMILAR_K = 3  # issue #13: the closest few
+SIMILAR_K = 3  # the closest few
 # Distances are 1 - the embedder's calibrated relevance (core.search.embedders.relevance). With the bundled
 # model, a case about a saved entry lies within ~0.6 of it and small talk beyond ~0.65 (tune half of
 # tests/data/meaning/knowledge_cases.json; tests/bench/meaning.py prints both halves).
@@ -204,7 +204,7 @@ def near_duplicates(
     *,
     exclude_id: int | None = None,
 ) -> list[SimilarEntry]:
-    """Active entries that look like `draft` (issue #13 item 3: asked before a new entry is saved): within
+    """Active entries that look like `draft` (asked before a new entry is saved): within
     NEAR_DUPLICATE_DISTANCE, or within SIMILAR_MAX_DISTANCE with the same contract type and clause (folded);
     closest first. `exclude_id`: the entry this draft already updates."""
     close = _closest(base, collection, entry_document(draft), SIMILAR_MAX_DISTANCE, {"ids": (exclude_id,)})
@@ -229,7 +229,7 @@ def _distance(embedder: Embedder, a: Mapping[str, Any], b: Mapping[str, Any]) ->
 
 @dataclass(frozen=True)
 class KnowledgeIndex:
-    """The knowledge base with its vector index: what the interview and the save path use (issue #13)."""
+    """The knowledge base with its vector index: what the interview and the save path use."""
 
     base: KnowledgeBaseRepository
     collection: Collection

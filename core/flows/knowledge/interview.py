@@ -55,9 +55,9 @@ MODES = ("interview", "clarify", "finalize")
 MODE_LABELS = {"interview": "聞き取り中", "clarify": "確認中", "finalize": "まとめ"}
 USER_TEXT_HEADER = "ユーザー指示:\n"
 ATTACHMENT_HEADER = "添付テキスト:\n"
-# Issue 12: the draft card as the person edited it, sent back so the next turn builds on their edits.
+# the draft card as the person edited it, sent back so the next turn builds on their edits.
 DRAFT_HEADER = "現在の草案（担当者が編集した内容。これを最新の草案として扱ってください）:\n"
-# Issue #13: saved entries similar to the case, sent as their own user message just before the spec's payload
+# saved entries similar to the case, sent as their own user message just before the spec's payload
 # (never inside it); absent when there are none, so the stack is then exactly spec 00's.
 REFERENCE_HEADER = "参考: 類似ナレッジ（既存の登録内容）"
 REFERENCE_INTRO = (
@@ -124,7 +124,7 @@ def build_user_payload(
     user_text: str, file_texts: Sequence[str] | None, current_draft: Mapping[str, Any] | None = None
 ) -> str:
     """Spec 00: `ユーザー指示:` and `添付テキスト:` parts joined by a blank line, each only when present;
-    issue 12: the person's edited draft as a third part when given."""
+    the person's edited draft as a third part when given."""
     parts = []
     if user_text:
         parts.append(f"{USER_TEXT_HEADER}{user_text}")
@@ -157,7 +157,7 @@ def build_messages(
     """Spec 00 メッセージ積み上げ: system, assistant FEW_SHOT_TURN, history (user/assistant only), user payload.
 
     History items with a ChatItem status enter only when done or truncated (a failed rally stays out).
-    Issue #13: with `references` (similar saved entries), one more user message, `build_reference_block`,
+    with `references` (similar saved entries), one more user message, `build_reference_block`,
     goes right before the payload (second to last); without them the stack is exactly spec 00's.
     """
     messages: list[Message] = [
@@ -253,8 +253,8 @@ def call_llm(
     references: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Spec 00 LLM呼び出しフロー: build the stack, call through the guard (structured output, repairs).
-    `current_draft`: the draft card as the person edited it (issue 12), sent with the input; `references`:
-    similar saved entries (issue #13), sent as a separate message before the payload.
+    `current_draft`: the draft card as the person edited it, sent with the input; `references`:
+    similar saved entries, sent as a separate message before the payload.
 
     Returns `{"ok": True, "assistant_message", "knowledge", "raw", "state", "control"}` or
     `{"ok": False, "raw", "error", "error_type"}`; both also carry `messages` (the stack sent)

@@ -1,7 +1,7 @@
 """Knowledge interviews as a whole: reopen a stored one (a browser reload, the interview list) and the
 one-click demo's inputs (spec 00: attachments are never stored, so a resumed input names its files).
 
-Issue #13: an opened interview comes with the saved entries similar to its case (the 「類似ナレッジ」 the next
+an opened interview comes with the saved entries similar to its case (the 「類似ナレッジ」 the next
 turn would send, looked up from the same case text without a model call) and whether it is archived (then the
 page shows it read-only).
 """
@@ -90,7 +90,7 @@ def resume_interview(stores: KnowledgeStores, interview_id: str) -> ResumedInter
 
 
 class OpenedInterview(NamedTuple):
-    """A stored interview as the page opens it (issue #13): the rebuilt conversation, whether it is archived
+    """A stored interview as the page opens it: the rebuilt conversation, whether it is archived
     (`archived_at`, None when active), the saved entries similar to its case (none for an archived one: it
     gets no further turn) and notices (a failed similar-entry lookup)."""
 

@@ -34,7 +34,7 @@ def interview_user_item(
     draft: Mapping[str, str] | None = None,
 ) -> ChatItem:
     """A user input of the interview, "pending" until its reply arrives (spec 00: added before the call);
-    `draft` is the draft card as the person edited it (issue 12), sent with the input."""
+    `draft` is the draft card as the person edited it, sent with the input."""
     extras: dict[str, Any] = {"resumed": True} if resumed else {}
     if draft:
         extras["draft"] = dict(draft)
@@ -125,7 +125,7 @@ CASE_DRAFT_FIELDS = ("contract_type", "target_clause", "knowledge_title")
 
 
 def case_text(items: Iterable[Mapping[str, Any]]) -> str:
-    """What an interview is about, for the similar-entry lookup (issue #13): every text the person typed (not
+    """What an interview is about, for the similar-entry lookup: every text the person typed (not
     attachments: a whole contract would outweigh the case), then the latest draft's contract type, clause
     and title when there is a draft."""
     listed = list(items)

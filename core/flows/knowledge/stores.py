@@ -41,7 +41,7 @@ def knowledge_stores(
     chroma: ClientAPI | None = None,
     embedder: Embedder | None = None,
 ) -> KnowledgeStores:
-    """Both repositories of the knowledge flow over `engine`, on one clock, for `person` (issue #14: their
+    """Both repositories of the knowledge flow over `engine`, on one clock, for `person` (their
     own interviews, the shared knowledge base), with the knowledge base's vector index on `chroma` when given."""
     base = KnowledgeBaseRepository(engine, clock)
     return KnowledgeStores(

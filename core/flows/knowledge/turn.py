@@ -45,7 +45,7 @@ ERROR_DETAIL_CHARS = 500  # an unexpected exception's text kept on the error ite
 @dataclass(frozen=True)
 class TurnInput:
     """What the person sent: typed text, extracted attachment text (never stored), attachment summaries, and
-    the draft card when they edited it (issue 12: sent back as the current draft)."""
+    the draft card when they edited it (sent back as the current draft)."""
 
     text: str
     file_texts: list[str] = field(default_factory=list)
@@ -79,7 +79,7 @@ class TurnInput:
 @dataclass
 class PreparedTurn:
     """The user's item (already in the conversation), the history before it, the interview it belongs to, and the
-    saved entries similar to the case (issue #13: sent as the reference block)."""
+    saved entries similar to the case (sent as the reference block)."""
 
     user: ChatItem
     history: list[ChatItem]
@@ -92,7 +92,7 @@ class PreparedTurn:
 class TurnOutcome:
     """What a turn left: the reply item (assistant or error), the turn's knowledge outputs (None when the
     turn failed), the interview id, notices for the page, and call_llm's result. `new_draft` is what the
-    draft card takes: None also when the turn returned no draft (issue 12: the last draft and its edits stay)."""
+    draft card takes: None also when the turn returned no draft (the last draft and its edits stay)."""
 
     ok: bool
     user: ChatItem
@@ -112,7 +112,7 @@ class TurnOutcome:
 def _ensure_interview(
     repo: KnowledgeRepository, interview_id: str | None, title: str, client: LLMClient, notices: list[str]
 ) -> str | None:
-    """The interview the turn goes to: `interview_id` when it is this person's, else a new one (issue #14: an
+    """The interview the turn goes to: `interview_id` when it is this person's, else a new one (an
     id of another person's interview never receives a turn)."""
     try:
         if interview_id is not None and repo.owns(interview_id):
@@ -154,7 +154,7 @@ def prepare_turn(
     index: KnowledgeIndex | None = None,
 ) -> PreparedTurn:
     """spec 00: append the user's item first (status "pending"), then create the interview row when missing;
-    issue #13: with the knowledge base's `index`, find the saved entries similar to the case."""
+    with the knowledge base's `index`, find the saved entries similar to the case."""
     user = interview_user_item(
         turn_input.text,
         turn_input.file_texts,
@@ -280,7 +280,7 @@ def _complete(
 
 
 class InterviewArchived(Exception):
-    """A turn on an archived interview is refused (issue #13: an archived interview is kept as it was, for
+    """A turn on an archived interview is refused (an archived interview is kept as it was, for
     audit, until it is restored); nothing is appended, called or recorded."""
 
     def __init__(self, interview_id: str):
@@ -313,7 +313,7 @@ def run_turn(
     """One interview turn (spec 00): prepare_turn -> call_turn -> finish_turn.
 
     `on_added` is called with the user's item once it is in the conversation, before the call (the page
-    shows it at once). `index`: the knowledge base's vector index (issue #13: similar entries as reference).
+    shows it at once). `index`: the knowledge base's vector index (similar entries as reference).
     Raises InterviewArchived (before anything is appended) when the interview is archived.
     """
     if turn_input.is_empty:

@@ -1,4 +1,4 @@
-"""What follows a memory reply, as ONE background job per turn (issue #16 item 4; spec 03 Reflection,
+"""What follows a memory reply, as ONE background job per turn (spec 03 Reflection,
 Entity / Fact / OpenLoops 抽出, summaries).
 
 The turn saves the episode and returns; the job then fills a pending reflection, extracts entities, facts

@@ -1,6 +1,6 @@
 """Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables of units,
 entities and edges. Pages call these instead of SQL; times are shown in local (Japan) time. Every read is of
-the repository's person only (issue #14)."""
+the repository's person only."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd
     ]
     if filters.state != "all":
         conds.append(units.c.state == filters.state)
-    if kind == KIND_LOOP:  # issue 12: an expired loop leaves the browser at once, before a turn purges it
+    if kind == KIND_LOOP:  # an expired loop leaves the browser at once, before a turn purges it
         conds.append(payload_loop.c.expires_at > repo.now())
     if filters.date_from:
         conds.append(units.c.occurred_at >= _day_start(filters.date_from))

@@ -4,7 +4,7 @@
 The page drives it in three calls so it can stream: `prepare_turn`, iterate `stream_reply(...)`,
 `finish_turn`. `run_turn` does all three for scripts and tests. The turn owns the store writes and schedules
 what follows the reply (core/flows/memory/background.py): on a worker, so the person can type again as soon
-as the reply is shown (issue #16), or inline when no worker is given. The page draws the outcome
+as the reply is shown, or inline when no worker is given. The page draws the outcome
 (core/flows/memory/items.py turns it into a ChatItem) and reads the job's results back from the store.
 """
 

@@ -11,7 +11,7 @@ TRAILER_MARKER = "<<<COCORO_GHOST_PERSONA_AFFECT_JSON_v1>>>"
 AFFECT_LABELS = ("joy", "sadness", "anger", "fear", "neutral")
 AFFECT_LABELS_JA = {"joy": "喜び", "sadness": "悲しみ", "anger": "怒り", "fear": "不安", "neutral": "平静"}
 
-# Retrieval (issue 5: two fixed queries, RRF, heuristic rerank).
+# Retrieval (two fixed queries, RRF, heuristic rerank).
 HISTORY_MESSAGES_FOR_Q2 = 6
 Q2_SEPARATOR = "\n---\n"
 LANE_K = 20
@@ -34,7 +34,7 @@ INJECT_MIN_BEST = 0.35
 SENSITIVITY_LEVELS = (0, 1, 2)
 INJECT_MAX_SENSITIVITY = 1
 
-# Facts (issue 5).
+# Facts.
 FACT_W_CONFIDENCE, FACT_W_SALIENCE, FACT_W_RECENCY, FACT_W_PIN = 0.45, 0.25, 0.20, 0.10
 FACT_TOP = 12
 FACT_POOL = 200
@@ -45,19 +45,19 @@ DAY = 86_400
 HOUR = 3_600
 LOOP_DEFAULT_TTL = 7 * DAY
 LOOP_MAX_TTL = 30 * DAY
-# Ours (issue 12), not the spec's: a loop outlives its due time by 3 days, so 「明後日のプレゼン」 is still there
+# Ours, not the spec's: a loop outlives its due time by 3 days, so 「明後日のプレゼン」 is still there
 # when the persona asks how it went (capped by LOOP_MAX_TTL all the same).
 LOOP_GRACE_AFTER_DUE = 3 * DAY
 LOOPS_INJECTED = 5
 
-# Mood (issue 5).
+# Mood.
 MOOD_TAU_MIN = 120.0
 MOOD_TAU_MAX = 6 * HOUR
 MOOD_EPISODES = 500
 MOOD_NEUTRAL_BELOW = 0.15
 REFUSAL_ANGER = 0.75
 
-# Summaries (issue 5).
+# Summaries.
 BOND_EVERY = 6 * HOUR
 BOND_WINDOW = 7 * DAY
 BOND_MAX_EPISODES = 200

@@ -1,4 +1,4 @@
-"""「続きを生成」 and 「再試行」 of a companion reply cut short (issue 12 item 4; spec 03: chat SSE).
+"""「続きを生成」 and 「再試行」 of a companion reply cut short (spec 03: chat SSE).
 
 The continuation rebuilds the turn's messages (retrieval and mood as of now), adds the partial reply as the
 assistant's and the instruction to go on (core.guard.continuation), streams with the trailer withheld, appends

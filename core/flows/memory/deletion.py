@@ -5,7 +5,7 @@ Deleting an EPISODE also removes what exists only because of it: loops extracted
 summaries whose evidence becomes empty (spec 03: a fact's evidence must always hold its source
 episode), its id in other units' evidence lists and summaries' key events, the retrieval traces that
 quote it, its extraction log, and entities nothing refers to any more. Only the repository's person's
-units are deleted, and only their traces are searched (issue #14).
+units are deleted, and only their traces are searched.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Turn the browser's st.data_editor changes into versioned unit edits (issue 5: each edit versioned).
+"""Turn the browser's st.data_editor changes into versioned unit edits (each edit versioned).
 
 The grid's `version` column is the version each row had when it was read: an edit of a unit that has
-changed since is not applied (StaleEdit, with both states), the other rows are (issue #15).
+changed since is not applied (StaleEdit, with both states), the other rows are.
 """
 
 from __future__ import annotations

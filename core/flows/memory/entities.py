@@ -1,11 +1,11 @@
-"""Rename and merge entities from the memory browser (issue 12 item 2: aliases resolve to one entity).
+"""Rename and merge entities from the memory browser (aliases resolve to one entity).
 
 A rename keeps the old name as an alias. A merge moves everything of the merged entities onto the one kept:
 unit links, facts (subject and object), edges (a duplicate keeps the larger weight, a self-loop is dropped),
 aliases (their names become aliases) and roles; an entity summary moves too unless the kept entity has one,
 in which case the merged one's summary is soft-deleted. The merged entities are then deleted.
 
-Both work only within the repository's person (issue #14): another person's entity id reads as unknown, and
+Both work only within the repository's person: another person's entity id reads as unknown, and
 a name clash is checked against the person's own entities only.
 """
 

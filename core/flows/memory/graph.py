@@ -1,9 +1,9 @@
 """Entities, their aliases, unit-entity links and edges between entities (issue 5 "Store"; spec 03: Entity抽出).
 
-Entities are per person (issue #14): one person's 「佐藤さん」 is not another's. Links and edges join a
+Entities are per person: one person's 「佐藤さん」 is not another's. Links and edges join a
 person's units and entities only.
 
-Issue 12: an extracted name resolves to the person's entity of the same type whose name or alias has the
+an extracted name resolves to the person's entity of the same type whose name or alias has the
 same name key (core.text.japanese.name_key: honorific stripped, folded, kana as katakana), so 田中, 田中さん and
 an alias たなっち the model reported become one entity. A new person is named without the honorific; the
 form the model wrote is kept as an alias.

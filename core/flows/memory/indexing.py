@@ -1,4 +1,4 @@
-"""Keep the keyword indexes (FTS5) and the vector lane (Chroma) in step with the units (issue 5)."""
+"""Keep the keyword indexes (FTS5) and the vector lane (Chroma) in step with the units."""
 
 from __future__ import annotations
 

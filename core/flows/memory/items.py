@@ -2,7 +2,7 @@
 `meta["details"]`, or the failure with its raw output and error type (spec 00 "chat"; spec 03: chat SSE).
 
 What the background job does after the reply (reflection, extraction, summaries) fills the details in from
-the store: `refresh_items` (issue #16 item 4).
+the store: `refresh_items`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the background work has done for episodes, read back from the store (issue #16 item 4): the page's
+"""What the background work has done for episodes, read back from the store: the page's
 per-reply details fill in from here, and the failures shown at the top of the page come from here.
 """
 
@@ -38,7 +38,7 @@ def background_states(repo: MemoryRepository, episode_ids: Sequence[int]) -> dic
             .join(payload_episode, payload_episode.c.unit_id == units.c.id)
             .where(units.c.id.in_(ids), mine(repo.owner_id))
         ).all()
-        ids = [int(r.id) for r in rows]  # the person's own episodes only (issue #14)
+        ids = [int(r.id) for r in rows]  # the person's own episodes only
         logs = conn.execute(
             select(extraction_log.c.unit_id, extraction_log.c.step, extraction_log.c.detail)
             .where(extraction_log.c.unit_id.in_(ids))

@@ -1,4 +1,4 @@
-"""The persona's mood from recent episodes, and the response policy injected into the next turns (issue 5)."""
+"""The persona's mood from recent episodes, and the response policy injected into the next turns."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class Mood:
 def compute_mood(episodes: list[dict[str, Any]], now: int, last_policy: dict[str, Any] | None = None) -> Mood:
     """Sum impacts per label over the episodes, squash by 1 − e^(−x); the strongest label below 0.15 is
     neutral. The policy starts from the last trailer's persona_response_policy; refusal_allowed when that
-    policy allowed it (issue 12: the model's choice reaches the next turn) or anger ≥ 0.75. Each episode:
+    policy allowed it (the model's choice reaches the next turn) or anger ≥ 0.75. Each episode:
     label, intensity, salience, confidence, occurred_at."""
     sums = dict.fromkeys(AFFECT_LABELS, 0.0)
     for e in episodes:

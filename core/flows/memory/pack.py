@@ -1,6 +1,6 @@
-"""What retrieval injects besides the reranked memories (issue 5): facts, open loops, the bond summary,
+"""What retrieval injects besides the reranked memories: facts, open loops, the bond summary,
 and the plain-text pack that goes into the system prompt. Units above INJECT_MAX_SENSITIVITY never go in,
-and neither does anything of another person (issue #14: every read takes `owner_id`)."""
+and neither does anything of another person (every read takes `owner_id`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Read models for one memory in the browser (issue 5 "記憶ブラウザ"): provenance both ways, a one-line
 summary, its retrieval trace and extraction, and the affect chart. Only the repository's person's units are
-found (issue #14): another person's unit id reads as missing."""
+found: another person's unit id reads as missing."""
 
 from __future__ import annotations
 

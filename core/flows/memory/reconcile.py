@@ -1,4 +1,4 @@
-"""Crash consistency of the memory stores (issue #15 item 6): the database and Chroma agree again.
+"""Crash consistency of the memory stores: the database and Chroma agree again.
 
 A unit is written to SQLite (with its FTS5 rows, in one transaction) and upserted into Chroma inside
 that transaction. A crash can leave either side behind: the sample loader indexed vectors only after
@@ -6,7 +6,7 @@ all episodes were saved, so a kill while loading left episodes without vectors, 
 the Chroma upsert and the commit leaves a vector without a unit. `reconcile_memory_index` indexes
 every unit that has no vector (or no FTS5 row) and removes every vector whose unit is gone.
 
-Per person (issue #14): it runs over one person's units (`repo.owner_id`) and that person's own Chroma
+Per person: it runs over one person's units (`repo.owner_id`) and that person's own Chroma
 collection (core.flows.memory.stores.memory_collection), so a vector is "without a unit" only when its
 owner has no such unit. The memory page runs it once per process for each person, when that person first
 opens the page (a person's memory is read only on their own page, so nothing is served from an

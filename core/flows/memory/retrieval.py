@@ -1,6 +1,6 @@
 """Retrieval without an LLM (spec 03: 記憶検索; issue 5): two fixed queries, four lanes, RRF, rerank, pack, trace.
 
-Only the person's own memories are ever candidates (issue #14): the repository's `owner_id` goes into every
+Only the person's own memories are ever candidates: the repository's `owner_id` goes into every
 lane and read, the collection is the person's own, and traces are written as theirs.
 """
 
@@ -37,7 +37,7 @@ from core.store.memory import STATE_ACTIVE, dumps, mine, retrieval_traces, units
 from core.store.memory_fts import fts_bodies
 from core.store.memory_repository import MemoryRepository
 
-# issue #15: the lexical and vector lanes scale with the query; a 40,000-character reply in the history
+# the lexical and vector lanes scale with the query; a 40,000-character reply in the history
 # cost 44 s and 2.4 GB. Each message (its end, nearest the input) and the input are capped.
 QUERY_MESSAGE_CHARS = 1_000
 QUERY_INPUT_CHARS = 2_000
@@ -47,7 +47,7 @@ def build_queries(history: Sequence[Mapping[str, Any]], user_input: str) -> tupl
     """Q1 = the input; Q2 = the last 6 messages + "\\n---\\n" + the input (Q2 = Q1 with no history).
 
     Each history message contributes at most its last QUERY_MESSAGE_CHARS characters and the input its
-    first QUERY_INPUT_CHARS (issue #15: retrieval caps the history text it reads).
+    first QUERY_INPUT_CHARS (retrieval caps the history text it reads).
     """
     user_input = user_input[:QUERY_INPUT_CHARS]
     recent = [
@@ -251,7 +251,7 @@ def save_trace(
     source: str = "chat",
     episode_unit_id: int | None = None,
 ) -> int:
-    """Write the retrieval trace of `owner_id` (issue 5: every query writes one)."""
+    """Write the retrieval trace of `owner_id` (every query writes one)."""
     return inserted_id(
         conn.execute(
             insert(retrieval_traces).values(

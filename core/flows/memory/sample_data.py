@@ -1,4 +1,4 @@
-"""Seeded sample memories (issue 5: about 200 episodes of Japanese conversation, through the same pipeline)."""
+"""Seeded sample memories (about 200 episodes of Japanese conversation, through the same pipeline)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def load_exchanges(
 ) -> list[int]:
     """Ingest many exchanges, each indexed (FTS5 + Chroma) as it is saved.
 
-    Issue #15: the vectors used to be added only after the last exchange, so a crash while loading
+    the vectors used to be added only after the last exchange, so a crash while loading
     left every saved episode without one; now each item is complete on its own.
     """
     with repo.connect() as conn:
@@ -134,7 +134,7 @@ def missing_exchanges(repo: MemoryRepository, exchanges: list[Exchange]) -> list
 
     The same pair of texts can occur more than once in the sample: its n-th occurrence counts as
     present when the store holds at least n episodes with those texts. Only the episodes of
-    `repo.owner_id` count: another person's copy of the sample is theirs (issue #14).
+    `repo.owner_id` count: another person's copy of the sample is theirs.
     """
     with repo.connect() as conn:
         rows = conn.execute(

@@ -1,4 +1,4 @@
-"""Pure arithmetic of retrieval (issue 5): RRF merge, rerank, thresholds, dedupe, fact scores."""
+"""Pure arithmetic of retrieval: RRF merge, rerank, thresholds, dedupe, fact scores."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What the memory flow works on, opened from the shell's shared engine and Chroma client: the repository
 (SQLite tables, FTS5) and the Chroma collection of the units. Pages get both here, never from core.store.
 
-One companion per person (issue #14): both are the person's own. The repository filters every read and write
+One companion per person: both are the person's own. The repository filters every read and write
 by the person's id. Vectors live in one Chroma collection per person rather than one shared collection with
 an `owner_id` filter: a query of one person's collection cannot reach another person's memories even if a
 filter were forgotten, Chroma's HNSW search needs no metadata pre-filter (which degrades recall when one

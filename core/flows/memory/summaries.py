@@ -1,6 +1,6 @@
 """Bond, person and topic summaries on their schedule, or on demand (spec 03; issue 5 "Summaries").
 
-Summaries are of one person's memories (issue #14): every read takes the repository's `owner_id`.
+Summaries are of one person's memories: every read takes the repository's `owner_id`.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class TrailerSplitter:
 
 def parse_trailer(trailer_text: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     """Parse and validate the trailer JSON locally (no LLM call); (data, notes) or (None, errors). Numbers
-    just out of range are clamped (issue 12), each with a note, instead of throwing the trailer away."""
+    just out of range are clamped, each with a note, instead of throwing the trailer away."""
     if trailer_text is None:
         return None, ["trailer marker not found"]
     if not trailer_text.strip():

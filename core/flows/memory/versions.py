@@ -1,10 +1,10 @@
-"""Analyst edits: every change versioned and revertible; soft delete and restore (issue 5).
+"""Analyst edits: every change versioned and revertible; soft delete and restore.
 Hard delete lives in core/flows/memory/deletion.py. Only the repository's person's units can be edited
-(issue #14): another person's unit id reads as not found.
+: another person's unit id reads as not found.
 
 An edit made on what a person saw (`expected_version`: the unit's version when the grid was read) is
 checked with the unit locked: if the unit changed since, nothing is written and StaleEdit carries the
-stored state and the person's edit, so the page can show both (issue #15).
+stored state and the person's edit, so the page can show both.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A pasted answer split into numbered paragraphs, the split adjusted, and the `$$[N]`-marked answer text.
 
-The splitting rule (issue #13 item 1), in order:
+The splitting rule, in order:
 1. Line endings are unified (CRLF / CR -> LF) and radical / compatibility code points that PDFs put in place
    of ordinary kanji are repaired (core.text.textnorm.repair_ideographs); nothing else of the text changes.
 2. Text that already carries `$$[N]` markers at line starts: every marker line opens a paragraph (the

@@ -6,7 +6,7 @@ have completed. The page streams between `prepare_turn` and `finish_turn`; `run_
 Nothing is stored for a failed reply. A reply cut short (token limit, or a stream that broke after some text:
 core.guard.continuation.cut_text) is shown and stored marked truncated; `continuation.py` continues it.
 
-With a worker the summary is a background job (issue #16, core/flows/review_chat/summary_job.py): the turn
+With a worker the summary is a background job (core/flows/review_chat/summary_job.py): the turn
 returns once the rally is saved, and the next turn waits for a summary still running (bounded).
 """
 
@@ -92,7 +92,7 @@ def prepare_turn(
 ) -> TurnPlan:
     """spec 02 create_message, before the call: read the thread columns (a missing thread starts a new one)
     and plan the turn with `prepare_review_turn`. `chat_history` holds the completed rallies. The repository
-    is the person's (issue #14): another person's thread id is treated as a missing thread.
+    is the person's: another person's thread id is treated as a missing thread.
 
     A summary of this thread still running on `worker` is waited for, at most `wait` seconds; after that the
     turn goes on with the un-summarised history (as when a summary fails) and the summary lands later.

@@ -1,4 +1,4 @@
-"""「続きを生成」 and 「再試行」 of a review reply cut short (issue 12 item 4; spec 02 create_message).
+"""「続きを生成」 and 「再試行」 of a review reply cut short (spec 02 create_message).
 
 The continuation rebuilds the turn's plan from the thread as stored (the same context and messages the
 reply was asked with), sends it with the partial reply and the instruction to go on (core.guard.continuation),

@@ -1,4 +1,4 @@
-"""One's own reviews and threads, managed from the page (issue #13): register or edit through the form,
+"""One's own reviews and threads, managed from the page: register or edit through the form,
 rename, delete (a review with its threads), without duplicates. Every message is Japanese for the page.
 
 Deleting a review deletes its threads and their messages too: the page first names how many threads go with

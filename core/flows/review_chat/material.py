@@ -1,4 +1,4 @@
-"""Your own review material (issue #13 item 1): the form's draft -> a checked review record, and back.
+"""Your own review material: the form's draft -> a checked review record, and back.
 
 A draft holds the answer as paragraph texts (§1 first) and the review items with the paragraph numbers
 chosen from the preview. `check_draft` lists every problem in Japanese; `build_record` makes the record the

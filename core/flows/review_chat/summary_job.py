@@ -1,4 +1,4 @@
-"""The 5-turn summary as a background job (issue #16 item 4; spec 02 要約 / 5の倍数).
+"""The 5-turn summary as a background job (spec 02 要約 / 5の倍数).
 
 The turn that completes turn 5, 10, … queues `summarize_if_due` for its thread and returns; the summary
 lands in the thread columns (save_summary never moves them back). The next turn of the thread waits for a

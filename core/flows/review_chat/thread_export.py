@@ -1,4 +1,4 @@
-"""A consultation exported as Markdown and DOCX (issue #13 item 2): title, question, the answer paragraphs the
+"""A consultation exported as Markdown and DOCX: title, question, the answer paragraphs the
 conversation cited (§N with their text), each turn (user / assistant) and the stored summaries.
 
 Nothing here writes to disk: the page offers the text and bytes as downloads. The per-turn context is not

@@ -1,6 +1,6 @@
 """Reviews and threads in the store, as the page needs them: the sample, the lists, a thread reopened as chat
 items, an imported review file. The page reaches the review store only through these functions, on a
-repository bound to the signed-in person (issue #14): another person's review or thread is never listed and
+repository bound to the signed-in person: another person's review or thread is never listed and
 opens as not found."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trace ids of the review chat (issue #9): conversation = thread id, turn = the rally's number.
+"""Trace ids of the review chat: conversation = thread id, turn = the rally's number.
 
 A new thread gets its id only when its first reply is stored (nothing is stored for a failed reply), so
 the first turn's reply events wait in a `FirstTurnSink` until `finish_turn` knows the id, which is then

@@ -92,7 +92,7 @@ def _notes(node: CallNode) -> None:
 
 
 def rerun_slot(event: DebugEvent, events: Sequence[DebugEvent]) -> None:
-    """Re-run this call on the current or other models and compare (issue #9 item 7)."""
+    """Re-run this call on the current or other models and compare."""
     with st.expander("この呼び出しを再実行・比較（プレイグラウンド）", icon=":material/compare_arrows:"):
         debug_rerun.render(event, events)
 

@@ -1,4 +1,4 @@
-"""Replay a conversation of the log through its flow (issue #9 item 8): the check before switching models.
+"""Replay a conversation of the log through its flow: the check before switching models.
 
 The source is this session's log or an uploaded JSONL export; every user turn of the chosen conversation
 is sent again through the flow's real code on a temporary store, and the table shows what changed.

@@ -1,4 +1,4 @@
-"""Re-run and compare one call of the debug log (issue #9 item 7): a playground under the chosen call.
+"""Re-run and compare one call of the debug log: a playground under the chosen call.
 
 The system prompt and the last user message are editable; the request goes to the chosen targets at once
 and the answers are shown side by side. Nothing in the saved conversation or the debug log changes.

@@ -135,7 +135,7 @@ def tree(log: Sequence[DebugEvent]) -> list[ConversationNode]:
 
 
 def ratings(imported: bool) -> Ratings:
-    """Ratings of replies (issue #9 item 6): those the imported file carries, or the signed-in person's
+    """Ratings of replies: those the imported file carries, or the signed-in person's
     stored ratings for the session's own log (a database failure shows a notice and no ratings)."""
     if imported:
         found: Ratings = st.session_state.get(IMPORTED_RATINGS) or {}

@@ -71,7 +71,7 @@ def rag_service() -> RAGService:
 
 @st.cache_resource(show_spinner=False)
 def _reconciled_on_start(data_dir: str) -> tuple[int, int]:
-    """Once per process: the manual index holds exactly the current chunks (issue #15: after a crash)."""
+    """Once per process: the manual index holds exactly the current chunks (after a crash)."""
     return rag_service().reconcile()
 
 

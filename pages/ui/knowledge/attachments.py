@@ -1,4 +1,4 @@
-"""Attachments on a page: extracted once, in the worker, with progress, cancel and a PDF password (issue #15).
+"""Attachments on a page: extracted once, in the worker, with progress, cancel and a PDF password.
 
 Extraction runs in core.documents.extract's subprocess with a time and memory budget; outcomes are kept in a
 process-wide cache keyed by the bytes' hash, so reruns do not read a file again. While a file is read,

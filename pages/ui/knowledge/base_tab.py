@@ -52,7 +52,7 @@ NO_ENTRIES = (
 
 
 def _filters(base: Any) -> dict[str, Any] | None:
-    """The search and filter widgets (issue #13 item 4); None when the choices cannot be read."""
+    """The search and filter widgets; None when the choices cannot be read."""
     try:
         types = kb.contract_type_choices(base)
     except KnowledgeStoreError:
@@ -197,7 +197,7 @@ def render_exports(entries: list[dict]) -> None:
 
 
 def render_interviews() -> None:
-    """This person's interviews (resume, analytics); admins also see the team's drop-off (issue #14)."""
+    """This person's interviews (resume, analytics); admins also see the team's drop-off."""
     try:
         overview = ka.interview_overview(ks.stores().interviews)
     except KnowledgeStoreError:

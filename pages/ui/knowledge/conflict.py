@@ -1,4 +1,4 @@
-"""Knowledge page: an entry someone else saved after it was opened (issue #14 item 5). Nothing was written;
+"""Knowledge page: an entry someone else saved after it was opened. Nothing was written;
 both versions are shown side by side and the person chooses: save theirs over it, or reopen the newest."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Core rebuilds the conversation and looks up the similar entries of its case
 (core.flows.knowledge.interviews.open_interview); here it goes into session state and the URL. An archived
-interview opens read-only (issue #13): its turns, a notice and 「復元する」, no input.
+interview opens read-only: its turns, a notice and 「復元する」, no input.
 """
 
 from __future__ import annotations

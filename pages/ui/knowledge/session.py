@@ -39,9 +39,9 @@ SAVED_VERSION_KEY = "knowledge_saved_entry_version"  # the version this intervie
 DEMO_STEP_KEY = "knowledge_demo_step"
 UPLOADER_NONCE_KEY = "knowledge_uploader_nonce"
 NOTICES_KEY = "knowledge_notices"  # store notices of the last turn, shown after the rerun
-SIMILAR_KEY = "knowledge_similar"  # data key: the saved entries the last turn sent as reference (issue #13)
-DUPLICATE_KEY = "knowledge_duplicate"  # data key: a save waiting for the near-duplicate question (issue #13)
-ARCHIVED_KEY = "knowledge_interview_archived"  # the open interview is archived: shown read-only (issue #13)
+SIMILAR_KEY = "knowledge_similar"  # data key: the saved entries the last turn sent as reference
+DUPLICATE_KEY = "knowledge_duplicate"  # data key: a save waiting for the near-duplicate question
+ARCHIVED_KEY = "knowledge_interview_archived"  # the open interview is archived: shown read-only
 QUERY_PARAM = "interview"
 
 
@@ -67,7 +67,7 @@ def chat() -> list[ChatItem]:
 
 
 def stores() -> KnowledgeStores:
-    """This person's interviews and the team's knowledge base with its vector index (issues #13, #14)."""
+    """This person's interviews and the team's knowledge base with its vector index."""
     return knowledge_stores(state.engine(), state.person(), chroma=state.chroma(), embedder=state.embedder())
 
 
@@ -110,7 +110,7 @@ def card_key(field: str, version: int) -> str:
 
 def current_draft() -> dict[str, str] | None:
     """The draft card as the person edited it, or None when there is no draft or nothing was edited
-    (issue 12: the edits go back to the model as the current draft)."""
+    (the edits go back to the model as the current draft)."""
     ss = st.session_state
     if not ss.knowledge_outputs:
         return None
@@ -127,7 +127,7 @@ def current_draft() -> dict[str, str] | None:
 
 def _apply(outcome: TurnOutcome | None) -> None:
     """Take what a turn left into session state (the conversation itself was changed by core); a turn
-    without a draft keeps the card and its edits (issue 12)."""
+    without a draft keeps the card and its edits."""
     if outcome is None:
         return
     ss = st.session_state
@@ -266,7 +266,7 @@ def save_draft(entry: dict[str, str], over_version: int | None = None) -> tuple[
 
 
 def draft_duplicates(entry: dict[str, str]) -> list[dict[str, Any]]:
-    """Saved entries the draft nearly duplicates (issue #13), closest first; none once this interview saved an
+    """Saved entries the draft nearly duplicates, closest first; none once this interview saved an
     entry (saving then updates it)."""
     found = kb.draft_duplicates(stores().index, entry, saved_entry_id=st.session_state[SAVED_ENTRY_KEY])
     return [s.entry for s in found]

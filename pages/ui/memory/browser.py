@@ -3,7 +3,7 @@ chart. The detail of one memory (versions, delete, provenance) is in memory_deta
 
 While a table has unsaved edits it keeps showing the rows as they were read (a changed frame would reset
 the editor and drop the edits); saving checks each row's version, and a row changed since is not saved
-but shown with both states and a choice (issue #15).
+but shown with both states and a choice.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def _render_details(details: dict[str, Any]) -> None:
         st.markdown(f"**内部JSON**（{SOURCE_JA.get(details['reflection_source'], '')}）")
         if details["trailer_errors"] and details["reflection_source"] != "trailer":
             llm_caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
-        elif details["trailer_errors"]:  # issue 12: numbers out of range were clamped, not rejected
+        elif details["trailer_errors"]:  # numbers out of range were clamped, not rejected
             llm_caption("値の調整: " + " / ".join(details["trailer_errors"][:3]))
         st.json(details["trailer"] or details["reflection"], expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")

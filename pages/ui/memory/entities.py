@@ -1,4 +1,4 @@
-"""Memory page, エンティティ table: rename an entity or merge several into one (issue 12 item 2)."""
+"""Memory page, エンティティ table: rename an entity or merge several into one."""
 
 from __future__ import annotations
 

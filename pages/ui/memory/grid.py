@@ -1,4 +1,4 @@
-"""Memory browser: the editable unit table's state (issue #15). While the editor holds unsaved edits it keeps
+"""Memory browser: the editable unit table's state. While the editor holds unsaved edits it keeps
 the rows as they were read (a new frame would reset the editor and drop the edits); a save checks each row's
 version, and rows whose units changed since are shown with both states and a choice instead of being saved.
 """

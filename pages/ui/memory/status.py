@@ -1,5 +1,5 @@
 """Memory page, top: episodes whose background work failed (or never ran: a full queue), read from the store,
-with 再試行 (a background job) until a later retry succeeds (issue #16 item 4)."""
+with 再試行 (a background job) until a later retry succeeds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Managing the review and the thread on screen (issue #13): 「答案・講評を登録」, edit / rename / delete one's own
+"""Managing the review and the thread on screen: 「答案・講評を登録」, edit / rename / delete one's own
 review, rename / delete / export (Markdown, DOCX) a thread. Deleting asks first: a review's confirmation says
 how many threads go with it. Storage only through core.flows.review_chat.
 

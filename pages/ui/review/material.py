@@ -1,4 +1,4 @@
-"""The form 「答案・講評を登録」 (issue #13 item 1): question, the answer pasted and split into §1, §2, ... with a
+"""The form 「答案・講評を登録」: question, the answer pasted and split into §1, §2, ... with a
 preview to adjust the split, optional 出題趣旨 / 採点実感, the overall review and the review items with their
 paragraph numbers chosen from the preview; 保存 registers (or updates) the person's own review.
 

@@ -6,7 +6,7 @@ review_notices, review_last_call (the
 shared last-call expander), review_jobs (summary jobs queued by this session), review_summaries_made (their
 notices until the next question). Storage is reached only through core.flows.review_chat. The 5-turn
 summary is a background job: the input is usable as soon as the reply is shown, and the summary notice
-appears when it lands (issue #16).
+appears when it lands.
 """
 
 from __future__ import annotations

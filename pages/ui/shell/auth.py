@@ -1,4 +1,4 @@
-"""Sign-in (issue #14): who is using the app, decided by the shell before anything else is drawn.
+"""Sign-in: who is using the app, decided by the shell before anything else is drawn.
 
 With an `[auth]` section in `.streamlit/secrets.toml` the app uses Streamlit's `st.login` (OpenID Connect:
 Entra ID, Google Workspace, Okta, Keycloak, ...): until a person has signed in, the only page is the sign-in

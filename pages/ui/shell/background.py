@@ -1,4 +1,4 @@
-"""Background jobs on a page (issue #16 item 4): a status line while a conversation's jobs run, and, when
+"""Background jobs on a page: a status line while a conversation's jobs run, and, when
 they land, their model calls added to the shared last-call view and their results handed to the page once.
 
 Everything here runs on the script thread: the status line is a fragment that polls the worker every

@@ -1,4 +1,4 @@
-"""The one error card of every page (issue 12 item 5): one plain Japanese sentence and 「再試行」; the error
+"""The one error card of every page: one plain Japanese sentence and 「再試行」; the error
 type, the translated parser / schema messages and the raw output folded under 「詳細」. Also the banner of a
 reply cut short (「途中で途切れました」 with 「続きを生成」 and 「再試行」) and the notice of a background job
 that failed (shown at the top of its page until a retry succeeds).

@@ -1,4 +1,4 @@
-"""👍 / 👎 and an optional comment under a finished assistant reply (issue #9 item 6), on all four chat pages.
+"""👍 / 👎 and an optional comment under a finished assistant reply, on all four chat pages.
 
 `render(flow, conversation_id, turn)` draws the thumbs (st.feedback) and a 「コメント（任意）」 popover with
 its own save button, in a fragment (a click reruns only this reply's widget). A thumb is saved as soon as it

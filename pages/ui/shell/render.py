@@ -1,4 +1,4 @@
-"""The one safe renderer for everything a model wrote (issue #15 item 4), and quick rendering of long text.
+"""The one safe renderer for everything a model wrote, and quick rendering of long text.
 
 Every Markdown sink that can show model-derived text (chat replies, summaries, facts, loops, entity
 names, choices, banners, captions, labels, the debug page) goes through these helpers, which pass the

@@ -1,6 +1,6 @@
 """The shell's sidebar: provider, model, base URL and server profile; DEBUG; fault injection.
 
-The provider a person configured is the provider they get (issue #16): the choice lives in the data key
+The provider a person configured is the provider they get: the choice lives in the data key
 `app_settings` (never bound to a widget); widgets only propose changes through their on_change
 callbacks. Widget keys carry a per-process boot id, so a browser tab that reconnects after a restart
 cannot push its old selection (e.g. the demo model) over what the server was started with.

@@ -60,7 +60,7 @@ def init_session() -> None:
     ss.setdefault("llm_client", None)
     ss.setdefault("llm_client_key", None)
     ss.setdefault("llm_client_pinned", False)  # tests inject a Replay client and pin it
-    ss.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12])  # issue #9: trace id of this browser session
+    ss.setdefault(SESSION_ID_KEY, uuid.uuid4().hex[:12])  # trace id of this browser session
 
 
 def browser_session_id() -> str:
@@ -94,7 +94,7 @@ def settings() -> Settings:
 
 def person() -> Person:
     """The person of this session (decided by pages/ui/shell/auth.py, which the shell runs before any page): every
-    flow call that reads or writes personal data passes it (issue #14)."""
+    flow call that reads or writes personal data passes it."""
     found = st.session_state.get(PERSON_KEY)
     if not isinstance(found, Person):
         st.error("サインインの状態を確認できませんでした。ページを再読み込みしてください。")
@@ -118,7 +118,7 @@ def client() -> LLMClient:
 
 
 def client_for(target: Target) -> LLMClient:
-    """A client for a re-run / replay target (issue #9): the session's own client for the current one, else
+    """A client for a re-run / replay target: the session's own client for the current one, else
     a fresh client of that configured provider and model (same keys and base URLs, no fault injection)."""
     if target.current:
         return client()
@@ -158,7 +158,7 @@ def engine() -> Engine:
 
 
 def feedback_repo() -> feedback.FeedbackRepository:
-    """The signed-in person's ratings of replies (issue #9 item 6) on the shared engine."""
+    """The signed-in person's ratings of replies on the shared engine."""
     return feedback.repository(engine(), person())
 
 

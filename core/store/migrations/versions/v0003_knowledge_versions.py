@@ -4,7 +4,7 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-22
 
-Concurrent saves under the old code could give two versions of an entry the same number (issue #15). The
+Concurrent saves under the old code could give two versions of an entry the same number. The
 versions of each entry are renumbered 1..n in the order they were written (number, then row id; no row is
 removed), the entry's `version` set to n, and a unique index makes the database refuse a duplicate from now
 on. `search_text` held the NFKC, lower-case text of the six fields (the key the search matched then; v0005

@@ -1,4 +1,4 @@
-"""People and owners (issue #14): the people table, `owner_id` on personal rows, per-person uniqueness, authors.
+"""People and owners: the people table, `owner_id` on personal rows, per-person uniqueness, authors.
 
 Revision ID: 0005
 Revises: 0004

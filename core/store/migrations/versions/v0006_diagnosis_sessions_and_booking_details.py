@@ -1,4 +1,4 @@
-"""Diagnosis (issue 12 item 6): stored sessions (each person's) and what the interview learned with a booking.
+"""Diagnosis: stored sessions (each person's) and what the interview learned with a booking.
 
 Revision ID: 0006
 Revises: 0005

@@ -1,4 +1,4 @@
-"""Japanese search keys (issue 12): the knowledge base's key table, the memory's lexical lane, on both engines.
+"""Japanese search keys: the knowledge base's key table, the memory's lexical lane, on both engines.
 
 Revision ID: 0007
 Revises: 0006

@@ -1,4 +1,4 @@
-"""Feedback on assistant replies (issue #9 item 6): the turn_feedback table.
+"""Feedback on assistant replies: the turn_feedback table.
 
 Revision ID: 0008
 Revises: 0007

@@ -1,4 +1,4 @@
-"""Review content hashes (issue #13): re-importing or registering the same review finds the stored one.
+"""Review content hashes: re-importing or registering the same review finds the stored one.
 
 Revision ID: 0009
 Revises: 0008

@@ -1,4 +1,4 @@
-"""Archiving on the knowledge side (issue #13 item 3): knowledge base entries and interviews can be archived.
+"""Archiving on the knowledge side: knowledge base entries and interviews can be archived.
 
 Revision ID: 0010
 Revises: 0009
