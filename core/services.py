@@ -36,11 +36,17 @@ __all__ = [
     "ChromaClient",
     "Engine",
     "LLMClient",
+    "ServerStoreRequired",
     "Services",
     "StoreUnavailable",
     "open_services",
     "remembered_forms",
 ]
+
+
+class ServerStoreRequired(StoreUnavailable):
+    """The deployment requires the team's database and Chroma server, and one is not configured; the message
+    is Japanese and says which setting is missing."""
 
 
 @dataclass
@@ -57,7 +63,13 @@ class Services:
         """The shared SQLAlchemy engine; raises StoreUnavailable while the database cannot be reached."""
         with self._lock:
             if self._engine is None:
-                self._engine = open_store(self.settings.data_dir, url=self.settings.database_url)
+                s = self.settings
+                if s.require_server_store and not s.database_url:
+                    raise ServerStoreRequired(
+                        "KATACHI_REQUIRE_SERVER_STORE が有効ですが、DATABASE_URL が設定されていません。"
+                        "チームのデータベースを指定してから起動してください（ローカルの SQLite には書き込みません）。"
+                    )
+                self._engine = open_store(s.data_dir, url=s.database_url, pool=s.pool)
             return self._engine
 
     def chroma(self) -> ChromaClient:
@@ -68,6 +80,11 @@ class Services:
 
                 # host "" (not None): the settings decide, env CHROMA_HOST is not read again here
                 s = self.settings
+                if s.require_server_store and not s.chroma_host:
+                    raise ServerStoreRequired(
+                        "KATACHI_REQUIRE_SERVER_STORE が有効ですが、CHROMA_HOST が設定されていません。"
+                        "チームの Chroma サーバーを指定してから起動してください（組み込みの Chroma には書き込みません）。"
+                    )
                 self._chroma = open_chroma(s.data_dir, host=s.chroma_host or "", port=s.chroma_port)
             return self._chroma
 

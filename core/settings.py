@@ -67,6 +67,17 @@ class EmbeddingSettings:
 
 
 @dataclass(frozen=True)
+class PoolSettings:
+    """The database connection pool of one replica (PostgreSQL): at most `size + max_overflow` connections, a
+    request waits `timeout_s` for a free one. Keep replicas × (size + max_overflow) under the server's
+    max_connections (100 by default), or put PgBouncer in front."""
+
+    size: int = 5
+    max_overflow: int = 5
+    timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str = "demo"
     model: str = DEFAULT_MODELS["demo"]
@@ -82,6 +93,8 @@ class Settings:
     chroma_host: str | None = None  # a Chroma server (`chroma run`) instead of the embedded one
     chroma_port: int = DEFAULT_CHROMA_PORT
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    pool: PoolSettings = field(default_factory=lambda: PoolSettings())
+    require_server_store: bool = False  # KATACHI_REQUIRE_SERVER_STORE=1: refuse SQLite / embedded Chroma
     # The settings the descriptor providers read (region, keys, project ids), as (name, value) pairs.
     credentials: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -202,6 +215,15 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         chroma_host=_pick("CHROMA_HOST", env, secrets),
         chroma_port=_port(_pick("CHROMA_PORT", env, secrets), DEFAULT_CHROMA_PORT),
         embeddings=load_embedding_settings(env, secrets, openai_key),
+        pool=PoolSettings(
+            size=_port(_pick("KATACHI_DB_POOL_SIZE", env, secrets), PoolSettings.size),
+            max_overflow=_port(_pick("KATACHI_DB_MAX_OVERFLOW", env, secrets), PoolSettings.max_overflow),
+            timeout_s=float(
+                _port(_pick("KATACHI_DB_POOL_TIMEOUT", env, secrets), int(PoolSettings.timeout_s))
+            ),
+        ),
+        require_server_store=(_pick("KATACHI_REQUIRE_SERVER_STORE", env, secrets) or "").lower()
+        in ("1", "true", "yes", "on"),
         credentials=load_credentials(env, secrets),
     )
     return settings

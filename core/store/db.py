@@ -19,6 +19,7 @@ from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
+from core.settings import PoolSettings
 from core.store import migrate
 
 STORE_DIR = Path(__file__).resolve().parent  # core/store: every module here may declare tables
@@ -42,8 +43,11 @@ def database_url(url: str) -> str:
     return url
 
 
-def make_engine(data_dir: Path | str = ".data", *, url: str | None = None) -> Engine:
-    """An engine on `url` (a database server) or on `data_dir/app.db` (SQLite: WAL, foreign keys)."""
+def make_engine(
+    data_dir: Path | str = ".data", *, url: str | None = None, pool: PoolSettings | None = None
+) -> Engine:
+    """An engine on `url` (a database server, with `pool`'s connection limits) or on `data_dir/app.db`
+    (SQLite: WAL, foreign keys)."""
     if url is None:
         path = Path(data_dir)
         path.mkdir(parents=True, exist_ok=True)
@@ -56,7 +60,14 @@ def make_engine(data_dir: Path | str = ".data", *, url: str | None = None) -> En
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     # A server closes idle connections; pre-ping replaces them instead of failing the next save.
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    pool = pool or PoolSettings()
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=pool.size,
+        max_overflow=pool.max_overflow,
+        pool_timeout=pool.timeout_s,
+    )
 
 
 def load_table_modules() -> None:
@@ -85,12 +96,14 @@ class StoreUnavailable(RuntimeError):
     names the database without its password."""
 
 
-def open_store(data_dir: Path | str = ".data", *, url: str | None = None) -> Engine:
+def open_store(
+    data_dir: Path | str = ".data", *, url: str | None = None, pool: PoolSettings | None = None
+) -> Engine:
     """make_engine + init_db: the one call the shell makes (`url`: DATABASE_URL, else SQLite in data_dir).
 
     Raises StoreUnavailable when the database cannot be reached.
     """
-    engine = make_engine(data_dir, url=url)
+    engine = make_engine(data_dir, url=url, pool=pool)
     try:
         init_db(engine)
     except DBAPIError as exc:

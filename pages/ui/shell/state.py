@@ -19,7 +19,15 @@ from core.flows import feedback
 from core.flows.registry import demo_personas
 from core.people import Person
 from core.search.embedders import Embedder
-from core.services import BackgroundWorker, Engine, LLMClient, Services, StoreUnavailable, open_services
+from core.services import (
+    BackgroundWorker,
+    Engine,
+    LLMClient,
+    ServerStoreRequired,
+    Services,
+    StoreUnavailable,
+    open_services,
+)
 from core.settings import Settings, load_settings
 from core.workbench.rerun import Target, target_settings
 from pages.ui.shell.nav import FLOW_PAGES
@@ -148,6 +156,9 @@ def engine() -> Engine:
     s = settings()
     try:
         return services().engine()
+    except ServerStoreRequired as exc:
+        st.error(str(exc), icon=":material/database_off:")
+        st.stop()
     except StoreUnavailable:
         st.error(
             f"データベースに接続できません（{s.database_label}）。サーバーが起動しているか、"
@@ -167,6 +178,9 @@ def chroma() -> ChromaClient:
     s = settings()
     try:
         return services().chroma()
+    except ServerStoreRequired as exc:
+        st.error(str(exc), icon=":material/cloud_off:")
+        st.stop()
     except Exception:  # noqa: BLE001 - chromadb raises several types for an unreachable server; the page stops with a notice
         st.error(
             f"ベクトル検索のサーバーに接続できません（{s.chroma_host}:{s.chroma_port}）。Chroma サーバーが"
