@@ -2,7 +2,9 @@
 
 A profile is an ordered list of structured-output forms (the first is preferred; a rejected form
 steps down to the next) and the name of the token-limit parameter. The form that worked is
-remembered per base URL for the life of the process, so new clients skip known rejections.
+remembered per base URL for RETRY_UPWARD_AFTER_S, so new clients skip known rejections; after that the preferred
+form is tried again (one extra request if the server still rejects it), so a server that has been upgraded or
+has recovered is not held to a lesser form for the life of the process.
 
 What the servers accept (sources checked for issue #16):
 - OpenAI, Azure: `response_format: json_schema` with `strict`; Azure's reasoning models reject
@@ -22,6 +24,7 @@ What the servers accept (sources checked for issue #16):
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,28 +129,34 @@ def downgrade_note(preferred: str, sent: str) -> str:
 
 
 # -- what worked, per base URL, for the process ---------------------------------------------------
+RETRY_UPWARD_AFTER_S = 600.0
 _lock = threading.Lock()
-_working: dict[str, str] = {}
+_working: dict[str, tuple[str, float]] = {}  # base URL -> (form, monotonic time it was remembered)
 
 
-def remembered_form(base_url: str) -> str | None:
-    """The form that last worked with this base URL (None before any structured call succeeded)."""
+def remembered_form(base_url: str, now: float | None = None) -> str | None:
+    """The form that last worked with this base URL, while it is younger than RETRY_UPWARD_AFTER_S (None
+    before any structured call succeeded, and once it is older: the preferred form is tried again)."""
+    now = time.monotonic() if now is None else now
     with _lock:
-        return _working.get(base_url)
+        found = _working.get(base_url)
+        if found is None or now - found[1] >= RETRY_UPWARD_AFTER_S:
+            return None
+        return found[0]
 
 
-def remember_form(base_url: str, form: str) -> None:
+def remember_form(base_url: str, form: str, now: float | None = None) -> None:
     """Record the form that worked with this base URL (read by new clients and the sidebar)."""
     if form not in FORMS:
         raise ValueError(f"unknown structured-output form: {form}")
     with _lock:
-        _working[base_url] = form
+        _working[base_url] = (form, time.monotonic() if now is None else now)
 
 
 def remembered_forms() -> dict[str, str]:
     """Every base URL with the form that works there (a copy, for the sidebar)."""
     with _lock:
-        return dict(_working)
+        return {url: form for url, (form, _) in _working.items()}
 
 
 def forget_forms() -> None:

@@ -210,3 +210,15 @@ def test_guarded_stream_event_carries_estimated_usage_and_ttft(wire_server: Wire
     call = events[0]
     assert call.kind == "call" and call.usage_estimated and call.ttft_ms == attempt.ttft_ms
     assert json.loads(json.dumps(call.to_dict()))["usage_estimated"] is True
+
+
+def test_a_remembered_form_is_tried_upward_again_after_a_while() -> None:
+    from core.llm.server_profiles import RETRY_UPWARD_AFTER_S, remember_form, remembered_form  # noqa: PLC0415
+
+    url = "http://127.0.0.1:9/v1"
+    remember_form(url, "json_object", now=1_000.0)
+    assert remembered_form(url, now=1_000.0 + RETRY_UPWARD_AFTER_S - 1) == "json_object"
+    assert (
+        remembered_form(url, now=1_000.0 + RETRY_UPWARD_AFTER_S) is None
+    )  # the preferred form is tried again
+    assert remembered_forms()[url] == "json_object"  # the sidebar still says what last worked
