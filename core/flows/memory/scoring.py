@@ -29,21 +29,17 @@ from core.flows.memory.constants import (
     W_RRF,
 )
 from core.flows.memory.text import char_trigrams, dice
+from core.search import fusion
 
 
 def rrf_term(rank: int) -> float:
     """Reciprocal rank fusion term 1/(60 + rank + 1), rank counted from 0."""
-    return 1.0 / (RRF_K + rank + 1)
+    return fusion.rrf_term(rank, RRF_K)
 
 
 def rrf_merge(lists: Sequence[Sequence[int]], top: int = RRF_TOP) -> list[tuple[int, float]]:
     """Fuse ranked id lists: sum of 1/(60+rank+1) per id; the best `top`, ties by first appearance."""
-    scores: dict[int, float] = {}
-    for ids in lists:
-        for rank, unit_id in enumerate(ids):
-            scores[unit_id] = scores.get(unit_id, 0.0) + rrf_term(rank)
-    order = sorted(scores.items(), key=lambda kv: -kv[1])
-    return order[:top]
+    return fusion.rrf_merge(lists, top=top, k=RRF_K)
 
 
 def rrf_normalizer(n_lists: int) -> float:
