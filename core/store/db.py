@@ -22,7 +22,9 @@ from sqlalchemy.exc import DBAPIError
 from core.settings import PoolSettings
 from core.store import migrate
 
-STORE_DIR = Path(__file__).resolve().parent  # core/store: every module here may declare tables
+STORE_DIR = (
+    Path(__file__).resolve().parent
+)  # core/store: every module here, or in a package here, may declare tables
 SQLITE_BUSY_TIMEOUT_S = 30  # how long a SQLite writer waits for another one before "database is locked"
 metadata = MetaData()
 
@@ -71,10 +73,10 @@ def make_engine(
 
 
 def load_table_modules() -> None:
-    """Import every module of core.store so each flow's tables join `metadata`."""
-    for info in pkgutil.iter_modules([str(STORE_DIR)]):
-        if info.name not in ("db", "migrate") and not info.ispkg:
-            importlib.import_module(f"core.store.{info.name}")
+    """Import every module of core.store and its per-domain packages so each flow's tables join `metadata`."""
+    for info in pkgutil.walk_packages([str(STORE_DIR)], prefix="core.store."):
+        if info.name not in ("core.store.db", "core.store.migrate") and ".migrations" not in info.name:
+            importlib.import_module(info.name)
 
 
 def schema_differences(engine: Engine) -> list[Any]:

@@ -2,9 +2,9 @@
 
 Search behaves the same on SQLite and PostgreSQL because both engines consume the same keys, computed in
 Python, never by the database: core.text.textnorm.fold and core.text.japanese (lexical_document, key_groups) for the
-knowledge base (core/store/knowledge_search.py); the memory flow passes its normalized text, 2-character
+knowledge base (core/store/knowledge/search.py); the memory flow passes its normalized text, 2-character
 document, Sudachi lexical document and query terms in (core/flows/memory/text.py). On SQLite the
-memory lanes are FTS5 tables; on PostgreSQL (core/store/memory_fts_pg.py) the same documents are stored as
+memory lanes are FTS5 tables; on PostgreSQL (core/store/memory/lanes_pg.py) the same documents are stored as
 text and ranked with `fts5_bm25` below, which is FTS5's `bm25()` (k1 = 1.2, b = 0.75, IDF floored at 1e-6,
 phrase frequency, document length in tokens), so both engines return the same units in the same order.
 """

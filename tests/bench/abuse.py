@@ -54,7 +54,7 @@ from core.llm.base import LLMRequest, TextStream, stream_from_reply  # noqa: E40
 from core.people import LOCAL_PERSON, Person  # noqa: E402
 from core.search.vectors import open_chroma  # noqa: E402
 from core.store import open_store  # noqa: E402
-from core.store.memory import units  # noqa: E402
+from core.store.memory.tables import units  # noqa: E402
 from tests.abuse.bombs import bomb_docx, bomb_pdf, many_elements_docx, whitespace_docx  # noqa: E402
 from tests.abuse.hostile import MARK, HostileClient, live_parts  # noqa: E402
 from tests.bench.abuse_data import data_cases  # noqa: E402

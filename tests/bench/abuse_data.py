@@ -24,8 +24,8 @@ from core.flows.review_chat.records import read_review_file
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
 from core.store import open_store
-from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries
-from core.store.review_manage import ManagedReviewRepository
+from core.store.knowledge.entries import KnowledgeBaseRepository, knowledge_entries
+from core.store.review.manage import ManagedReviewRepository
 from core.text.export import FORMULA_STARTS
 from core.workbench.log_import import read_debug_jsonl
 from core.workbench.prices import parse_price_table

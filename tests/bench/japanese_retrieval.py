@@ -31,8 +31,8 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, knowledge_entries
-from core.store.memory import payload_episode, units
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository, knowledge_entries
+from core.store.memory.tables import payload_episode, units
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = 1_795_000_000

@@ -32,7 +32,7 @@ from core.people import LOCAL_PERSON  # noqa: E402
 from core.search.embedders import BundledE5Embedder, NgramEmbedder  # noqa: E402
 from core.search.vectors import open_chroma  # noqa: E402
 from core.store import open_store  # noqa: E402
-from core.store.knowledge_base import KnowledgeBaseRepository  # noqa: E402
+from core.store.knowledge.entries import KnowledgeBaseRepository  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "meaning"
 SPLITS = ("tune", "heldout")

@@ -29,8 +29,8 @@ from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.memory import payload_episode, units
-from core.store.memory_fts import ensure_unicode61_baseline
+from core.store.memory.keyword_lanes import ensure_unicode61_baseline
+from core.store.memory.tables import payload_episode, units
 
 NOW = 1_795_000_000
 

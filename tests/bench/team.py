@@ -33,11 +33,11 @@ from core.flows.review_chat import ThreadState, load_sample_review
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import make_engine, open_store
-from core.store.knowledge import KnowledgeRepository, knowledge_turns
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
-from core.store.memory import payload_episode, units
-from core.store.memory_repository import MemoryRepository
-from core.store.review import ReviewRepository, review_messages
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.knowledge.interviews import KnowledgeRepository, knowledge_turns
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import payload_episode, units
+from core.store.review.repository import ReviewRepository, review_messages
 from tests.bench.memory_retrieval import bulk_store, measure, pct
 from tests.core.store_workers import start_together, wait_for_go
 from tests.servers import ChromaServer, PgCluster, ServerUnavailable

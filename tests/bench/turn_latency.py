@@ -49,8 +49,8 @@ from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.knowledge import KnowledgeRepository
-from core.store.memory import entities, payload_fact, payload_loop
+from core.store.knowledge.interviews import KnowledgeRepository
+from core.store.memory.tables import entities, payload_fact, payload_loop
 
 DELAY = 1.5
 TURNS = 12

@@ -28,8 +28,8 @@ from sqlalchemy import Engine
 from core.flows.memory.versions import edit_unit
 from core.people import LOCAL_PERSON, Person
 from core.store import init_db, make_engine
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
-from core.store.memory_repository import MemoryRepository
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.memory.repository import MemoryRepository
 
 
 def _threads(count: int, saves: int, save: Callable[[int, int], None], extra: int = 0) -> dict[str, object]:

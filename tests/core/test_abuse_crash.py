@@ -29,8 +29,8 @@ from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.memory import KIND_EPISODE, units
-from core.store.review import review_messages
+from core.store.memory.tables import KIND_EPISODE, units
+from core.store.review.repository import review_messages
 from tests.persons import ALICE
 
 PERSON = ALICE  # crash_worker's default person ("alice")

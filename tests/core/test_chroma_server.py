@@ -23,7 +23,7 @@ from core.flows.registry import demo_client
 from core.search.embedders import BundledE5Embedder
 from core.search.vectors import EMBEDDER_EF_NAME, chroma_label, get_collection, open_chroma
 from core.settings import load_settings
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 from tests.persons import ALICE
 from tests.servers import ChromaServer
 

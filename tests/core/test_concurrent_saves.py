@@ -17,8 +17,8 @@ from core.flows.memory.browse import Filters, units_frame
 from core.flows.memory.edits import apply_edits, overwrite_stale, stale_comparison
 from core.flows.memory.versions import EditError, StaleEdit, edit_unit, versions_of
 from core.people import LOCAL_PERSON, Person
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
-from core.store.memory_repository import MemoryRepository
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.memory.repository import MemoryRepository
 from tests.core.store_workers import start_together
 from tests.persons import ALICE, BOB
 

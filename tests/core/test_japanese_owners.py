@@ -33,12 +33,12 @@ from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.db import init_db
 from core.store.diagnosis import DiagnosisRepository, diagnosis_sessions
-from core.store.knowledge_base import knowledge_entry_keys
-from core.store.knowledge_search import backfill_keys
-from core.store.memory import entities, entity_aliases
-from core.store.memory_fts import FTS_LEXICAL, backfill_lexical
-from core.store.memory_fts_pg import LANES, docs
-from core.store.memory_repository import MemoryRepository
+from core.store.knowledge.entries import knowledge_entry_keys
+from core.store.knowledge.search import backfill_keys
+from core.store.memory.keyword_lanes import FTS_LEXICAL, backfill_lexical
+from core.store.memory.lanes_pg import LANES, docs
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import entities, entity_aliases
 from tests.core.diagnosis_fixtures import NOW_TS, diag
 from tests.core.test_review_messages import REVIEW
 from tests.persons import ADMIN, ALICE, BOB

@@ -14,7 +14,7 @@ from core.flows.knowledge import interview as kf
 from core.flows.knowledge.turn import TurnInput, run_turn
 from core.flows.registry import demo_client
 from core.llm.base import JSONSchemaSpec, LLMRequest
-from core.store.knowledge import KnowledgeRepository
+from core.store.knowledge.interviews import KnowledgeRepository
 from tests.persons import ALICE
 
 TURN, ENTRY = kf.turn_schema(), kf.entry_schema()

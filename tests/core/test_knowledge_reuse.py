@@ -28,7 +28,7 @@ from core.flows.knowledge.stores import knowledge_stores
 from core.llm.base import LLMRequest
 from core.llm.replay import ReplayClient
 from core.search.vectors import open_chroma
-from core.store.knowledge_base import StaleEntryError
+from core.store.knowledge.entries import StaleEntryError
 from tests.persons import ALICE, BOB
 
 NDA = {  # what the demo interview drafts (core.flows.knowledge.demo), as saved by a colleague

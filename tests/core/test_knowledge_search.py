@@ -8,8 +8,12 @@ from sqlalchemy import delete, select
 from core.flows.knowledge import base as kb
 from core.people import Person
 from core.store import open_store
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, knowledge_entry_keys
-from core.store.knowledge_search import backfill_keys
+from core.store.knowledge.entries import (
+    ENTRY_FIELDS,
+    KnowledgeBaseRepository,
+    knowledge_entry_keys,
+)
+from core.store.knowledge.search import backfill_keys
 
 NDA = {
     "contract_type": "秘密保持契約（NDA）",

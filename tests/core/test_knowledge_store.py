@@ -10,8 +10,8 @@ from core.flows.knowledge import interview as kf
 from core.flows.knowledge.analytics import interview_overview, interview_progress, stop_phase_counts
 from core.flows.knowledge.turn import record_fields
 from core.people import Person
-from core.store.knowledge import KnowledgeRepository
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.knowledge.interviews import KnowledgeRepository
 from tests.persons import ALICE
 
 YAMADA, SATO = Person("yamada", "山田"), Person("sato", "佐藤")

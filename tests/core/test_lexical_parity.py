@@ -22,7 +22,7 @@ from core.flows.memory.text import bigram_document, normalize, query_terms
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
 from core.store.lexical import (
     best,
     count_overlapping,
@@ -31,10 +31,17 @@ from core.store.lexical import (
     trigram_token_count,
     unicode61_tokens,
 )
-from core.store.memory import units
-from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search, fts_upsert
-from core.store.memory_fts_pg import KEEP_DIACRITICS, LANES, phrase, token_document
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.keyword_lanes import (
+    FTS_BIGRAM,
+    FTS_LEXICAL,
+    FTS_TRIGRAM,
+    FTS_UNICODE61,
+    fts_search,
+    fts_upsert,
+)
+from core.store.memory.lanes_pg import KEEP_DIACRITICS, LANES, phrase, token_document
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import units
 from core.text.japanese import lexical_document, lexical_keys
 from core.text.textnorm import fold
 from tests.persons import ALICE, BOB

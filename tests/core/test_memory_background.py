@@ -27,8 +27,8 @@ from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextSt
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.memory import entities, payload_episode, payload_fact, payload_loop, units
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import entities, payload_episode, payload_fact, payload_loop, units
 from tests.core.gated_client import GatedClient
 
 NOW = 1_795_000_000

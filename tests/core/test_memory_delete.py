@@ -15,7 +15,9 @@ from core.flows.memory.versions import EditError, edit_unit, revert_unit
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
-from core.store.memory import (
+from core.store.memory.keyword_lanes import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, fts_count
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     edges,
     entities,
     entity_aliases,
@@ -28,8 +30,6 @@ from core.store.memory import (
     unit_versions,
     units,
 )
-from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, fts_count
-from core.store.memory_repository import MemoryRepository
 from tests.core.test_memory_flow import (
     FACTS,
     NOW,

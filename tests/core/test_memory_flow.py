@@ -26,7 +26,9 @@ from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
-from core.store.memory import (
+from core.store.memory.keyword_lanes import ensure_unicode61_baseline
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     edges,
     payload_episode,
     payload_fact,
@@ -35,8 +37,6 @@ from core.store.memory import (
     unit_entities,
     units,
 )
-from core.store.memory_fts import ensure_unicode61_baseline
-from core.store.memory_repository import MemoryRepository
 
 run_turn = functools.partial(chat.run_turn, extraction=EXTRACTION_SEPARATE)
 retry_pending_extractions = functools.partial(extraction.retry_pending_extractions, mode=EXTRACTION_SEPARATE)

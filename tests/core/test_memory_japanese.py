@@ -14,9 +14,9 @@ from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes
 from core.flows.memory.retrieval import retrieve
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.memory import edges, entities, entity_aliases, payload_fact, unit_entities
-from core.store.memory_fts import FTS_LEXICAL, backfill_lexical, fts_count
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.keyword_lanes import FTS_LEXICAL, backfill_lexical, fts_count
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import edges, entities, entity_aliases, payload_fact, unit_entities
 from core.text.japanese import lexical_document, lexical_keys, name_key, term_keys
 
 NOW = 1_795_000_000

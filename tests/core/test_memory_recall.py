@@ -10,7 +10,7 @@ from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 NOW = 1_795_000_000
 

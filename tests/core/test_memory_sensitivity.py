@@ -14,8 +14,8 @@ from core.flows.memory.versions import edit_unit
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
-from core.store.memory import payload_fact, payload_loop, payload_summary
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import payload_fact, payload_loop, payload_summary
 from tests.core.test_memory_flow import NOW, USER, full_turn_outputs, run_turn  # spec's 3 extraction calls
 
 QUERY = "田中さんとのラーメンの話、覚えてる？"

@@ -16,7 +16,7 @@ from core.flows.memory.mood import load_mood
 from core.flows.memory.summaries import bond_summary_due, entity_summary_due, run_summaries, top_entities
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 NOW = 1_795_000_000
 BOND = json.dumps({"summary_text": "まとめ", "key_events": [], "bond_state": "良好"}, ensure_ascii=False)

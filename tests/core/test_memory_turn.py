@@ -22,7 +22,7 @@ from core.llm.base import LLMClient, LLMReply, ProviderError
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 from tests.core.test_memory_flow import (
     NOW,
     REPLY,

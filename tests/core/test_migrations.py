@@ -15,10 +15,14 @@ from core.people import LOCAL_PERSON, Person
 from core.store import init_db, make_engine, open_store
 from core.store.db import schema_differences
 from core.store.diagnosis import DiagnosisRepository
-from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries, knowledge_entry_versions
-from core.store.memory_fts import FTS_LEXICAL, FTS_TRIGRAM, fts_search
+from core.store.knowledge.entries import (
+    KnowledgeBaseRepository,
+    knowledge_entries,
+    knowledge_entry_versions,
+)
+from core.store.memory.keyword_lanes import FTS_LEXICAL, FTS_TRIGRAM, fts_search
 from core.store.migrate import current_revision, head_revision, main
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from tests.core.store_workers import start_together
 from tests.servers import PgCluster
 

@@ -27,11 +27,11 @@ from core.people import LOCAL_PERSON
 from core.store import migrate
 from core.store.db import init_db, make_engine, schema_differences
 from core.store.diagnosis import diagnosis_bookings
-from core.store.knowledge import knowledge_interviews, knowledge_turns
-from core.store.knowledge_base import knowledge_entries, knowledge_entry_versions
-from core.store.memory import entities, payload_episode, payload_loop, units
+from core.store.knowledge.entries import knowledge_entries, knowledge_entry_versions
+from core.store.knowledge.interviews import knowledge_interviews, knowledge_turns
+from core.store.memory.tables import entities, payload_episode, payload_loop, units
 from core.store.migrate import current_revision, head_revision
-from core.store.review import review_messages, review_reviews, review_threads
+from core.store.review.repository import review_messages, review_reviews, review_threads
 from tests.persons import ALICE
 from tests.servers import PgCluster
 

@@ -22,7 +22,7 @@ from core.flows.review_chat import (
 )
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from tests.core.gated_client import GatedClient
 from tests.core.test_review_messages import CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.core.test_review_turn import page_turn

@@ -17,9 +17,9 @@ from core.flows import review_chat
 from core.flows.review_chat import ThreadState, build_record, export_docx, export_markdown, thread_export
 from core.llm.replay import ReplayClient
 from core.store import init_db, make_engine
-from core.store.review import review_messages, review_reviews, review_threads
-from core.store.review_manage import ManagedReviewRepository
-from core.store.review_models import content_hash
+from core.store.review.manage import ManagedReviewRepository
+from core.store.review.models import content_hash
+from core.store.review.repository import review_messages, review_reviews, review_threads
 from tests.core.review_material_fixtures import OVERALL, draft
 from tests.persons import ALICE, BOB
 

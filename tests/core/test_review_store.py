@@ -17,7 +17,7 @@ from core.flows.review_chat import (
     read_review_file,
 )
 from core.flows.review_chat.records import SAMPLE_KEY
-from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
+from core.store.review.repository import ReviewRepository, review_messages, review_reviews, review_threads
 from tests.persons import ALICE
 
 T0 = 1_795_255_200  # 2026-11-21T10:00:00Z

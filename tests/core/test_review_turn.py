@@ -30,7 +30,7 @@ from core.flows.review_chat.notices import STORE_FAILED, UNEXPECTED_AFTER, UNEXP
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from tests.core.test_review_messages import CTX_S3, CTX_S12, INPUTS, REVIEW, SUM1, SYSTEM, a, ctx, q, u
 from tests.persons import ALICE
 

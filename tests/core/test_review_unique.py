@@ -10,8 +10,8 @@ from alembic import command
 from sqlalchemy import Engine, func, select
 
 from core.store.migrate import alembic_config, current_revision, head_revision
-from core.store.review import review_reviews, review_threads, review_values
-from core.store.review_manage import ManagedReviewRepository
+from core.store.review.manage import ManagedReviewRepository
+from core.store.review.repository import review_reviews, review_threads, review_values
 from tests.core.test_review_messages import REVIEW
 from tests.persons import ALICE, BOB
 

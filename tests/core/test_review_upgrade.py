@@ -23,10 +23,10 @@ from sqlalchemy import (
 
 from core.flows.review_chat import ThreadState, load_sample_review
 from core.people import LOCAL_PERSON
-from core.store import review_upgrade
 from core.store.db import init_db, make_engine
-from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads
-from core.store.review_upgrade import epoch_seconds
+from core.store.review import upgrade as review_upgrade
+from core.store.review.repository import ReviewRepository, review_messages, review_reviews, review_threads
+from core.store.review.upgrade import epoch_seconds
 from tests.persons import ALICE
 
 T0 = 1_795_255_200  # 2026-11-21T10:00:00Z

@@ -29,8 +29,8 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from core.store.feedback import FeedbackRepository
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository
-from core.store.memory_repository import MemoryRepository
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository
+from core.store.memory.repository import MemoryRepository
 from core.text.safe import CHANGED_NOTICE, COMMENT_MAX_CHARS
 from tests.core.test_review_messages import REVIEW
 from tests.core.test_text_safe import ANY_TEXT, TEXT

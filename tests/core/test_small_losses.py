@@ -23,8 +23,8 @@ from core.guard.json_guard import guarded_json
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.knowledge import KnowledgeRepository
-from core.store.memory_repository import MemoryRepository
+from core.store.knowledge.interviews import KnowledgeRepository
+from core.store.memory.repository import MemoryRepository
 
 NOW = 1_795_000_000
 

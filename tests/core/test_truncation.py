@@ -30,8 +30,8 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
 from core.store import open_store
-from core.store.memory import payload_episode
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import payload_episode
 from tests.core.test_review_messages import REVIEW
 
 T0 = 1_795_255_200

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from core.flows.knowledge import interview as kf
 from core.people import Person
 from core.store import open_store
-from core.store.knowledge_base import KnowledgeBaseRepository, knowledge_entries
+from core.store.knowledge.entries import KnowledgeBaseRepository, knowledge_entries
 from tests.e2e.conftest import AppServer
 from tests.e2e.helpers import shot, wait_idle
 

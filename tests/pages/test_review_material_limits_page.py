@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.flows.review_chat.constants import REVIEW_ITEM_CATEGORIES as CATEGORIES
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from tests.pages.conftest import make_app
 from tests.pages.test_review_material_page import click, successes
 from tests.pages.test_review_page import run

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.flows.review_chat import build_record, load_sample_review
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from tests.core.review_material_fixtures import ITEMS, OVERALL, PARAGRAPHS, PASTED, QUESTION, draft
 from tests.pages.conftest import make_app
 from tests.pages.test_review_page import run, send

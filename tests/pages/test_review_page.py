@@ -12,7 +12,7 @@ from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
-from core.store.review import ReviewRepository, review_messages, review_threads
+from core.store.review.repository import ReviewRepository, review_messages, review_threads
 from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
 from tests.pages.conftest import make_app

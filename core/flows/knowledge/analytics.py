@@ -14,7 +14,7 @@ from typing import Any
 from core.flows.knowledge.interview import PHASES
 from core.flows.knowledge.stores import store_errors
 from core.people import Person
-from core.store.knowledge import KnowledgeRepository
+from core.store.knowledge.interviews import KnowledgeRepository
 
 STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase yet)
 

@@ -20,8 +20,8 @@ from core.flows.knowledge.index import KnowledgeIndex, SimilarEntry
 from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS
 from core.flows.knowledge.stores import store_errors
 from core.people import Person
-from core.store.knowledge import KnowledgeRepository
-from core.store.knowledge_base import ENTRY_FIELDS, KnowledgeBaseRepository, StaleEntryError
+from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository, StaleEntryError
+from core.store.knowledge.interviews import KnowledgeRepository
 from core.text.safe import FIELD_MAX_CHARS, TITLE_MAX_CHARS, safe_fields
 
 UPDATED_FROM_INTERVIEW = "聞き取りから更新"

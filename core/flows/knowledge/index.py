@@ -28,7 +28,7 @@ from core.flows.chat_item import ChatItem
 from core.flows.knowledge.items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
 from core.search.vectors import get_collection, relevance_score
-from core.store.knowledge_base import KnowledgeBaseRepository
+from core.store.knowledge.entries import KnowledgeBaseRepository
 from core.text.textnorm import fold
 
 COLLECTION = "knowledge_entries"

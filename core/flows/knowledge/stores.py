@@ -18,8 +18,8 @@ from core.clock import Clock, utc_now
 from core.flows.knowledge.index import KnowledgeIndex, knowledge_index
 from core.people import Person
 from core.search.embedders import Embedder
-from core.store.knowledge import KnowledgeRepository
-from core.store.knowledge_base import KnowledgeBaseRepository
+from core.store.knowledge.entries import KnowledgeBaseRepository
+from core.store.knowledge.interviews import KnowledgeRepository
 
 
 @dataclass(frozen=True)

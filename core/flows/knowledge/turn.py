@@ -33,7 +33,7 @@ from core.flows.knowledge.items import (
     reply_item,
 )
 from core.llm.base import LLMClient
-from core.store.knowledge import KnowledgeRepository
+from core.store.knowledge.interviews import KnowledgeRepository
 
 NOTICE_NOT_STARTED = (
     "聞き取りの記録を開始できませんでした（データベースに書き込めません）。会話は続けられます。"

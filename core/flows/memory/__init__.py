@@ -1,7 +1,7 @@
 """Companion memory (spec 03): persona chat with a hidden trailer, extraction, LLM-free retrieval, summaries.
 
 Modules: constants (spec-fixed numbers), stores (the repository and Chroma collection a page opens; the
-repository itself is core/store/memory_repository.py), trailer (stream splitter), loops (TTL), normalize
+repository itself is core/store/memory/repository.py), trailer (stream splitter), loops (TTL), normalize
 (extraction output), text (n-grams, query terms), indexing (FTS5 + Chroma), graph (entities, aliases,
 edges), versions (edits, revert, soft delete), deletion (cascading hard delete), lanes + scoring + retrieval
 + pack (search, rerank, what is injected), mood, extraction + extraction_store (reflection fill-in,

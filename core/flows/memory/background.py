@@ -28,7 +28,7 @@ from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors, l
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 MEMORY_JOB_KIND = "memory"
 RETRY_JOB_KIND = "memory_retry"

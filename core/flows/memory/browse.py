@@ -15,7 +15,8 @@ from sqlalchemy import and_, func, select
 from core.clock import format_local, from_local
 from core.flows.memory.indexing import display_name
 from core.flows.memory.normalize import SPEAKER
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     KIND_EPISODE,
     KIND_FACT,
     KIND_LOOP,
@@ -32,7 +33,6 @@ from core.store.memory import (
     unit_versions,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 
 UNIT_COLUMNS = ("id", "occurred_at", "state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 KIND_COLUMNS = {

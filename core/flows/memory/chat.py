@@ -38,7 +38,7 @@ from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, Message
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 # TurnOutcome.background: where the work after the reply went.
 INLINE, QUEUED, DEFERRED = "inline", "queued", "deferred"  # deferred: the queue was full (retried later)

@@ -7,7 +7,7 @@ FLOW = "memory"
 # Trailer (spec 03: chat SSE).
 TRAILER_MARKER = "<<<COCORO_GHOST_PERSONA_AFFECT_JSON_v1>>>"
 
-# Unit kinds and states are column values: they live with the tables (core/store/memory.py).
+# Unit kinds and states are column values: they live with the tables (core/store/memory/tables.py).
 AFFECT_LABELS = ("joy", "sadness", "anger", "fear", "neutral")
 AFFECT_LABELS_JA = {"joy": "喜び", "sadness": "悲しみ", "anger": "怒り", "fear": "不安", "neutral": "平静"}
 

@@ -24,7 +24,7 @@ from core.flows.memory.versions import edit_unit
 from core.guard.continuation import CONTINUE_LABEL, continuation_messages, cut_text, join_continuation
 from core.guard.json_guard import GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 
 @dataclass

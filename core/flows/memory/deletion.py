@@ -17,7 +17,8 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, delete, or_, select, update
 
 from core.flows.memory.indexing import unindex_unit
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     KIND_EPISODE,
     PAYLOAD_TABLES,
     dumps,
@@ -35,7 +36,6 @@ from core.store.memory import (
     unit_versions,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 
 # Lists of unit ids inside a summary's JSON that point at its evidence.
 SUMMARY_EVENT_KEYS = ("key_events", "favorability_reasons")

@@ -15,8 +15,8 @@ from chromadb.api.models.Collection import Collection
 from core.flows.memory.constants import AFFECT_LABELS
 from core.flows.memory.normalize import PREDICATES
 from core.flows.memory.versions import StaleEdit, StaleUnit, edit_unit
-from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, clamp01
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, clamp01
 
 COMMON_EDITABLE = ("state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 EDITABLE_COLUMNS = {

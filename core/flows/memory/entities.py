@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, and_, delete, insert, select, update
 
 from core.flows.memory.normalize import SPEAKER
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     STATE_DELETED,
     dumps,
     edges,
@@ -28,7 +29,6 @@ from core.store.memory import (
     unit_entities,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 from core.store.owners import owned_by
 
 

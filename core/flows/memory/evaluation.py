@@ -14,8 +14,8 @@ from core.flows.memory.lanes import unicode61_lane
 from core.flows.memory.retrieval import retrieve
 from core.flows.memory.sample_data import SAMPLES, Exchange, generate_conversation, load_exchanges
 from core.llm.base import LLMClient
-from core.store.memory_fts import ensure_unicode61_baseline
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.keyword_lanes import ensure_unicode61_baseline
+from core.store.memory.repository import MemoryRepository
 
 
 def load_eval_set() -> dict[str, Any]:

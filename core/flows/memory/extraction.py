@@ -34,8 +34,8 @@ from core.flows.memory.extraction_store import (
 )
 from core.guard.json_guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
-from core.store.memory import KIND_EPISODE, mine, payload_episode, units
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import KIND_EPISODE, mine, payload_episode, units
 
 __all__ = [
     "DEFAULT_REFLECTION",

@@ -18,8 +18,8 @@ from core.flows.memory.indexing import index_units
 from core.flows.memory.loops import loop_times
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
 from core.guard.json_guard import GuardResult
-from core.store.memory import clamp01, dumps, extraction_log, payload_episode, units
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import clamp01, dumps, extraction_log, payload_episode, units
 
 REFLECTION_NOTE = "トレーラーが無かったため内省（Reflection）で補完"
 # memory_extraction_log.step of the row that ends the background work on an episode (its job or a retry).

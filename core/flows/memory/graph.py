@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, insert, select, update
 
 from core.store.base import inserted_id
-from core.store.memory import dumps, edges, entities, entity_aliases, unit_entities
+from core.store.memory.tables import dumps, edges, entities, entity_aliases, unit_entities
 from core.text.japanese import name_key, strip_honorific
 
 PERSON = "PERSON"

@@ -6,7 +6,8 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
-from core.store.memory import (
+from core.store.memory.keyword_lanes import fts_delete, fts_upsert
+from core.store.memory.tables import (
     KIND_EPISODE,
     KIND_FACT,
     KIND_LOOP,
@@ -18,7 +19,6 @@ from core.store.memory import (
     payload_summary,
     units,
 )
-from core.store.memory_fts import fts_delete, fts_upsert
 from core.text.japanese import lexical_document
 
 PREDICATE_LABELS = {

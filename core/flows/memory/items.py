@@ -14,7 +14,7 @@ from core.flows.chat_item import ChatItem, assistant_item, error_item, meta
 from core.flows.memory.background import summary_line
 from core.flows.memory.chat import INLINE, PreparedTurn, TurnOutcome
 from core.flows.memory.job_status import background_states
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
 UNEXPECTED_ERROR = (

@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from core.flows.memory.constants import EXTRACT_MAX_ATTEMPTS
 from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors
-from core.store.memory import KIND_EPISODE, extraction_log, mine, payload_episode, units
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import KIND_EPISODE, extraction_log, mine, payload_episode, units
 
 EXCERPT_CHARS = 40
 

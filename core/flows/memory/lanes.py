@@ -14,8 +14,14 @@ from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
 from core.search.vectors import relevance_score
-from core.store.memory import entities, entity_aliases, mine, unit_entities, units
-from core.store.memory_fts import FTS_BIGRAM, FTS_LEXICAL, FTS_TRIGRAM, FTS_UNICODE61, fts_search
+from core.store.memory.keyword_lanes import (
+    FTS_BIGRAM,
+    FTS_LEXICAL,
+    FTS_TRIGRAM,
+    FTS_UNICODE61,
+    fts_search,
+)
+from core.store.memory.tables import entities, entity_aliases, mine, unit_entities, units
 from core.text.japanese import lexical_keys, name_key, to_katakana
 
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first

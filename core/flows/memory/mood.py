@@ -18,7 +18,7 @@ from core.flows.memory.constants import (
     MOOD_TAU_MIN,
     REFUSAL_ANGER,
 )
-from core.store.memory import KIND_EPISODE, STATE_ACTIVE, mine, payload_episode, units
+from core.store.memory.tables import KIND_EPISODE, STATE_ACTIVE, mine, payload_episode, units
 
 
 def mood_tau(salience: float) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.store.memory import clamp01
+from core.store.memory.tables import clamp01
 
 SPEAKER = "SPEAKER"
 SPEAKER_TYPE = "PERSON"

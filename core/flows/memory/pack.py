@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from core.flows.memory.constants import FACT_POOL, INJECT_MAX_SENSITIVITY, LOOPS_INJECTED
-from core.store.memory import (
+from core.store.memory.tables import (
     KIND_FACT,
     STATE_ACTIVE,
     entities,

@@ -13,7 +13,8 @@ from sqlalchemy import select
 from core.clock import format_local, to_local
 from core.flows.memory.constants import AFFECT_LABELS_JA
 from core.flows.memory.indexing import unit_texts
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     KIND_EPISODE,
     KIND_FACT,
     KIND_LOOP,
@@ -27,7 +28,6 @@ from core.store.memory import (
     retrieval_traces,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 
 
 def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:

@@ -22,9 +22,9 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.flows.memory.indexing import index_units
-from core.store.memory import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, mine, units
-from core.store.memory_fts import fts_bodies
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.keyword_lanes import fts_bodies
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, mine, units
 
 INDEXED_KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
 

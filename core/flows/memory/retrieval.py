@@ -33,9 +33,9 @@ from core.flows.memory.indexing import unit_texts
 from core.flows.memory.lanes import entity_lane, entity_names, keyword_lanes, vector_lane
 from core.flows.memory.pack import load_bond_summary, load_fact_pool, load_open_loops
 from core.store.base import inserted_id
-from core.store.memory import STATE_ACTIVE, dumps, mine, retrieval_traces, units
-from core.store.memory_fts import fts_bodies
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.keyword_lanes import fts_bodies
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import STATE_ACTIVE, dumps, mine, retrieval_traces, units
 
 # the lexical and vector lanes scale with the query; a 40,000-character reply in the history
 # cost 44 s and 2.4 GB. Each message (its end, nearest the input) and the input are capped.

@@ -18,8 +18,8 @@ from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode
 from core.flows.memory.indexing import index_units
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient
-from core.store.memory import mine, payload_episode, units
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import mine, payload_episode, units
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
 SAMPLE_SEED = 20261121

@@ -22,7 +22,7 @@ from core.flows.memory.constants import VECTOR_COLLECTION
 from core.people import LOCAL_PERSON_ID, Person
 from core.search.embedders import Embedder
 from core.search.vectors import get_collection
-from core.store.memory_repository import MemoryRepository
+from core.store.memory.repository import MemoryRepository
 
 
 def memory_repository(engine: Engine, person: Person, clock: Clock = utc_now) -> MemoryRepository:

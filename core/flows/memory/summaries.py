@@ -28,7 +28,8 @@ from core.flows.memory.extraction import format_time
 from core.flows.memory.indexing import index_units
 from core.guard.json_guard import guarded_json
 from core.llm.base import LLMClient, Message
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     KIND_EPISODE,
     STATE_ACTIVE,
     entities,
@@ -38,7 +39,6 @@ from core.store.memory import (
     unit_entities,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 
 BOND_SCOPE_KEY = "rolling:7d"
 

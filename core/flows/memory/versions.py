@@ -17,7 +17,8 @@ from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select, update
 
 from core.flows.memory.indexing import index_units
-from core.store.memory import (
+from core.store.memory.repository import MemoryRepository
+from core.store.memory.tables import (
     PAYLOAD_FIELDS,
     PAYLOAD_TABLES,
     STATE_ACTIVE,
@@ -28,7 +29,6 @@ from core.store.memory import (
     unit_versions,
     units,
 )
-from core.store.memory_repository import MemoryRepository
 from core.text.safe import clean_text
 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")

@@ -45,8 +45,8 @@ from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardResult
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
-from core.store.review import ReviewRepository
-from core.store.review_models import ReviewRecord, ThreadState
+from core.store.review.models import ReviewRecord, ThreadState
+from core.store.review.repository import ReviewRepository
 from core.text.safe import clean_text
 
 UNEXPECTED_ERROR = "unexpected_error"

@@ -18,8 +18,8 @@ from core.flows.review_chat.turn import TurnPlan, prepare_review_turn
 from core.guard.continuation import continuation_messages, cut_text, join_continuation
 from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream, guarded_text
 from core.llm.base import LLMClient, Message
-from core.store.review import ReviewRepository
-from core.store.review_models import ReviewRecord, ThreadState
+from core.store.review.models import ReviewRecord, ThreadState
+from core.store.review.repository import ReviewRepository
 
 STEP_CONTINUE = "continue"
 

@@ -18,8 +18,8 @@ from core.flows.review_chat.material import (
 )
 from core.flows.review_chat.notices import DUPLICATE, Notice, duplicate_notice
 from core.flows.review_chat.threads import repository_of
-from core.store.review import ReviewRepository
-from core.store.review_manage import ManagedReviewRepository
+from core.store.review.manage import ManagedReviewRepository
+from core.store.review.repository import ReviewRepository
 from core.text.safe import CHANGED_NOTICE
 
 REVIEW_TITLE_CHARS = 200  # schemas/review_record.schema.json title maxLength

@@ -1,5 +1,5 @@
 """Plain data of the review chat (re-exported from the store, which returns these records)."""
 
-from core.store.review_models import ChatMessage, ReviewRecord, ThreadState
+from core.store.review.models import ChatMessage, ReviewRecord, ThreadState
 
 __all__ = ["ChatMessage", "ReviewRecord", "ThreadState"]

@@ -13,7 +13,7 @@ from core.flows.review_chat.messages import plain_history
 from core.flows.review_chat.models import ThreadState
 from core.guard.json_guard import GuardResult, guarded_text
 from core.llm.base import LLMClient
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 
 SPEAKERS = {"user": "【ユーザー】", "assistant": "【アシスタント】"}
 

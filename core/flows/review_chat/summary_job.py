@@ -15,7 +15,7 @@ from core.flows.review_chat.notices import summary_notices
 from core.flows.review_chat.summary import due_summary_segment, summarize_if_due
 from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 
 SUMMARY_JOB_KIND = "summary"
 SUMMARY_JOB_LABEL = "会話の要約"

@@ -17,7 +17,7 @@ from core.flows.review_chat.paragraphs import (
     extract_paragraph_numbers_from_user_input,
     parse_marked_answer_paragraphs,
 )
-from core.store.review import ReviewRepository
+from core.store.review.repository import ReviewRepository
 from core.text.export import markdown_text, xml_text
 
 USER_LABEL = "質問"

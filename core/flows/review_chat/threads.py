@@ -16,9 +16,9 @@ from core.flows.chat_item import ChatItem, ChatStatus, assistant_item, user_item
 from core.flows.review_chat.notices import Notice, duplicate_notice, imported
 from core.flows.review_chat.records import SAMPLE_KEY, load_sample_review, read_review_file
 from core.people import Person
-from core.store.review import ReviewRepository
-from core.store.review_manage import ManagedReviewRepository
-from core.store.review_models import ChatMessage, ReviewRecord
+from core.store.review.manage import ManagedReviewRepository
+from core.store.review.models import ChatMessage, ReviewRecord
+from core.store.review.repository import ReviewRepository
 
 
 def repository(engine: Engine, person: Person, clock: Clock = utc_now) -> ManagedReviewRepository:

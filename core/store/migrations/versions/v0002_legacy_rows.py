@@ -6,7 +6,7 @@ Create Date: 2026-11-22
 
 What the per-module `upgrade(conn)` hooks of the create_all era did at every start, now once: review chat
 tables declared with text timestamps are rebuilt, text values converted, diagnosis bookings' local
-DateTime text converted (core/store/review_upgrade.py; idempotent, SQLite only: no other engine ever held
+DateTime text converted (core/store/review/upgrade.py; idempotent, SQLite only: no other engine ever held
 such rows). `schema_version` (replaced by alembic_version) is dropped.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.store import review_upgrade
+from core.store.review import upgrade as review_upgrade
 
 revision = "0002"
 down_revision = "0001"

@@ -5,7 +5,7 @@ Revises: 0003
 Create Date: 2026-11-22
 
 SQLite has FTS5 tables for the memory lanes (v0001); PostgreSQL gets `memory_lex_docs`, one row of text per
-(lane, unit), searched by core/store/memory_fts_pg.py. When the pg_trgm extension can be created (it ships
+(lane, unit), searched by core/store/memory/lanes_pg.py. When the pg_trgm extension can be created (it ships
 with PostgreSQL's contrib and is trusted, so a database owner may create it), GIN trigram indexes serve the
 LIKE searches of the memory lanes and the knowledge base; without it the same queries scan (same results).
 """

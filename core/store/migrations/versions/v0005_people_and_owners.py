@@ -13,7 +13,7 @@ What main's per-module upgrade hooks of issue #14 did at every start, now once a
   person's);
 - unique per person: (owner_id, type_label, name), (owner_id, loop_text), (owner_id, scope_label, scope_key).
   PostgreSQL alters the constraints in place. SQLite cannot, and Alembic's batch copy would drop
-  memory_entities under its children's ON DELETE CASCADE, so SQLite reuses core/store/memory_upgrade.py
+  memory_entities under its children's ON DELETE CASCADE, so SQLite reuses core/store/memory/upgrade.py
   (main's rebuild: children copied and dropped first, every table recreated from its declaration with the
   same ids and rows): the one place a revision uses current table declarations;
 - created_by_id / updated_by_id / edited_by_id on the knowledge base tables ('local' for older versions).
@@ -29,7 +29,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.store import memory_upgrade
+from core.store.memory import upgrade as memory_upgrade
 
 revision = "0005"
 down_revision = "0004"

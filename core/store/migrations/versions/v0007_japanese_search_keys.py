@@ -13,7 +13,7 @@ Create Date: 2026-11-22
 - PostgreSQL with pg_trgm: GIN trigram indexes for the knowledge keys' LIKE searches.
 
 The keys are computed by the app's one key function (core.text.japanese.lexical_document, through
-core/store/knowledge_search.py and core/store/memory_fts.py), as every later save computes them; a change of
+core/store/knowledge/search.py and core/store/memory/keyword_lanes.py), as every later save computes them; a change of
 that function needs a revision that recomputes them. Idempotent: only missing keys are written.
 """
 
@@ -23,8 +23,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.exc import DBAPIError
 
-from core.store import memory_fts
-from core.store.knowledge_search import backfill_keys
+from core.store.knowledge.search import backfill_keys
+from core.store.memory import keyword_lanes as memory_fts
 
 revision = "0007"
 down_revision = "0006"

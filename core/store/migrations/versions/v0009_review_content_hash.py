@@ -5,7 +5,7 @@ Revises: 0008
 Create Date: 2026-11-22
 
 - `review_reviews.content_hash` (String(64), nullable, indexed `ix_review_reviews_content_hash`): sha256 of
-  the normalized question + answer + review JSON (core.store.review_models.content_hash, the one function
+  the normalized question + answer + review JSON (core.store.review.models.content_hash, the one function
   every later save uses; a change of it needs a revision that recomputes the hashes).
 - Existing rows get their hash. Reviews imported twice before this revision keep both rows (and the same
   hash); the lookup then finds the older one. Not a unique index for that reason.
@@ -20,7 +20,7 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
-from core.store.review_models import content_hash
+from core.store.review.models import content_hash
 
 revision = "0009"
 down_revision = "0008"

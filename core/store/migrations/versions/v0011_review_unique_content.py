@@ -6,7 +6,7 @@ Create Date: 2026-11-25
 
 Two imports of the same review by one person at the same moment both passed the "already stored?" lookup and
 stored two rows (v0009 kept duplicates for that reason). Now the database refuses the second row and the
-insert is `ON CONFLICT DO NOTHING` (core.store.review_manage), so concurrent imports end as one row.
+insert is `ON CONFLICT DO NOTHING` (core.store.review.manage), so concurrent imports end as one row.
 
 Before the index: duplicates of one person's content are merged into the oldest row (lowest id); the threads
 of the others are re-pointed to it, then the others are deleted. The shared sample (owner NULL) is left out:

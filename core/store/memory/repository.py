@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, insert, select, update
 
 from core.store.base import OwnedRepository, inserted_id
-from core.store.memory import (
+from core.store.memory.tables import (
     KIND_EPISODE,
     KIND_FACT,
     KIND_LOOP,

@@ -1,7 +1,7 @@
 """The memory keyword lanes on SQLite: FTS5 tables (trigram; unicode61 over 2-character tokens; unicode61 over
 the Sudachi lexical keys, diacritics kept; a unicode61 baseline over the raw text for comparison). Row ids are
 unit ids; every search joins memory_units so that only one person's units are found. The tables are created
-by migrations (v0001, v0005). Called through core/store/memory_fts.py."""
+by migrations (v0001, v0005). Called through core/store/memory/keyword_lanes.py."""
 
 from __future__ import annotations
 

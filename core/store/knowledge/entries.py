@@ -4,7 +4,7 @@ SQLAlchemy Core on the shared `metadata`; every edit keeps a row in knowledge_en
 UTC epoch seconds from the repository's clock. The knowledge base is the team's: shared by
 everyone, and every version records who wrote it, the signed-in person's name (`*_by`) and id (`*_by_id`);
 versions written before there were people keep the name typed then and belong to the local person.
-Keyword search: core/store/knowledge_search.py (knowledge_entry_keys, rewritten with every save).
+Keyword search: core/store/knowledge/search.py (knowledge_entry_keys, rewritten with every save).
 
 Version numbers come from the database: an edit moves the entry from the version it read to
 the next one with a compare-and-set UPDATE (`... WHERE version = <read>`), which no two writers can both
@@ -23,7 +23,7 @@ from sqlalchemy.sql import ColumnElement
 from core.people import MAX_ID_CHARS, Person
 from core.store.base import EpochSeconds, Repository, inserted_id
 from core.store.db import metadata
-from core.store.knowledge_search import (
+from core.store.knowledge.search import (
     ENTRY_FIELDS,
     clause_condition,
     fields_keys,
@@ -50,7 +50,7 @@ __all__ = [
 ORDERS = ("relevance", "newest", "oldest")  # list_entries: search relevance (then newest), or update time
 
 # The six fields of an entry (schemas/knowledge_llm_entry.schema.json; the flow's KNOWLEDGE_FIELDS, same order):
-# ENTRY_FIELDS, from core/store/knowledge_search.py.
+# ENTRY_FIELDS, from core/store/knowledge/search.py.
 CREATED_NOTE = "作成"
 MAX_SAVE_ATTEMPTS = 100  # compare-and-set retries of an unconditional save before giving up (contention)
 

@@ -41,7 +41,7 @@ knowledge_entry_keys = Table(
     Column("lexical", Text, nullable=False, default=""),  # " " + lexical_document + " " (LIKE '% key %')
 )
 
-ENTRY_FIELDS = (  # core.store.knowledge_base.ENTRY_FIELDS (that module imports this one)
+ENTRY_FIELDS = (  # core.store.knowledge.entries.ENTRY_FIELDS (that module imports this one)
     "contract_type",
     "knowledge_title",
     "target_clause",

@@ -34,7 +34,13 @@ from sqlalchemy.exc import IntegrityError
 from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
-from core.store.review_models import ChatMessage, ReviewRecord, ThreadRecord, ThreadState, safe_record
+from core.store.review.models import (
+    ChatMessage,
+    ReviewRecord,
+    ThreadRecord,
+    ThreadState,
+    safe_record,
+)
 from core.text.safe import clean_text, safe_value
 
 THREAD_TITLE_CHARS = 40

@@ -14,8 +14,14 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from core.store.owners import owned_by
-from core.store.review import ReviewRepository, review_messages, review_reviews, review_threads, review_values
-from core.store.review_models import ReviewRecord, safe_record
+from core.store.review.models import ReviewRecord, safe_record
+from core.store.review.repository import (
+    ReviewRepository,
+    review_messages,
+    review_reviews,
+    review_threads,
+    review_values,
+)
 from core.text.safe import clean_text
 
 UpdateOutcome = Literal["updated", "duplicate", "not_found"]

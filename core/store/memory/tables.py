@@ -2,8 +2,8 @@
 
 Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
 UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in
-core/store/memory_fts.py; the repository (writes of units, payloads and versions) in
-core/store/memory_repository.py.
+core/store/memory/keyword_lanes.py; the repository (writes of units, payloads and versions) in
+core/store/memory/repository.py.
 
 One companion per person: units, entities, retrieval traces, and the loop and summary payloads
 (whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity

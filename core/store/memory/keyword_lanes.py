@@ -5,8 +5,8 @@ index (terms of 3+ characters) plus a 2-character index (space-separated 2-chara
 such as 締切. Issue 12 adds the lexical index: the unit's Sudachi keys (core.text.japanese.lexical_document, the
 one key function both engines consume), so ねこ meets 猫 and 締め切り meets 締切. A unicode61 index over the
 raw text exists only as the comparison baseline (tests, benchmark). Lanes are named by the FTS_* constants.
-On SQLite they are FTS5 tables (core/store/memory_fts_sqlite.py); on PostgreSQL, documents ranked with the
-same BM25 (core/store/memory_fts_pg.py). The flow computes the documents and the query terms
+On SQLite they are FTS5 tables (core/store/memory/lanes_sqlite.py); on PostgreSQL, documents ranked with the
+same BM25 (core/store/memory/lanes_pg.py). The flow computes the documents and the query terms
 (core/flows/memory/text.py) and passes them in, so both engines search the same keys and return the same
 units in the same order (a parity test checks it). Every search returns only the units of the person asking
 (memory_units.owner_id, issue #14).
@@ -18,8 +18,15 @@ from typing import Protocol
 
 from sqlalchemy import Connection
 
-from core.store import memory_fts_pg, memory_fts_sqlite
-from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_LEXICAL, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
+from core.store.memory import lanes_pg as memory_fts_pg
+from core.store.memory import lanes_sqlite as memory_fts_sqlite
+from core.store.memory.lanes_sqlite import (
+    FTS_BIGRAM,
+    FTS_LEXICAL,
+    FTS_TABLES,
+    FTS_TRIGRAM,
+    FTS_UNICODE61,
+)
 from core.text.japanese import lexical_document
 
 __all__ = [
@@ -39,7 +46,7 @@ __all__ = [
 
 
 class Lexicon(Protocol):
-    """What each engine's module provides (core/store/memory_fts_sqlite.py, core/store/memory_fts_pg.py)."""
+    """What each engine's module provides (core/store/memory/lanes_sqlite.py, core/store/memory/lanes_pg.py)."""
 
     def upsert(
         self, conn: Connection, unit_id: int, body: str, bigram_body: str, lexical_body: str

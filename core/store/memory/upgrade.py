@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, MetaData, Table, select
 
 from core.people import LOCAL_PERSON_ID
-from core.store.memory import (
+from core.store.memory.tables import (
     edges,
     entities,
     entity_aliases,

@@ -37,8 +37,14 @@ from core.store.lexical import (
     trigram_token_count,
     unicode61_tokens,
 )
-from core.store.memory import units
-from core.store.memory_fts_sqlite import FTS_BIGRAM, FTS_LEXICAL, FTS_TABLES, FTS_TRIGRAM, FTS_UNICODE61
+from core.store.memory.lanes_sqlite import (
+    FTS_BIGRAM,
+    FTS_LEXICAL,
+    FTS_TABLES,
+    FTS_TRIGRAM,
+    FTS_UNICODE61,
+)
+from core.store.memory.tables import units
 
 LANES = {FTS_TRIGRAM: "trigram", FTS_BIGRAM: "bigram", FTS_LEXICAL: "lexical", FTS_UNICODE61: "unicode61"}
 TOKEN_LANES = frozenset({"bigram", "lexical", "unicode61"})
