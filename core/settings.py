@@ -20,20 +20,22 @@ from core.llm.deadline import Deadlines
 from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
 
-# Bedrock, Gemini and watsonx are modules with a descriptor each (core.llm.providers): chosen only by name.
-PROVIDERS = ("demo", "openai", "anthropic", *DESCRIPTORS)
-DEFAULT_MODELS = {
-    "demo": "katachi-demo",
-    "openai": "gpt-4.1-mini",
-    "anthropic": "claude-sonnet-4-5",
-    **{d.name: d.default_model for d in DESCRIPTORS.values()},
-}
-PROVIDER_LABELS = {
-    "demo": "デモモデル",
-    "openai": "OpenAI・互換サーバー",
-    "anthropic": "Anthropic",
-    **{d.name: d.label for d in DESCRIPTORS.values()},
-}
+
+def provider_names() -> tuple[str, ...]:
+    """Every registered provider (core.llm.providers), in the sidebar's order."""
+    return tuple(DESCRIPTORS)
+
+
+def provider_label(name: str) -> str:
+    """The provider's Japanese label (its name when unknown)."""
+    descriptor = DESCRIPTORS.get(name)
+    return descriptor.label if descriptor else name
+
+
+def default_model(name: str) -> str:
+    return DESCRIPTORS[name].default_model
+
+
 # How an OpenAI-compatible server is asked for structured output (core.llm.server_profiles).
 SERVERS = tuple(PROFILES)
 DEFAULT_SERVER = DEFAULT_PROFILE
@@ -80,7 +82,7 @@ class PoolSettings:
 @dataclass(frozen=True)
 class Settings:
     provider: str = "demo"
-    model: str = DEFAULT_MODELS["demo"]
+    model: str = "katachi-demo"
     base_url: str | None = None
     openai_api_key: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
@@ -104,17 +106,28 @@ class Settings:
         return dict(self.credentials)
 
     @property
+    def provider_values(self) -> dict[str, str]:
+        """Every provider setting by its environment name, as a descriptor's `ready` and `build` read them:
+        `credentials`, plus the OpenAI / Anthropic fields this class keeps by name (the sidebar changes the
+        base URL at run time)."""
+        named = {
+            "OPENAI_API_KEY": self.openai_api_key,
+            "OPENAI_BASE_URL": self.base_url,
+            "ANTHROPIC_API_KEY": self.anthropic_api_key,
+            "ANTHROPIC_BASE_URL": self.anthropic_base_url,
+        }
+        return {**self.credential_map, **{k: v for k, v in named.items() if v}}
+
+    @property
     def api_key(self) -> str | None:
         return {"openai": self.openai_api_key, "anthropic": self.anthropic_api_key}.get(self.provider)
 
     @property
     def has_key(self) -> bool:
-        """Whether the active provider can be called (a key, or an OpenAI-compatible base URL)."""
-        if self.provider == "demo":
-            return True
-        if self.provider in DESCRIPTORS:
-            return DESCRIPTORS[self.provider].ready(self.credential_map)
-        return bool(self.api_key) or (self.provider == "openai" and bool(self.base_url))
+        """Whether the active provider can be called (its descriptor's `ready`: a key, a region, or an
+        OpenAI-compatible base URL)."""
+        descriptor = DESCRIPTORS.get(self.provider)
+        return descriptor is not None and descriptor.ready(self.provider_values)
 
     @property
     def secrets(self) -> list[str]:
@@ -136,10 +149,10 @@ class Settings:
         return database_label(self.database_url)
 
     def with_provider(self, provider: str, model: str | None = None, base_url: str | None = None) -> Settings:
-        if provider not in PROVIDERS:
+        if provider not in DESCRIPTORS:
             raise ValueError(f"unknown provider: {provider}")
         return replace(
-            self, provider=provider, model=model or DEFAULT_MODELS[provider], base_url=base_url or None
+            self, provider=provider, model=model or default_model(provider), base_url=base_url or None
         )
 
     def with_server(self, server: str) -> Settings:
@@ -195,9 +208,9 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
     anthropic_key = _pick("ANTHROPIC_API_KEY", env, secrets)
     base_url = _pick("OPENAI_BASE_URL", env, secrets)
     provider = (_pick("KATACHI_PROVIDER", env, secrets) or "").lower()
-    if provider not in PROVIDERS:
+    if provider not in DESCRIPTORS:
         provider = "openai" if openai_key else "anthropic" if anthropic_key else "demo"
-    model = _pick("KATACHI_MODEL", env, secrets) or DEFAULT_MODELS[provider]
+    model = _pick("KATACHI_MODEL", env, secrets) or default_model(provider)
     data_dir = Path(_pick("APP_DATA_DIR", env, secrets) or ".data")
     server = (_pick("KATACHI_SERVER", env, secrets) or DEFAULT_SERVER).lower()
     settings = Settings(
@@ -231,7 +244,13 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
 
 def load_credentials(env: Mapping[str, str], secrets: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """The settings every descriptor provider names (AWS_REGION, GEMINI_API_KEY, WATSONX_URL, ...), secrets first."""
-    names = dict.fromkeys(name for d in DESCRIPTORS.values() for name in d.settings)
+    named = {
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+    }  # Settings fields
+    names = dict.fromkeys(name for d in DESCRIPTORS.values() for name in d.settings if name not in named)
     return tuple((name, value) for name in names if (value := _pick(name, env, secrets)))
 
 

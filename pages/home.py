@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from core.settings import PROVIDER_LABELS
+from core.settings import provider_label
 from pages.ui.shell import state
 from pages.ui.shell.nav import FLOW_PAGES, TOOL_PAGES
 
@@ -23,7 +23,7 @@ with st.container(border=True):
     )
     if s.provider == "demo":
         st.info(
-            f"現在は{PROVIDER_LABELS['demo']}（オフライン）で動作しています。APIキーなしで全機能をお試しいただけます。"
+            f"現在は{provider_label('demo')}（オフライン）で動作しています。APIキーなしで全機能をお試しいただけます。"
             "実際のLLMを使うには、サイドバーでプロバイダーを切り替えてください（キーは環境変数か "
             "`.streamlit/secrets.toml` で設定します）。",
             icon=":material/science:",

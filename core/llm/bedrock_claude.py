@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.llm.anthropic_client import AnthropicClient
+from core.llm.aws import region, sdk_version
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, base_host, stream_from_reply
-from core.llm.bedrock_client import region, sdk_version
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.descriptor import Credentials

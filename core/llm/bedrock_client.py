@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import time
-from importlib.metadata import version
 from typing import Any
 
 from core.contracts.strict_copies import strict_copy
+from core.llm.aws import REGION_SETTINGS, region, sdk_version, session
 from core.llm.base import (
     MALFORMED,
     LLMClient,
@@ -29,10 +29,9 @@ from core.llm.base import (
     stream_from_reply,
 )
 from core.llm.deadline import Deadlines
-from core.llm.descriptor import Credentials, ProviderDescriptor, first
+from core.llm.descriptor import Credentials, ProviderDescriptor
 from core.llm.sdk_errors import malformed
 
-REGION_SETTINGS = ("KATACHI_BEDROCK_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
 KEY_SETTINGS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
 _STOP = {
     "end_turn": "stop",
@@ -49,17 +48,6 @@ _TIMEOUT_CODES = {"ModelTimeoutException", "RequestTimeout", "RequestTimeoutExce
 def is_claude(model: str) -> bool:
     """Claude model ids and inference profiles (`anthropic.claude-…`, `jp.anthropic.claude-…`)."""
     return "anthropic.claude" in model
-
-
-def region(credentials: Credentials) -> str | None:
-    return first(credentials, *REGION_SETTINGS)
-
-
-def sdk_version(package: str) -> str:
-    try:
-        return version(package)
-    except Exception:  # noqa: BLE001 - a missing distribution only blanks the debug label
-        return "?"
 
 
 def map_bedrock_error(exc: BaseException) -> ProviderError:
@@ -100,21 +88,6 @@ def converse_messages(messages: list[dict[str, str]]) -> tuple[list[dict[str, st
     return ([{"text": system}] if system else []), blocks
 
 
-def _session(credentials: Credentials) -> Any:
-    import boto3  # noqa: PLC0415 - boto3 is the optional bedrock extra
-
-    keys = {
-        "aws_access_key_id": credentials.get("AWS_ACCESS_KEY_ID") or None,
-        "aws_secret_access_key": credentials.get("AWS_SECRET_ACCESS_KEY") or None,
-        "aws_session_token": credentials.get("AWS_SESSION_TOKEN") or None,
-    }
-    if not (keys["aws_access_key_id"] and keys["aws_secret_access_key"]):
-        keys = {}  # the standard chain: environment, AWS_PROFILE, SSO, container / instance role
-    return boto3.Session(
-        region_name=region(credentials), profile_name=credentials.get("AWS_PROFILE") or None, **keys
-    )
-
-
 class BedrockConverseClient:
     """`LLMClient` for Bedrock's Converse API (boto3); `output` is `json_schema` or `tool`."""
 
@@ -139,7 +112,7 @@ class BedrockConverseClient:
             retries={"total_max_attempts": 1},  # retrying is the guard's job
         )
         endpoint = credentials.get("KATACHI_BEDROCK_ENDPOINT_URL") or None
-        self._client = _session(credentials).client("bedrock-runtime", endpoint_url=endpoint, config=config)
+        self._client = session(credentials).client("bedrock-runtime", endpoint_url=endpoint, config=config)
         self.base_host = base_host(self._client.meta.endpoint_url)
 
     def _params(self, request: LLMRequest, output: str) -> dict[str, Any]:
@@ -248,7 +221,7 @@ BEDROCK = ProviderDescriptor(
     ),
     secret_settings=KEY_SETTINGS,
     ready=_ready,
-    build=build_bedrock,
+    build=lambda model, config: build_bedrock(model, config.credentials, config.deadlines),
     missing_hint="AWS のリージョン（AWS_REGION）を設定してください。認証情報は AWS の標準の方法（環境変数・AWS_PROFILE・IAM ロール）で渡します。",
     modules=("boto3", "botocore"),
     extra="bedrock",

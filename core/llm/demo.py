@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.llm.base import LLMReply, LLMRequest, TextStream, Usage, stream_from_reply
+from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream, Usage, stream_from_reply
+from core.llm.descriptor import ClientConfig, ProviderDescriptor
 
 DEMO_LABEL = "デモモデル（オフライン）"
 Persona = Callable[[LLMRequest], str]
@@ -129,3 +130,19 @@ class DemoClient:
 
     def stream(self, request: LLMRequest) -> TextStream:
         return stream_from_reply(self.complete(request))
+
+
+def _build_demo(model: str, config: ClientConfig) -> LLMClient:
+    return DemoClient(model, personas=config.personas)
+
+
+DEMO = ProviderDescriptor(
+    name="demo",
+    label="デモモデル",
+    default_model="katachi-demo",
+    settings=(),
+    secret_settings=(),
+    ready=lambda _credentials: True,  # offline: nothing to configure
+    build=_build_demo,
+    missing_hint="",
+)

@@ -1,6 +1,7 @@
-"""What the settings, the registry and the sidebar need to know about a provider that lives in its own module
-(spec 04: LLMProvider / ProviderRegistry): its label, settings, default model, how to tell it can be called,
-which optional extra installs its SDK, and how to build its client.
+"""What the settings, the client factory and the sidebar need to know about a provider (spec 04: LLMProvider /
+ProviderRegistry): its label, settings, default model, how to tell it can be called, which optional extra
+installs its SDK, and how to build its client. Every provider declares one next to its client and registers
+it with one line in core.llm.providers.
 
 Kept free of any SDK import: `core.settings` reads the descriptors at start-up, and an SDK is imported only
 when its client is built.
@@ -10,12 +11,26 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream
 from core.llm.deadline import Deadlines
 
 Credentials = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """What a descriptor's `build` gets besides the model: the provider's settings by their environment names
+    (keys, regions, base URLs; `core.settings.Settings.provider_values`), the per-call deadlines, the overall
+    timeout, the OpenAI-compatible server profile, and the personas the demo model plays (others ignore them).
+    """
+
+    credentials: Credentials
+    deadlines: Deadlines
+    timeout_s: float = 60.0
+    server: str = "auto"
+    personas: Mapping[str, Callable[[LLMRequest], str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -34,7 +49,7 @@ class ProviderDescriptor:
     settings: tuple[str, ...]
     secret_settings: tuple[str, ...]
     ready: Callable[[Credentials], bool]
-    build: Callable[[str, Credentials, Deadlines], LLMClient]
+    build: Callable[[str, ClientConfig], LLMClient]
     missing_hint: str
     modules: tuple[str, ...] = ()
     extra: str | None = None
@@ -43,11 +58,11 @@ class ProviderDescriptor:
         """The SDK modules of this provider that are not installed (empty when the extra is in)."""
         return [m for m in self.modules if not _installed(m)]
 
-    def client(self, model: str, credentials: Credentials, deadlines: Deadlines) -> LLMClient:
+    def client(self, model: str, config: ClientConfig) -> LLMClient:
         """The provider's client, or one whose calls say which extra to install when its SDK is missing."""
         if self.missing_modules():
             return MissingExtraClient(self.name, model, self.extra or self.name)
-        return self.build(model, credentials, deadlines)
+        return self.build(model, config)
 
 
 class MissingExtraClient:

@@ -188,7 +188,7 @@ GEMINI = ProviderDescriptor(
     settings=(*KEY_SETTINGS, *VERTEX_SETTINGS, "KATACHI_GEMINI_BASE_URL"),
     secret_settings=KEY_SETTINGS,
     ready=_ready,
-    build=build_gemini,
+    build=lambda model, config: build_gemini(model, config.credentials, config.deadlines),
     missing_hint="GEMINI_API_KEY を設定するか、Vertex AI なら GOOGLE_GENAI_USE_VERTEXAI=true と GOOGLE_CLOUD_PROJECT を設定してください。",
     modules=("google.genai",),
     extra="gemini",

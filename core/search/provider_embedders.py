@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.search.embedders import EmbeddingError, Matrix, _clip, _unit_rows
+from core.search.embedder_base import EmbeddingError, Matrix, clip, unit_rows
 from core.settings import EmbeddingSettings
 
 DEFAULT_MODELS = {"bedrock": "amazon.titan-embed-text-v2:0", "gemini": "gemini-embedding-001"}
@@ -30,12 +30,12 @@ class BedrockEmbedder:
     def __init__(self, model: str, credentials: dict[str, str], dimensions: int | None = None):
         from botocore.config import Config  # noqa: PLC0415 - the optional bedrock extra
 
-        from core.llm.bedrock_client import _session  # noqa: PLC0415 - imports boto3 (optional extra)
+        from core.llm.aws import session  # noqa: PLC0415 - imports boto3 (optional extra)
 
         self.model, self.dimensions = model, dimensions
         endpoint = credentials.get("KATACHI_BEDROCK_ENDPOINT_URL") or None
         config = Config(retries={"total_max_attempts": 2})
-        self._client = _session(credentials).client("bedrock-runtime", endpoint_url=endpoint, config=config)
+        self._client = session(credentials).client("bedrock-runtime", endpoint_url=endpoint, config=config)
         self._dim: int | None = dimensions
 
     @property
@@ -63,7 +63,7 @@ class BedrockEmbedder:
             raise EmbeddingError(f"Bedrock の埋め込みに失敗しました（{type(exc).__name__}）。") from None
 
     def _embed(self, texts: Sequence[str], input_type: str) -> Matrix:
-        clipped = _clip(texts)
+        clipped = clip(texts)
         if "cohere." in self.model:
             rows: list[list[float]] = []
             for i in range(0, len(clipped), _BATCH):
@@ -72,7 +72,7 @@ class BedrockEmbedder:
         else:
             extra = {"dimensions": self.dimensions} if self.dimensions else {}
             rows = [self._invoke({"inputText": t, "normalize": True, **extra})["embedding"] for t in clipped]
-        matrix = _unit_rows(np.asarray(rows, dtype=np.float32))
+        matrix = unit_rows(np.asarray(rows, dtype=np.float32))
         self._dim = int(matrix.shape[1])
         return matrix
 
@@ -111,7 +111,7 @@ class GeminiEmbedder:
         from google.genai import types  # noqa: PLC0415 - the optional gemini extra
 
         rows: list[list[float]] = []
-        clipped = _clip(texts)
+        clipped = clip(texts)
         config = types.EmbedContentConfig(task_type=task, output_dimensionality=self.dimensions)
         for i in range(0, len(clipped), _BATCH):
             try:
@@ -121,7 +121,7 @@ class GeminiEmbedder:
             except Exception as exc:  # noqa: BLE001 - google.genai errors
                 raise EmbeddingError(f"Gemini の埋め込みに失敗しました（{type(exc).__name__}）。") from None
             rows.extend(list(e.values or []) for e in response.embeddings or [])
-        matrix = _unit_rows(np.asarray(rows, dtype=np.float32))
+        matrix = unit_rows(np.asarray(rows, dtype=np.float32))
         self._dim = int(matrix.shape[1])
         return matrix
 

@@ -20,7 +20,7 @@ from core.flows.knowledge.interview import TURN_JSON_NAME, entry_schema, turn_sc
 from core.guard.json_guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted
-from core.settings import DEFAULT_MODELS, PROVIDER_LABELS, PROVIDERS, Settings
+from core.settings import Settings, default_model, provider_label, provider_names
 from core.workbench.cost import call_cost
 from core.workbench.prices import Cost
 
@@ -39,7 +39,7 @@ class Target:
 
     @property
     def label(self) -> str:
-        name = f"{PROVIDER_LABELS.get(self.provider, self.provider)} / {self.model}"
+        name = f"{provider_label(self.provider)} / {self.model}"
         return f"現在のクライアント（{name}）" if self.current else name
 
 
@@ -209,14 +209,9 @@ def rerun(request: RerunRequest, clients: Sequence[LLMClient]) -> list[RerunOutc
 
 
 def configured_providers(settings: Settings) -> list[str]:
-    """Providers this server can call: the demo model, OpenAI with a key or a base URL, Anthropic with a key."""
-    usable = {
-        "demo": True,
-        "openai": bool(settings.openai_api_key)
-        or (settings.provider == "openai" and bool(settings.base_url)),
-        "anthropic": bool(settings.anthropic_api_key),
-    }
-    return [p for p in PROVIDERS if usable.get(p, replace(settings, provider=p).has_key)]
+    """Providers this server can call: each registered provider whose descriptor says it is ready (the demo
+    model always; OpenAI with a key or a base URL; Anthropic with a key; the cloud providers with theirs)."""
+    return [p for p in provider_names() if replace(settings, provider=p).has_key]
 
 
 def parse_typed_models(text: str, settings: Settings) -> list[Target]:
@@ -228,7 +223,9 @@ def parse_typed_models(text: str, settings: Settings) -> list[Target]:
         name = piece.strip()
         if not name:
             continue
-        provider, _, model = name.partition(":") if name.split(":", 1)[0] in PROVIDERS else ("", "", name)
+        provider, _, model = (
+            name.partition(":") if name.split(":", 1)[0] in provider_names() else ("", "", name)
+        )
         target = Target(provider or settings.provider, model.strip())
         if target.model and target.provider in usable and target not in out:
             out.append(target)
@@ -239,7 +236,7 @@ def targets(settings: Settings, typed: str = "") -> list[Target]:
     """The current client first, then each configured provider's model, then the typed models."""
     out = [Target(settings.provider, settings.model, current=True)]
     for provider in configured_providers(settings):
-        model = settings.model if provider == settings.provider else DEFAULT_MODELS[provider]
+        model = settings.model if provider == settings.provider else default_model(provider)
         if Target(provider, model) not in out and provider != settings.provider:
             out.append(Target(provider, model))
     out.extend(t for t in parse_typed_models(typed, settings) if t not in out)

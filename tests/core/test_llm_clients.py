@@ -11,8 +11,8 @@ from core.llm.base import JSONSchemaSpec, LLMReply, LLMRequest, ProviderError
 from core.llm.demo import DemoClient, instance_from_schema
 from core.llm.faulty import CORRUPTIONS, FaultyClient, corrupt
 from core.llm.missing_key import MissingKeyClient
-from core.llm.registry import build_client
 from core.llm.replay import ReplayClient, ReplayExhausted
+from core.services.clients import build_client
 from core.settings import Settings, load_settings
 
 TURN = load_schema("knowledge_llm_turn")

@@ -19,11 +19,11 @@ from core.llm.anthropic_client import anthropic_output_schema
 from core.llm.base import LLMClient, ProviderError
 from core.llm.bedrock_client import build_bedrock
 from core.llm.deadline import Deadlines
-from core.llm.descriptor import MissingExtraClient
+from core.llm.descriptor import ClientConfig, MissingExtraClient
 from core.llm.gemini_client import GeminiClient
 from core.llm.providers import DESCRIPTORS
-from core.llm.registry import build_client
 from core.llm.watsonx_client import API_VERSION, WatsonxClient
+from core.services.clients import build_client
 from core.settings import load_settings
 from tests.core.cloud_wire import CloudWire
 from tests.core.wire_server import Scripted
@@ -264,7 +264,7 @@ def test_settings_choose_the_cloud_providers_by_name_and_keep_their_keys_secret(
     missing = DESCRIPTORS["gemini"].__class__(
         **{**DESCRIPTORS["gemini"].__dict__, "modules": ("no_such_sdk_xyz",)}
     )
-    client = missing.client("gemini-x", {}, FAST)
+    client = missing.client("gemini-x", ClientConfig({}, FAST))
     assert isinstance(client, MissingExtraClient) and missing.missing_modules() == ["no_such_sdk_xyz"]
     result = guarded_text(client, MESSAGES)
     assert result.attempts[0].errors == [ProviderError.MESSAGES["missing_extra"]]

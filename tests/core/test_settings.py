@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.llm.openai_client import OpenAIClient
-from core.llm.registry import build_client
 from core.llm.server_profiles import PROFILES
+from core.services.clients import build_client
 from core.settings import DEFAULT_SERVER, SERVER_LABELS, SERVERS, Settings, load_settings
 
 LOCAL = {"KATACHI_PROVIDER": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}

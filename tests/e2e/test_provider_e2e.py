@@ -61,7 +61,7 @@ def test_the_configured_provider_answers_the_first_session_and_after_a_restart( 
         page.goto(f"{app.url}/knowledge")  # a deep link is the very first thing this server sees
         wait_idle(page)
         sidebar = page.get_by_test_id("stSidebar").inner_text()
-        assert "デモモデル（オフライン）" not in sidebar and "APIキー: 設定済み" in sidebar
+        assert "デモモデル（オフライン）" not in sidebar and "認証情報: 設定済み" in sidebar
         provider_box = page.get_by_test_id("stSidebar").get_by_role("combobox", name="プロバイダー")
         assert provider_box.input_value() == "openai: OpenAI・互換サーバー"
         _send_knowledge_turn(page, "秘密保持期間を3年に限定されました")

@@ -45,9 +45,9 @@ from core.flows.knowledge.turn import run_turn as knowledge_turn
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream
-from core.llm.registry import build_client
 from core.people import LOCAL_PERSON
 from core.search.vectors import open_chroma
+from core.services.clients import build_client
 from core.settings import Settings
 from core.store import open_store
 

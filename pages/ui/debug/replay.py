@@ -14,7 +14,7 @@ from core.debuglog.events import DebugEvent
 from core.flows import review_chat
 from core.flows.review_chat import FLOW as REVIEW_FLOW
 from core.flows.review_chat import ReviewRecord
-from core.settings import PROVIDER_LABELS
+from core.settings import provider_label
 from core.text.export import csv_text
 from core.workbench.replay import ReplayReport, conversations, replay
 from core.workbench.replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
@@ -70,7 +70,7 @@ def _show(report: ReplayReport) -> None:
     st.markdown(f"**{plain_label(report.summary)}**")
     conversation = st.session_state.get(RESULT_FOR, "-")
     st.caption(
-        f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{PROVIDER_LABELS.get(report.provider, report.provider)} / {report.model}')}"
+        f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{provider_label(report.provider)} / {report.model}')}"
     )
     rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
     st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")

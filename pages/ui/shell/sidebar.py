@@ -13,7 +13,7 @@ import uuid
 import streamlit as st
 
 from core.services import DESCRIPTORS, remembered_forms
-from core.settings import PROVIDER_LABELS, PROVIDERS, SERVER_LABELS, SERVERS, Settings
+from core.settings import SERVER_LABELS, SERVERS, Settings, provider_label, provider_names
 from pages.ui.shell import state
 
 FORM_LABELS = {
@@ -89,29 +89,20 @@ def _provider_fields(current: Settings) -> None:
         form = remembered_forms().get(url)
         if form:
             st.caption(f":material/data_object: このサーバーで使える形式: {FORM_LABELS.get(form, form)}")
-    descriptor = DESCRIPTORS.get(provider)
-    missing = descriptor.missing_modules() if descriptor else []
-    if descriptor and missing:
+    descriptor = DESCRIPTORS[provider]
+    missing = descriptor.missing_modules()
+    if missing:
         st.warning(
             f"{descriptor.label} を使うための追加パッケージがインストールされていません（{', '.join(missing)}）。"
             f"`pip install 'katachi[{descriptor.extra}]'` でインストールしてから、アプリを再起動してください。",
             icon=":material/extension_off:",
         )
     if current.has_key:
-        what = "認証情報" if descriptor else "APIキー"
-        st.caption(f":material/key: {what}: 設定済み（値は表示しません）")
-    elif descriptor:
-        st.warning(
-            f"{descriptor.label} の認証情報が足りません。{descriptor.missing_hint}"
-            "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
-            icon=":material/key_off:",
-        )
-        st.button(
-            "デモモデルに切り替える", key=_key("use_demo"), on_click=_use_demo, icon=":material/science:"
-        )
+        if descriptor.secret_settings:
+            st.caption(":material/key: 認証情報: 設定済み（値は表示しません）")
     else:
         st.warning(
-            f"{PROVIDER_LABELS[provider]} のAPIキーが設定されていません。このままでは呼び出しがエラーになります。"
+            f"{descriptor.label} の認証情報が足りません。{descriptor.missing_hint}"
             "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
             icon=":material/key_off:",
         )
@@ -121,9 +112,8 @@ def _provider_fields(current: Settings) -> None:
 
 
 def _provider_label(provider: str) -> str:
-    descriptor = DESCRIPTORS.get(provider)
-    extra = "（追加パッケージ未インストール）" if descriptor and descriptor.missing_modules() else ""
-    return f"{provider}: {PROVIDER_LABELS[provider]}{extra}"
+    extra = "（追加パッケージ未インストール）" if DESCRIPTORS[provider].missing_modules() else ""
+    return f"{provider}: {provider_label(provider)}{extra}"
 
 
 def render() -> None:
@@ -137,7 +127,7 @@ def render() -> None:
             ss[key] = current.provider
         st.selectbox(
             "プロバイダー",
-            PROVIDERS,
+            provider_names(),
             format_func=_provider_label,
             key=key,
             on_change=_apply,

@@ -21,9 +21,9 @@ from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.llm.demo import Persona
 from core.llm.providers import DESCRIPTORS
-from core.llm.registry import build_client
 from core.llm.server_profiles import remembered_forms
 from core.search.embedders import Embedder, build_embedder
+from core.services.clients import build_client
 from core.settings import Settings
 from core.store import StoreUnavailable, open_store
 
