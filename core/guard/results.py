@@ -9,8 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from core.debuglog import trace
 from core.debuglog.events import DebugEvent, DebugSink
-from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, ProviderError
-from core.llm.replay import ReplayExhausted
+from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
 
 ERROR_MESSAGES = {
     "parse_error": "LLMの出力をJSONとして読み取れませんでした。",
@@ -151,19 +150,15 @@ def emit(sink: DebugSink | None, event: DebugEvent) -> None:
 def call_client(
     client: LLMClient, request: LLMRequest
 ) -> tuple[LLMReply | None, ProviderError | None, float]:
-    """One client call: (reply, None, latency) or (None, ProviderError, latency); never raises."""
+    """One client call: (reply, None, latency) or (None, ProviderError, latency).
+
+    Only ProviderError is a result: the clients turn what the SDKs and servers raise into one at their
+    boundary (core.llm.sdk_errors). Anything else is a bug of ours (or a test's ReplayClient with too few
+    outputs) and raises.
+    """
     start = time.perf_counter()
     try:
         reply = client.complete(request)
         return reply, None, reply.latency_ms or (time.perf_counter() - start) * 1000
     except ProviderError as exc:
         return None, exc, (time.perf_counter() - start) * 1000
-    except ReplayExhausted:
-        raise  # a test recorded too few outputs: that must fail the test, not become a result
-    except MALFORMED as exc:  # an unreadable reply a client did not map itself is a result too
-        return None, unexpected_error(exc), (time.perf_counter() - start) * 1000
-
-
-def unexpected_error(exc: BaseException) -> ProviderError:
-    """A ProviderError("malformed") for an exception a client did not map itself (the guard's belt)."""
-    return ProviderError("malformed", f"{type(exc).__name__}: {exc}"[:500])

@@ -19,11 +19,9 @@ from core.guard.results import (
     reply_fields,
     request_fields,
     trace_fields,
-    unexpected_error,
     user_message,
 )
-from core.llm.base import MALFORMED, LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
-from core.llm.replay import ReplayExhausted
+from core.llm.base import LLMClient, LLMReply, LLMRequest, Message, ProviderError, TextStream
 
 
 class GuardedStream:
@@ -61,14 +59,11 @@ class GuardedStream:
                     stream.close()  # a runaway reply: stop reading it
                     break
             reply = stream.reply
-        except ReplayExhausted:
-            raise  # a test recorded too few outputs
-        except (ProviderError, *MALFORMED) as exc:  # a failure mid-stream is a result too
-            error = exc if isinstance(exc, ProviderError) else unexpected_error(exc)
+        except ProviderError as exc:  # a failure mid-stream is a result too (the client mapped it)
             self.result = _text_failure(
                 _Call(self._client, self._request, self._sink, self.call_id, self._where),
                 "".join(parts),
-                error,
+                exc,
                 (time.perf_counter() - start) * 1000,
             )
             return
@@ -208,7 +203,8 @@ def guarded_text(
     max_tokens: int | None = None,
     temperature: float | None = None,
 ) -> GuardResult[str]:
-    """Free-text call through the guard (summaries, RAG answers, reflection): a result, never an exception.
+    """Free-text call through the guard (summaries, RAG answers, reflection): a result for every provider
+    failure (ProviderError); a bug of ours raises.
 
     `max_tokens` defaults to the flow's (core.guard.reply_limits, by `tags["flow"]`); the result's text is
     capped at the flow's characters with a notice, `raw` keeps the whole reply.

@@ -100,12 +100,6 @@ class LLMClient(Protocol):
     def stream(self, request: LLMRequest) -> TextStream: ...
 
 
-# What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
-# events of the wrong shape or order; json.JSONDecodeError is a ValueError): each becomes
-# ProviderError("malformed") in the clients, and the guard maps any that slip through.
-MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError, AssertionError)
-
-
 class ProviderError(Exception):
     """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key | missing_extra."""
 

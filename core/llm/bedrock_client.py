@@ -18,7 +18,6 @@ from typing import Any
 from core.contracts.strict_copies import strict_copy
 from core.llm.aws import REGION_SETTINGS, region, sdk_version, session
 from core.llm.base import (
-    MALFORMED,
     LLMClient,
     LLMReply,
     LLMRequest,
@@ -30,7 +29,7 @@ from core.llm.base import (
 )
 from core.llm.deadline import Deadlines
 from core.llm.descriptor import Credentials, ProviderDescriptor
-from core.llm.sdk_errors import malformed
+from core.llm.sdk_errors import MALFORMED, malformed
 
 KEY_SETTINGS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
 _STOP = {

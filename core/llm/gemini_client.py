@@ -15,7 +15,6 @@ from typing import Any
 import httpx2
 
 from core.llm.base import (
-    MALFORMED,
     LLMClient,
     LLMReply,
     LLMRequest,
@@ -27,7 +26,7 @@ from core.llm.base import (
 )
 from core.llm.deadline import Deadlines
 from core.llm.descriptor import Credentials, ProviderDescriptor, first, flag
-from core.llm.sdk_errors import malformed, sanitize
+from core.llm.sdk_errors import MALFORMED, malformed, sanitize
 
 KEY_SETTINGS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 VERTEX_SETTINGS = ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION")

@@ -8,7 +8,7 @@ from core.debuglog.events import events_from_jsonl
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 
 
-class ReplayExhausted(AssertionError):
+class ReplayExhausted(RuntimeError):
     """More calls were made than outputs were recorded."""
 
 

@@ -13,9 +13,11 @@ hidden from lists, searches and lookups and keep their versions and turns.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.debuglog.kept_going import kept_going
 from core.flows.knowledge.index import KnowledgeIndex, SimilarEntry
 from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS
 from core.flows.knowledge.stores import store_errors
@@ -23,6 +25,8 @@ from core.people import Person
 from core.store.knowledge.entries import ENTRY_FIELDS, KnowledgeBaseRepository, StaleEntryError
 from core.store.knowledge.interviews import KnowledgeRepository
 from core.text.safe import FIELD_MAX_CHARS, TITLE_MAX_CHARS, safe_fields
+
+log = logging.getLogger(__name__)
 
 UPDATED_FROM_INTERVIEW = "聞き取りから更新"
 UPDATED_AS_DUPLICATE = "類似の聞き取りから更新"
@@ -101,7 +105,7 @@ def _reindex(index: KnowledgeIndex | None, entry_id: int) -> None:
     try:
         index.index(entry_id)
     except Exception:  # noqa: BLE001 - chromadb raises many types; reconcile_knowledge_index catches up
-        return
+        kept_going(log, f"knowledge entry {entry_id}: vector not updated, left to the reconcile")
 
 
 def draft_duplicates(
@@ -114,6 +118,7 @@ def draft_duplicates(
     try:
         return index.near_duplicates(entry)
     except Exception:  # noqa: BLE001 - SQLAlchemy and chromadb raise many types; the save must not be blocked
+        kept_going(log, "near-duplicate lookup failed; saving without asking")
         return []
 
 

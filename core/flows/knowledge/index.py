@@ -16,6 +16,7 @@ near-duplicates are entries within `NEAR_DUPLICATE_DISTANCE`, or with the same c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,12 +25,15 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
+from core.debuglog.kept_going import kept_going
 from core.flows.chat_item import ChatItem
 from core.flows.knowledge.items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
 from core.search.vectors import get_collection, relevance_score
 from core.store.knowledge.entries import KnowledgeBaseRepository
 from core.text.textnorm import fold
+
+log = logging.getLogger(__name__)
 
 COLLECTION = "knowledge_entries"
 SIMILAR_K = 3  # the closest few
@@ -276,5 +280,6 @@ def find_references(
     try:
         return [s.entry for s in index.similar(case_text(items), interview_id=interview_id)]
     except Exception:  # noqa: BLE001 - SQLAlchemy and chromadb raise many types; the interview goes on
+        kept_going(log, "similar-knowledge lookup failed; the turn goes on without references")
         notices.append(NOTICE_NO_REFERENCES)
         return []

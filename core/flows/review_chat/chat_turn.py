@@ -12,6 +12,7 @@ returns once the rally is saved, and the next turn waits for a summary still run
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core.debuglog import trace
 from core.debuglog.events import DebugSink
+from core.debuglog.kept_going import kept_going
 from core.flows.chat_item import ChatItem, assistant_item, error_item, user_item
 from core.flows.review_chat.notices import (
     STORE_FAILED,
@@ -48,6 +50,8 @@ from core.llm.base import LLMClient
 from core.store.review.models import ReviewRecord, ThreadState
 from core.store.review.repository import ReviewRepository
 from core.text.safe import clean_text
+
+log = logging.getLogger(__name__)
 
 UNEXPECTED_ERROR = "unexpected_error"
 
@@ -196,6 +200,7 @@ def _summarize(
     try:
         result.summary = summarize_if_due(repo, client, result.thread_id, sink=sink)
     except Exception:  # noqa: BLE001 - the reply is shown and stored; a bug after it must not hide it
+        kept_going(log, "summary after a stored reply failed", sink, step="summary")
         result.notices.append(("error", UNEXPECTED_AFTER))
         return result
     result.notices.extend(summary_notices(result.summary))
@@ -218,5 +223,6 @@ def run_turn(
         plan = prepare_turn(repo, review, thread_id, chat_history, user_input, worker=worker)
         reply = request_reply(client, plan, sink=sink)
     except Exception:  # noqa: BLE001 - as on the page: an untranslated error becomes a message, not a traceback
+        kept_going(log, "review turn failed before a reply", sink, step="turn")
         return unexpected_failure(user_input, thread_id=thread_id)
     return finish_turn(repo, client, plan, reply, sink=sink, worker=worker)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from core.contracts.schemas import load_schema
+from core.debuglog.kept_going import kept_going
 from core.flows.diagnosis.constants import (
     DIAGNOSTIC_TEMPERATURE,
     DONT_KNOW,
@@ -55,6 +57,8 @@ from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
 from core.guard.json_guard import GuardResult, guarded_json
 
+log = logging.getLogger(__name__)
+
 RESOLVED_CHOICES = [
     {"value": "yes", "label": "解決しました"},
     {"value": "no", "label": "解決していません"},
@@ -104,6 +108,7 @@ def _rag_query(session: SessionState, deps: DiagnosisDeps) -> tuple[str, list[di
             sink=deps.sink,
         )
     except Exception:  # noqa: BLE001 - any failure of the index (Chroma, disk) must not end the interview
+        kept_going(log, "manual search failed; diagnosing without the manual", deps.sink, step="rag")
         return "", []
     return build_rag_context(answer.answer, answer.sources), list(answer.sources)
 
