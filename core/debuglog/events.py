@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from core.text.export import csv_text
 
@@ -24,13 +24,30 @@ _SECRET_VALUES = [
 ]
 
 
+# What a debug event records: a model call, a repair request, a failed attempt, the call's result, a note.
+EventKind = Literal["call", "repair", "error", "result", "note"]
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
+# Why a guarded call failed (core.guard); each has a Japanese sentence in core.guard.error_texts.
+ErrorType = Literal[
+    "provider_error",
+    "parse_error",
+    "schema_error",
+    "truncated",
+    "refusal",
+    "empty_output",
+    "unexpected_error",
+]
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
+
+
 @dataclass
 class DebugEvent:
-    """One step of an LLM call. kind: call | repair | error | result | note."""
+    """One step of an LLM call (`kind`). `error_type` is an ErrorType for events the guard wrote; an imported
+    log or a note may carry another name (kept as it was)."""
 
     flow: str
     step: str
-    kind: str
+    kind: EventKind
     ts: float = field(default_factory=time.time)
     call_id: str = ""
     attempt: int = 0

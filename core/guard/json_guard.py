@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.contracts.schemas import validation_errors
-from core.debuglog.events import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink, ErrorType
 from core.guard.clamps import clamp_numbers
 from core.guard.local_repair import parse_json_locally
 from core.guard.reply_limits import cap_strings, limits_for
@@ -150,7 +150,9 @@ def guarded_json(
     spec = JSONSchemaSpec(name, wire_schema if wire_schema is not None else schema)
     field_names = list(schema.get("properties", {}))
     stack, attempts = list(messages), []
-    raw, error_type, errors = "", None, []  # type: str, str | None, list[str]
+    raw = ""
+    error_type: ErrorType | None = None
+    errors: list[str] = []
     for number in range(1, max_repairs + 2):
         request = LLMRequest(stack, spec, max_tokens=max_tokens, temperature=temperature, tags=tags)
         reply, exc, latency = call_client(client, request)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from core.debuglog import trace
-from core.debuglog.events import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink, ErrorType
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
 
 ERROR_MESSAGES = {
@@ -33,7 +33,7 @@ class Attempt:
     finish_reason: str = ""
     fixes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    error_type: str | None = None
+    error_type: ErrorType | None = None
     usage: dict[str, int] = field(default_factory=dict)
     latency_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -118,7 +118,7 @@ class GuardResult(Generic[T]):
     ok: bool
     data: T | None = None
     raw: str = ""
-    error_type: str | None = None
+    error_type: ErrorType | None = None
     errors: list[str] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     message: str = ""  # Japanese text for a staff member when not ok

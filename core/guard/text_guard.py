@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from core.debuglog.events import DebugEvent, DebugSink
+from core.debuglog.events import DebugEvent, DebugSink, ErrorType, EventKind
 from core.guard.reply_limits import MAX_RAW_CHARS, cap_notice, cap_text, limits_for
 from core.guard.results import (
     Attempt,
@@ -97,7 +97,7 @@ class _Call:
     where: dict[str, Any]
 
 
-def _log(call: _Call, attempt: Attempt, kind: str, errors: list[str]) -> None:
+def _log(call: _Call, attempt: Attempt, kind: EventKind, errors: list[str]) -> None:
     """The call (or error) event of a text call, then its result event (one model call per text call)."""
     client, request, sink = call.client, call.request, call.sink
     if sink is None:
@@ -157,7 +157,8 @@ def _text_failure(call: _Call, partial: str, exc: ProviderError, latency: float)
 
 def _text_result(call: _Call, reply: LLMReply) -> GuardResult[str]:
     request = call.request
-    error_type, errors = None, []
+    error_type: ErrorType | None = None
+    errors: list[str] = []
     if reply.finish_reason == "refusal":
         error_type, errors = "refusal", [reply.text or "refusal"]
     elif not reply.text.strip():

@@ -10,13 +10,28 @@ import anthropic
 import httpx2
 
 from core.contracts.strict_copies import strict_copy
-from core.llm.base import LLMReply, LLMRequest, Message, ProviderError, TextStream, Usage, base_host
+from core.llm.base import (
+    FinishReason,
+    LLMReply,
+    LLMRequest,
+    Message,
+    ProviderError,
+    TextStream,
+    Usage,
+    as_finish_reason,
+    base_host,
+)
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
 
 CONVERSATION_START = "（会話の開始）"
-_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "refusal"}
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "refusal": "refusal",
+}
 
 
 def map_anthropic_error(exc: Exception, api_key: str | None = None) -> ProviderError:
@@ -119,7 +134,7 @@ class AnthropicClient:
         schema = params.get("output_config", {}).get("format", {}).get("schema")
         return LLMReply(
             text=text,
-            finish_reason=_FINISH.get(stop, stop),
+            finish_reason=as_finish_reason(stop, _FINISH),
             usage=Usage(
                 input_tokens=(usage.input_tokens or 0) if usage else 0,
                 output_tokens=(usage.output_tokens or 0) if usage else 0,

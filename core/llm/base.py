@@ -5,10 +5,38 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 from urllib.parse import urlsplit
 
 Message = dict[str, str]
+# How a reply ended ("error": a stream that failed part-way, kept with what had arrived).
+FinishReason = Literal["stop", "length", "refusal", "content_filter", "other", "error"]
+FINISH_REASONS: tuple[FinishReason, ...] = get_args(FinishReason)
+# What kind of provider failure a ProviderError is; each has a Japanese sentence (ProviderError.MESSAGES).
+ProviderErrorKind = Literal[
+    "timeout",
+    "rate_limit",
+    "server_error",
+    "auth",
+    "connection",
+    "bad_request",
+    "malformed",
+    "missing_key",
+    "missing_extra",
+]
+PROVIDER_ERROR_KINDS: tuple[ProviderErrorKind, ...] = get_args(ProviderErrorKind)
+
+
+def as_finish_reason(value: str | None, mapping: dict[str, FinishReason] | None = None) -> FinishReason:
+    """A provider's stop reason in our vocabulary: through `mapping` (the provider's names), kept when it is
+    already ours, else "other" (e.g. Anthropic's pause_turn)."""
+    value = value or "stop"
+    if mapping and value in mapping:
+        return mapping[value]
+    for known in FINISH_REASONS:
+        if value == known:
+            return known
+    return "other"
 
 
 @dataclass(frozen=True)
@@ -54,7 +82,7 @@ class LLMReply:
     """
 
     text: str
-    finish_reason: str = "stop"
+    finish_reason: FinishReason = "stop"
     usage: Usage = field(default_factory=Usage)
     latency_ms: float = 0.0
     provider: str = ""
@@ -103,7 +131,7 @@ class LLMClient(Protocol):
 class ProviderError(Exception):
     """A provider call failed. kind: timeout | rate_limit | server_error | auth | connection | bad_request | malformed | missing_key | missing_extra."""
 
-    MESSAGES: ClassVar[dict[str, str]] = {
+    MESSAGES: ClassVar[dict[ProviderErrorKind, str]] = {
         "timeout": "LLMの応答がタイムアウトしました。しばらく待ってから再試行してください。",
         "rate_limit": "LLMの利用上限（429: レート制限）に達しました。少し時間をおいて再試行してください。",
         "server_error": "LLMのサーバーでエラーが発生しました（5xx）。時間をおいて再試行してください。",
@@ -115,7 +143,13 @@ class ProviderError(Exception):
         "missing_key": "このプロバイダーのAPIキーが設定されていません。環境変数か .streamlit/secrets.toml で設定するか、サイドバーでデモモデルを選んでください。",
     }
 
-    def __init__(self, kind: str, detail: str = "", status: int | None = None, request_id: str | None = None):
+    def __init__(
+        self,
+        kind: ProviderErrorKind,
+        detail: str = "",
+        status: int | None = None,
+        request_id: str | None = None,
+    ):
         self.kind = kind
         self.detail = detail
         self.status = status

@@ -18,12 +18,15 @@ from typing import Any
 from core.contracts.strict_copies import strict_copy
 from core.llm.aws import REGION_SETTINGS, region, sdk_version, session
 from core.llm.base import (
+    FinishReason,
     LLMClient,
     LLMReply,
     LLMRequest,
     ProviderError,
+    ProviderErrorKind,
     TextStream,
     Usage,
+    as_finish_reason,
     base_host,
     stream_from_reply,
 )
@@ -32,7 +35,7 @@ from core.llm.descriptor import Credentials, ProviderDescriptor
 from core.llm.sdk_errors import MALFORMED, malformed
 
 KEY_SETTINGS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
-_STOP = {
+_STOP: dict[str, FinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "stop",
@@ -66,7 +69,7 @@ def map_bedrock_error(exc: BaseException) -> ProviderError:
     status, code = meta.get("HTTPStatusCode"), exc.response.get("Error", {}).get("Code", "")
     request_id = meta.get("RequestId")
     if code in _TIMEOUT_CODES or status == 408:
-        kind = "timeout"
+        kind: ProviderErrorKind = "timeout"
     elif code == "ThrottlingException" or status == 429:
         kind = "rate_limit"
     elif isinstance(status, int) and status >= 500:
@@ -148,7 +151,7 @@ class BedrockConverseClient:
         tool = params.get("toolConfig", {}).get("tools", [{}])[0].get("toolSpec")
         return LLMReply(
             text=text,
-            finish_reason=_STOP.get(stop, stop),
+            finish_reason=as_finish_reason(stop, _STOP),
             usage=Usage(
                 input_tokens=int(usage.get("inputTokens") or 0),
                 output_tokens=int(usage.get("outputTokens") or 0),

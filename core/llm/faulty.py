@@ -7,10 +7,22 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
+from core.llm.base import (
+    LLMClient,
+    LLMReply,
+    LLMRequest,
+    ProviderError,
+    ProviderErrorKind,
+    TextStream,
+    stream_from_reply,
+)
 
 CORRUPTIONS = ("code_fence", "prose", "trailing_comma", "missing_field", "wrong_enum", "truncated")
-PROVIDER_ERRORS = {"timeout": "timeout", "rate_limit": "rate_limit", "server_error": "server_error"}
+PROVIDER_ERRORS: dict[str, ProviderErrorKind] = {
+    "timeout": "timeout",
+    "rate_limit": "rate_limit",
+    "server_error": "server_error",
+}
 FAULT_KINDS = (*PROVIDER_ERRORS, *CORRUPTIONS)
 
 

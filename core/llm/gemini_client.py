@@ -15,10 +15,12 @@ from typing import Any
 import httpx2
 
 from core.llm.base import (
+    FinishReason,
     LLMClient,
     LLMReply,
     LLMRequest,
     ProviderError,
+    ProviderErrorKind,
     TextStream,
     Usage,
     base_host,
@@ -33,7 +35,7 @@ VERTEX_SETTINGS = ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GOOGLE_
 _REFUSALS = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "IMAGE_SAFETY"}
 
 
-def _finish(reason: str) -> str:
+def _finish(reason: str) -> FinishReason:
     if reason == "STOP":
         return "stop"
     if reason == "MAX_TOKENS":
@@ -64,7 +66,7 @@ def map_gemini_error(exc: BaseException, api_key: str | None) -> ProviderError:
     if not isinstance(code, int):
         return malformed(exc, api_key)
     if code == 429:
-        kind = "rate_limit"
+        kind: ProviderErrorKind = "rate_limit"
     elif code in (408, 504):
         kind = "timeout"
     elif code >= 500:

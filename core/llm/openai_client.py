@@ -10,7 +10,16 @@ from typing import Any
 import httpx2
 import openai
 
-from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, Usage, base_host
+from core.llm.base import (
+    FinishReason,
+    LLMReply,
+    LLMRequest,
+    ProviderError,
+    TextStream,
+    Usage,
+    as_finish_reason,
+    base_host,
+)
 from core.llm.deadline import Deadlines
 from core.llm.deadline_transport import deadline_http_client, httpx_timeout
 from core.llm.sdk_errors import MALFORMED, malformed, map_sdk_error, sanitize
@@ -44,13 +53,13 @@ def _cached_tokens(usage: Any) -> int:
     return int(getattr(details, "cached_tokens", 0) or 0)
 
 
-def _message_text(completion: Any) -> tuple[str, str]:
+def _message_text(completion: Any) -> tuple[str, FinishReason]:
     """(text, finish reason) of a ChatCompletion; anything else raises AttributeError (malformed)."""
     choice = completion.choices[0] if completion.choices else None
     if choice is None:
         return "", "other"
     message = choice.message
-    finish = choice.finish_reason or "other"
+    finish = as_finish_reason(choice.finish_reason or "other")
     if getattr(message, "refusal", None):
         return str(message.refusal), "refusal"
     return str(message.content or ""), finish
@@ -221,7 +230,7 @@ class OpenAIClient:
         def gen() -> Iterator[str]:
             parts: list[str] = []
             refusal = False
-            finish = "other"
+            finish: FinishReason = "other"
             usage: Any = None
             ttft: float | None = None
             try:
@@ -231,7 +240,7 @@ class OpenAIClient:
                             usage = chunk.usage
                         for choice in chunk.choices or []:
                             if choice.finish_reason:
-                                finish = choice.finish_reason
+                                finish = as_finish_reason(choice.finish_reason)
                             delta = choice.delta
                             piece = delta.content if delta is not None else None
                             if delta is not None and getattr(delta, "refusal", None):

@@ -7,7 +7,7 @@ from types import ModuleType
 
 import httpx2
 
-from core.llm.base import ProviderError
+from core.llm.base import ProviderError, ProviderErrorKind
 
 # What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
 # events of the wrong shape or order): each becomes ProviderError("malformed"), never reaches a page.
@@ -42,7 +42,7 @@ def map_sdk_error(sdk: ModuleType, exc: Exception, api_key: str | None = None) -
     status = getattr(exc, "status_code", None)
     detail = sanitize(f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}", api_key)
     if isinstance(exc, sdk.APITimeoutError) or status == 408:
-        kind = "timeout"
+        kind: ProviderErrorKind = "timeout"
     elif isinstance(exc, sdk.APIConnectionError):
         kind = "connection"
     elif isinstance(exc, sdk.RateLimitError) or status == 429:

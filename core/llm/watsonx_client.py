@@ -19,12 +19,15 @@ from typing import Any
 import httpx2
 
 from core.llm.base import (
+    FinishReason,
     LLMClient,
     LLMReply,
     LLMRequest,
     ProviderError,
+    ProviderErrorKind,
     TextStream,
     Usage,
+    as_finish_reason,
     base_host,
     stream_from_reply,
 )
@@ -36,7 +39,7 @@ from core.llm.sdk_errors import MALFORMED, malformed, sanitize
 API_VERSION = "2024-10-08"  # the `version` query parameter the chat API requires
 DEFAULT_IAM_URL = "https://iam.cloud.ibm.com"
 KEY_SETTINGS = ("WATSONX_APIKEY", "WATSONX_API_KEY", "WATSONX_TOKEN")
-_FINISH = {
+_FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "eos_token": "stop",
     "length": "length",
@@ -46,7 +49,7 @@ _FINISH = {
 _TOKEN_MARGIN_S = 60.0
 
 
-def _kind(status: int) -> str:
+def _kind(status: int) -> ProviderErrorKind:
     if status == 429:
         return "rate_limit"
     if status in (408, 504):
@@ -153,7 +156,7 @@ class WatsonxClient:
         fmt = body.get("response_format")
         return LLMReply(
             text=text if isinstance(text, str) else json.dumps(text, ensure_ascii=False),
-            finish_reason=_FINISH.get(finish, finish),
+            finish_reason=as_finish_reason(finish, _FINISH),
             usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,

@@ -115,13 +115,13 @@ def test_finish_reasons(wire_server: WireServer, finish: str, expected: str) -> 
     assert reply.finish_reason == expected and reply.text == "partial"
 
 
-def test_stop_sequence_maps_to_stop_and_unknown_passes_through(wire_server: WireServer) -> None:
+def test_stop_sequence_maps_to_stop_and_an_unknown_reason_is_other(wire_server: WireServer) -> None:
     wire_server.enqueue(
         Scripted.text_reply("x", finish="stop_sequence"), Scripted.text_reply("y", finish="pause_turn")
     )
     client = make(wire_server)
     assert client.complete(LLMRequest(SIMPLE)).finish_reason == "stop"
-    assert client.complete(LLMRequest(SIMPLE)).finish_reason == "pause_turn"
+    assert client.complete(LLMRequest(SIMPLE)).finish_reason == "other"  # pause_turn: not in our vocabulary
 
 
 def test_refusal(wire_server: WireServer) -> None:
