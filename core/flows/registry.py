@@ -1,8 +1,10 @@
-"""The flows of the app in one table: flow name -> FlowInfo (its chat key and its demo persona).
+"""The flows of the app in one table: flow name -> FlowInfo, every per-flow fact the shell, the guard and the
+workbench need. Adding a flow is its package, its page and one line in FLOWS.
 
-Each flow's demo module exposes its persona function; this table is where they are collected, so that
-core.llm never imports a flow. The shell (pages/ui/shell/nav.py names each page's flow from here) and tests or
-scripts that want the demo model to play the flows take the personas from `demo_personas()`.
+Each flow's modules declare their parts (demo persona, reply limits, replay runner and key fields); this
+table collects them, so core.llm, core.guard and core.workbench never name a flow. The shell
+(pages/ui/shell/nav.py) names each page's flow from here; tests and scripts that want the demo model to play
+the flows take the personas from `demo_personas()`.
 """
 
 from __future__ import annotations
@@ -10,37 +12,97 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.flows.diagnosis import replaying as diagnosis_replay
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
+from core.flows.diagnosis.constants import REPLY_LIMITS as DIAGNOSIS_LIMITS
 from core.flows.diagnosis.demo import persona as diagnosis_persona
+from core.flows.knowledge import replaying as knowledge_replay
 from core.flows.knowledge.demo import knowledge_persona
 from core.flows.knowledge.interview import FLOW as KNOWLEDGE
+from core.flows.knowledge.interview import REPLY_LIMITS as KNOWLEDGE_LIMITS
+from core.flows.knowledge.interview import STEP_TURN
+from core.flows.memory import replaying as memory_replay
 from core.flows.memory.constants import FLOW as MEMORY
+from core.flows.memory.constants import REPLY_LIMITS as MEMORY_LIMITS
 from core.flows.memory.demo import memory_persona
+from core.flows.replaying import ReplayFactory, TurnKeys, no_keys
+from core.flows.review_chat import replaying as review_replay
 from core.flows.review_chat.constants import FLOW as REVIEW
+from core.flows.review_chat.constants import REPLY_LIMITS as REVIEW_LIMITS
+from core.flows.review_chat.constants import STEP_REPLY
+from core.flows.review_chat.continuation import STEP_CONTINUE
 from core.flows.review_chat.demo import review_persona
+from core.guard.reply_limits import ReplyLimits
 from core.llm.demo import DemoClient, Persona
 
 
 @dataclass(frozen=True)
 class FlowInfo:
-    """One flow as the shell sees it.
+    """One flow as the shell, the guard and the workbench see it.
 
     name: the flow tag, used as the chat key (`st.session_state.chat[name]`), as `tags["flow"]` of the
-    flow's LLM calls (debug log grouping) and as the key of its demo persona.
+    flow's LLM calls (debug log grouping, reply limits) and as the key of its demo persona.
     demo_persona: what the offline demo model plays for requests tagged with this flow.
+    reply_limits: output tokens asked for and characters kept per reply (core.guard.reply_limits).
+    replay: builds a runner that sends recorded turns through the flow's real turn code (core.flows.replaying).
+    primary_steps: the steps of a turn's calls the replay compares (background work is left out).
+    turn_keys / key_label / second_key_label: the turn's key fields the replay compares, and their labels.
+    call_free_turns: a turn may need no model call (a diagnosis button that only moves the interview on).
+    request_turns: recorded requests are replayed one by one in log order (several may share a turn number).
     """
 
     name: str
     demo_persona: Persona
+    reply_limits: ReplyLimits
+    replay: ReplayFactory
+    primary_steps: frozenset[str]
+    turn_keys: TurnKeys = no_keys
+    key_label: str | None = None
+    second_key_label: str | None = None
+    call_free_turns: bool = False
+    request_turns: bool = False
 
 
 FLOWS: dict[str, FlowInfo] = {
     info.name: info
     for info in (
-        FlowInfo(KNOWLEDGE, knowledge_persona),  # spec 00 + 01
-        FlowInfo(REVIEW, review_persona),  # spec 02
-        FlowInfo(MEMORY, memory_persona),  # spec 03
-        FlowInfo(DIAGNOSIS, diagnosis_persona),  # spec 04
+        FlowInfo(  # spec 00 + 01
+            KNOWLEDGE,
+            knowledge_persona,
+            KNOWLEDGE_LIMITS,
+            knowledge_replay.knowledge_runner,
+            frozenset({STEP_TURN}),
+            knowledge_replay.turn_keys,
+            key_label="フェーズ",
+        ),
+        FlowInfo(  # spec 02
+            REVIEW,
+            review_persona,
+            REVIEW_LIMITS,
+            review_replay.review_runner,
+            frozenset({STEP_REPLY, STEP_CONTINUE}),
+        ),
+        FlowInfo(  # spec 03
+            MEMORY,
+            memory_persona,
+            MEMORY_LIMITS,
+            memory_replay.memory_runner,
+            frozenset({"chat", "continue"}),
+            memory_replay.turn_keys,
+            key_label="感情",
+        ),
+        FlowInfo(  # spec 04
+            DIAGNOSIS,
+            diagnosis_persona,
+            DIAGNOSIS_LIMITS,
+            diagnosis_replay.diagnosis_runner,
+            diagnosis_replay.STEPS,
+            diagnosis_replay.diagnosis_keys,
+            key_label="行動",
+            second_key_label="緊急度",
+            call_free_turns=True,
+            request_turns=True,
+        ),
     )
 }
 

@@ -24,13 +24,15 @@ class ReplyLimits:
     max_chars: int = DEFAULT_MAX_CHARS
 
 
-# Flow tag -> limits (the flows' tags: core.flows.*.constants). Unknown tags get the defaults.
-FLOW_LIMITS: dict[str, ReplyLimits] = {
-    "knowledge": ReplyLimits(max_tokens=4096, max_chars=30_000),  # a whole draft entry in one turn
-    "review": ReplyLimits(max_tokens=2048, max_chars=20_000),
-    "memory": ReplyLimits(max_tokens=1500, max_chars=8_000),  # a companion's chat turn is short
-    "diagnosis": ReplyLimits(max_tokens=2048, max_chars=20_000),
-}
+# Flow tag -> limits. Each flow registers its own (`register_reply_limits`, in its constants module, so
+# they hold wherever the flow's code runs); unknown tags get the defaults.
+FLOW_LIMITS: dict[str, ReplyLimits] = {}
+
+
+def register_reply_limits(flow: str, limits: ReplyLimits) -> ReplyLimits:
+    """Declare `flow`'s limits (returns them, for the flow's FlowInfo)."""
+    FLOW_LIMITS[flow] = limits
+    return limits
 
 
 def limits_for(tags: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> ReplyLimits:

@@ -18,8 +18,8 @@ from typing import Any
 
 from core.debuglog import trace
 from core.debuglog.events import CaptureSink, DebugEvent
-from core.flows.diagnosis.deps import ManualSearch
-from core.flows.review_chat.models import ReviewRecord
+from core.flows.diagnosis import ManualSearch
+from core.flows.review_chat import ReviewRecord
 from core.llm.base import LLMClient
 from core.workbench.cost import call_cost, cost_text
 from core.workbench.prices import Cost

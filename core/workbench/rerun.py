@@ -16,7 +16,7 @@ from typing import Any
 
 from core.contracts.schemas import load_schema, schema_names
 from core.debuglog.events import CaptureSink, DebugEvent
-from core.flows.knowledge.interview import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
+from core.flows.knowledge import TURN_JSON_NAME, entry_schema, turn_schema, wire_turn_schema
 from core.guard.json_guard import GuardResult, guarded_json, guarded_text
 from core.llm.base import LLMClient, Message
 from core.llm.replay import ReplayExhausted

@@ -36,3 +36,47 @@ def test_demo_client_plays_the_knowledge_interviewer_and_a_bare_one_does_not() -
     generic = json.loads(DemoClient().complete(request).text)
     assert validation_errors(wire, played) == [] and validation_errors(wire, generic) == []
     assert played != generic and played["assistant_message"] != generic["assistant_message"]
+
+
+def test_every_per_flow_fact_lives_in_flow_info() -> None:
+    from core.guard.reply_limits import FLOW_LIMITS, ReplyLimits, limits_for  # noqa: PLC0415
+    from core.workbench import replay_flows  # noqa: PLC0415
+
+    assert {name: info.reply_limits for name, info in FLOWS.items()} == FLOW_LIMITS
+    assert limits_for({"flow": "memory"}) == ReplyLimits(1500, 8_000)
+    assert limits_for({"flow": "knowledge"}) == ReplyLimits(4096, 30_000)
+    assert tuple(FLOWS) == replay_flows.REPLAYABLE
+    assert replay_flows.KEY_LABELS == {"knowledge": "フェーズ", "memory": "感情", "diagnosis": "行動"}
+    assert replay_flows.SECOND_KEY_LABELS == {"diagnosis": "緊急度"}
+    assert replay_flows.CALL_FREE_TURNS == replay_flows.REQUEST_TURNS == frozenset({"diagnosis"})
+    assert replay_flows.PRIMARY_STEPS["review"] == frozenset({"reply", "continue"})
+
+
+def test_a_fifth_flow_is_one_registration_line_for_the_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A throwaway flow registered in FLOWS is replayed by the workbench with no other change."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from core.debuglog.events import DebugEvent, ListSink  # noqa: PLC0415
+    from core.workbench.replay_flows import open_runner, turn_keys  # noqa: PLC0415
+
+    seen: list[tuple[str, object]] = []
+
+    def factory(engine, client, extras):  # type: ignore[no-untyped-def]
+        def run(text, turn_input, sink):  # type: ignore[no-untyped-def]
+            seen.append((text, extras["rag"]))
+
+        return run
+
+    echo = replace(
+        FLOWS["review"],
+        name="echo",
+        replay=factory,
+        turn_keys=lambda calls: (str(len(calls)), ""),
+        key_label="回数",
+    )
+    monkeypatch.setitem(FLOWS, "echo", echo)
+    with open_runner("echo", demo_client(), rag=None) as run:
+        run("こんにちは", None, ListSink())
+    assert seen == [("こんにちは", None)]
+    call = DebugEvent(flow="echo", step="x", kind="call")
+    assert turn_keys("echo", [(call, None), (call, None)]) == ("2", "")

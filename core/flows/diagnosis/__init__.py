@@ -3,7 +3,7 @@
 from core.flows.diagnosis.booking import list_bookings, local_now, team_bookings, validate_booking
 from core.flows.diagnosis.catalog import find_vehicle, get_vehicle, load_vehicles, sample_path
 from core.flows.diagnosis.constants import FREE_INPUT_VALUE
-from core.flows.diagnosis.deps import open_deps, session_archive
+from core.flows.diagnosis.deps import ManualSearch, open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
@@ -18,6 +18,7 @@ __all__ = [
     "ChatResponse",
     "ChatService",
     "ChatStep",
+    "ManualSearch",
     "PromptInfo",
     "RAGService",
     "SessionState",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.guard.reply_limits import ReplyLimits, register_reply_limits
+
 FLOW_TAG = "diagnosis"
+REPLY_LIMITS = register_reply_limits(FLOW_TAG, ReplyLimits(max_tokens=2048, max_chars=20_000))
 
 # spec 04 §8: max_diagnostic_turns defaults to 8.
 MAX_DIAGNOSTIC_TURNS = 8

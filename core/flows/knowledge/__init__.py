@@ -33,6 +33,10 @@ from core.flows.knowledge.interview import (
     MODE_LABELS,
     PHASE_LABELS,
     PHASES,
+    TURN_JSON_NAME,
+    entry_schema,
+    turn_schema,
+    wire_turn_schema,
 )
 from core.flows.knowledge.interviews import demo_opening, next_demo_answer, open_interview
 from core.flows.knowledge.items import last_turn, seen_missing_items
@@ -45,6 +49,7 @@ __all__ = [
     "MODE_LABELS",
     "PHASES",
     "PHASE_LABELS",
+    "TURN_JSON_NAME",
     "IndexReport",
     "InterviewArchived",
     "InterviewOverview",
@@ -68,6 +73,7 @@ __all__ = [
     "entries_to_json",
     "entries_to_markdown",
     "entry_history",
+    "entry_schema",
     "export_entries",
     "find_entries",
     "interview_overview",
@@ -82,5 +88,7 @@ __all__ = [
     "save_draft",
     "seen_missing_items",
     "team_overview",
+    "turn_schema",
     "update_duplicate",
+    "wire_turn_schema",
 ]

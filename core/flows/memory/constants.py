@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from core.guard.reply_limits import ReplyLimits, register_reply_limits
+
 FLOW = "memory"
+# A companion's chat turn is short: fewer output tokens asked for and fewer characters kept (core.guard).
+REPLY_LIMITS = register_reply_limits(FLOW, ReplyLimits(max_tokens=1500, max_chars=8_000))
 
 # Trailer (spec 03: chat SSE).
 TRAILER_MARKER = "<<<COCORO_GHOST_PERSONA_AFFECT_JSON_v1>>>"

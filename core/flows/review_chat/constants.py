@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from core.guard.reply_limits import ReplyLimits, register_reply_limits
+
 FLOW = "review"  # flow tag: chat key, demo persona, debug-log grouping
+REPLY_LIMITS = register_reply_limits(FLOW, ReplyLimits(max_tokens=2048, max_chars=20_000))
 STEP_REPLY = "reply"
 STEP_SUMMARIZE = "summarize"
 

@@ -1,5 +1,5 @@
-"""Replaying a diagnosis conversation: each recorded request sent again through the real
-service, and the turn's key fields (the interview's action, the urgency level) read from its events.
+"""Replaying a diagnosis conversation (core.flows.replaying): each recorded request sent again through the
+real service, and the turn's key fields (the interview's action, the urgency level) read from its events.
 
 A diagnosis request is a typed text, a button (action and value) or a rewind; the debug log keeps it on
 every event of the request (trace `turn_input`, core.flows.diagnosis.tracing.request_record), and the
@@ -10,7 +10,7 @@ as the page runs when Chroma fails). Summaries run inline (no worker), so a turn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Engine
@@ -19,19 +19,19 @@ from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.diagnosis.deps import ManualSearch, open_deps
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.tracing import request_from_record
+from core.flows.replaying import Runner
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON
-
-DiagnosisRunner = Callable[[str, dict[str, Any] | None, DebugSink], None]
 
 # The calls of a request that are compared (the 3-turn summary runs in the background and is left out).
 STEPS = frozenset({"diagnosing", "spec_check", "urgency_check", "rag_answer"})
 ACTION_STEP, URGENCY_STEP = "diagnosing", "urgency_check"
 
 
-def diagnosis_runner(engine: Engine, client: LLMClient, rag: ManualSearch | None) -> DiagnosisRunner:
+def diagnosis_runner(engine: Engine, client: LLMClient, extras: Mapping[str, Any]) -> Runner:
     """A runner sending each recorded request (`turn_input`; a typed text when there is none) through
-    `run_turn` of one session on `engine`, as the page does."""
+    `run_turn` of one session on `engine`, as the page does, searching `extras["rag"]` (None: no manuals)."""
+    rag: ManualSearch | None = extras.get("rag")
     service = ChatService()
     session: dict[str, str | None] = {"id": None}
 
