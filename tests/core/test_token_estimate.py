@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.llm.base import Usage
 from core.llm.token_estimate import (
@@ -102,3 +104,9 @@ def test_estimator_is_thread_safe() -> None:
     for t in threads:
         t.join()
     assert est.ratio("m", "output") == pytest.approx(1.0)
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+def test_base_estimate_counts_like_is_cjk_character_by_character(text: str) -> None:
+    cjk = sum(1 for char in text if is_cjk(char))
+    assert base_estimate(text) == cjk * CJK_TOKENS_PER_CHAR + (len(text) - cjk) * ASCII_TOKENS_PER_CHAR
