@@ -13,9 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from core.llm.deadline import Deadlines
 from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import DEFAULT_PROFILE, PROFILES
@@ -164,6 +161,9 @@ class Settings:
 
 def database_password(url: str) -> str | None:
     """The password inside a database URL, if any (so it can be redacted)."""
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - SQLAlchemy takes ~0.4 s; only with DATABASE_URL
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
     try:
         return make_url(url).password or None
     except ArgumentError:
@@ -174,6 +174,9 @@ def database_label(url: str | None) -> str:
     """`SQLite（組み込み）` or e.g. `postgresql://db.internal:5432/katachi`, without user or password."""
     if not url:
         return "SQLite（組み込み）"
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - see database_password
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
     try:
         parsed = make_url(url)
     except ArgumentError:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from core.contracts.strict_copies import strict_copy
 
@@ -24,6 +22,9 @@ __all__ = [
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 # id(schema) -> (schema, value); keeping the schema alive means its id is never reused.
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 
 
@@ -41,6 +42,8 @@ def load_schema(name: str) -> dict[str, Any]:
     """Load and check `schemas/{name}.schema.json`; the same dict is returned on every call."""
     if name not in schema_names():
         raise UnknownSchemaError(name)
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 - jsonschema: when a flow first needs a schema
+
     schema: dict[str, Any] = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return schema
@@ -51,6 +54,8 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     hit = _validators.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 - see load_schema
+
     validator = Draft202012Validator(schema)
     _validators[id(schema)] = (schema, validator)
     return validator

@@ -13,11 +13,12 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.parsers import expat
 
-from pypdf import PageObject, apply_configuration
-from pypdf.generic import ArrayObject, StreamObject
+if TYPE_CHECKING:
+    from pypdf import PageObject
+
 
 _READ_CHUNK = 64 * 1024
 # Below this size a member's compression ratio says nothing (a short run of spaces compresses 100:1).
@@ -128,6 +129,8 @@ def check_xml_parts(archive: zipfile.ZipFile, bounds: XmlBounds) -> None:
 @contextmanager
 def pdf_decoding_bounds(max_stream_bytes: int) -> Iterator[None]:
     """pypdf's own decompression limits, lowered to `max_stream_bytes` per stream for this block."""
+    from pypdf import apply_configuration  # noqa: PLC0415 - pypdf takes ~1 s to import; pages load without it
+
     with apply_configuration(
         zlib_maximum_output_length=max_stream_bytes,
         lzw_maximum_output_length=max_stream_bytes,
@@ -143,6 +146,8 @@ def pdf_decoding_bounds(max_stream_bytes: int) -> Iterator[None]:
 
 def page_content_bytes(page: PageObject) -> int:
     """Decoded bytes of a page's content streams (pypdf caches the decoded data for text extraction)."""
+    from pypdf.generic import ArrayObject, StreamObject  # noqa: PLC0415 - see pdf_decoding_bounds
+
     contents = page.get("/Contents")
     if contents is None:
         return 0

@@ -9,31 +9,36 @@ the flows take the personas from `demo_personas()`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.flows.diagnosis import replaying as diagnosis_replay
 from core.flows.diagnosis.constants import FLOW_TAG as DIAGNOSIS
+from core.flows.diagnosis.constants import REPLAY_STEPS as DIAGNOSIS_STEPS
 from core.flows.diagnosis.constants import REPLY_LIMITS as DIAGNOSIS_LIMITS
-from core.flows.diagnosis.demo import persona as diagnosis_persona
-from core.flows.knowledge import replaying as knowledge_replay
-from core.flows.knowledge.demo import knowledge_persona
-from core.flows.knowledge.interview import FLOW as KNOWLEDGE
-from core.flows.knowledge.interview import REPLY_LIMITS as KNOWLEDGE_LIMITS
-from core.flows.knowledge.interview import STEP_TURN
-from core.flows.memory import replaying as memory_replay
+from core.flows.knowledge.constants import FLOW as KNOWLEDGE
+from core.flows.knowledge.constants import REPLY_LIMITS as KNOWLEDGE_LIMITS
+from core.flows.knowledge.constants import STEP_TURN
 from core.flows.memory.constants import FLOW as MEMORY
 from core.flows.memory.constants import REPLY_LIMITS as MEMORY_LIMITS
-from core.flows.memory.demo import memory_persona
-from core.flows.replaying import ReplayFactory, TurnKeys, no_keys
-from core.flows.review_chat import replaying as review_replay
+from core.flows.replaying import ReplayFactory, TurnKeys, deferred_factory, deferred_keys, no_keys
 from core.flows.review_chat.constants import FLOW as REVIEW
 from core.flows.review_chat.constants import REPLY_LIMITS as REVIEW_LIMITS
-from core.flows.review_chat.constants import STEP_REPLY
-from core.flows.review_chat.continuation import STEP_CONTINUE
-from core.flows.review_chat.demo import review_persona
+from core.flows.review_chat.constants import STEP_CONTINUE, STEP_REPLY
 from core.guard.reply_limits import ReplyLimits
+from core.llm.base import LLMRequest
 from core.llm.demo import DemoClient, Persona
+
+
+def deferred_persona(module: str, name: str) -> Persona:
+    """`module.name` as a demo persona imported on its first request: a persona plays the whole flow (and
+    imports it), and the shell builds the demo client before any page has run."""
+
+    def persona(request: LLMRequest) -> str:
+        reply: str = getattr(importlib.import_module(module), name)(request)
+        return reply
+
+    return persona
 
 
 @dataclass(frozen=True)
@@ -68,36 +73,36 @@ FLOWS: dict[str, FlowInfo] = {
     for info in (
         FlowInfo(  # spec 00 + 01
             KNOWLEDGE,
-            knowledge_persona,
+            deferred_persona("core.flows.knowledge.demo", "knowledge_persona"),
             KNOWLEDGE_LIMITS,
-            knowledge_replay.knowledge_runner,
+            deferred_factory("core.flows.knowledge.replaying", "knowledge_runner"),
             frozenset({STEP_TURN}),
-            knowledge_replay.turn_keys,
+            deferred_keys("core.flows.knowledge.replaying", "turn_keys"),
             key_label="フェーズ",
         ),
         FlowInfo(  # spec 02
             REVIEW,
-            review_persona,
+            deferred_persona("core.flows.review_chat.demo", "review_persona"),
             REVIEW_LIMITS,
-            review_replay.review_runner,
+            deferred_factory("core.flows.review_chat.replaying", "review_runner"),
             frozenset({STEP_REPLY, STEP_CONTINUE}),
         ),
         FlowInfo(  # spec 03
             MEMORY,
-            memory_persona,
+            deferred_persona("core.flows.memory.demo", "memory_persona"),
             MEMORY_LIMITS,
-            memory_replay.memory_runner,
+            deferred_factory("core.flows.memory.replaying", "memory_runner"),
             frozenset({"chat", "continue"}),
-            memory_replay.turn_keys,
+            deferred_keys("core.flows.memory.replaying", "turn_keys"),
             key_label="感情",
         ),
         FlowInfo(  # spec 04
             DIAGNOSIS,
-            diagnosis_persona,
+            deferred_persona("core.flows.diagnosis.demo", "persona"),
             DIAGNOSIS_LIMITS,
-            diagnosis_replay.diagnosis_runner,
-            diagnosis_replay.STEPS,
-            diagnosis_replay.diagnosis_keys,
+            deferred_factory("core.flows.diagnosis.replaying", "diagnosis_runner"),
+            DIAGNOSIS_STEPS,
+            deferred_keys("core.flows.diagnosis.replaying", "diagnosis_keys"),
             key_label="行動",
             second_key_label="緊急度",
             call_free_turns=True,

@@ -9,18 +9,41 @@ manual search of diagnosis as "rag", the review a review-chat thread was about a
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Any
 
 from core.debuglog.events import DebugEvent, DebugSink
 from core.llm.base import LLMClient
 
+if TYPE_CHECKING:  # the registry imports this module at start-up; SQLAlchemy is not needed then
+    from sqlalchemy import Engine
+
 Runner = Callable[[str, dict[str, Any] | None, DebugSink], None]
 Call = tuple[DebugEvent, DebugEvent | None]  # a call's last attempt and its result event
-ReplayFactory = Callable[[Engine, LLMClient, Mapping[str, Any]], Runner]
+ReplayFactory = Callable[["Engine", LLMClient, Mapping[str, Any]], Runner]
 TurnKeys = Callable[[Sequence[Call]], tuple[str, str]]
+
+
+def deferred_factory(module: str, name: str) -> ReplayFactory:
+    """`module.name` as a replay factory imported on first use: the registry is imported when the shell
+    starts, and a flow's turn code (and the libraries it needs) only when a replay runs."""
+
+    def factory(engine: Engine, client: LLMClient, extras: Mapping[str, Any]) -> Runner:
+        built: Runner = getattr(importlib.import_module(module), name)(engine, client, extras)
+        return built
+
+    return factory
+
+
+def deferred_keys(module: str, name: str) -> TurnKeys:
+    """`module.name` as turn keys imported on first use (see deferred_factory)."""
+
+    def keys(calls: Sequence[Call]) -> tuple[str, str]:
+        found: tuple[str, str] = getattr(importlib.import_module(module), name)(calls)
+        return found
+
+    return keys
 
 
 def parsed_value(attempt: DebugEvent, result: DebugEvent | None) -> Any:

@@ -30,8 +30,9 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from core.search.embedders import Embedder, NgramEmbedder, default_embedder, relevance
+from core.search.embedders import Embedder, NgramEmbedder, default_embedder
 from core.search.ngram import DEFAULT_DIM, embed_text, normalize_text
+from core.search.scores import chroma_label, collection_embedder_key, cosine_score, relevance_score
 
 __all__ = [
     "DEFAULT_DIM",
@@ -145,11 +146,6 @@ def open_chroma(
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 
-def chroma_label(host: str | None, port: int) -> str:
-    """Which Chroma is in use, safe to show."""
-    return f"Chroma サーバー {host}:{port}" if host else "Chroma（組み込み）"
-
-
 # Embedders this process has built collections with, by key: what Chroma's build_from_config finds when a
 # collection is opened without passing its function (get_collection always passes it).
 _LIVE: dict[str, Embedder] = {}
@@ -242,24 +238,3 @@ def get_collection(
             f"collection {collection.name!r} holds dim={stored_dim} vectors, not dim={embedder.dim}"
         )
     return collection
-
-
-def collection_embedder_key(collection: Collection) -> str:
-    """The key of the embedder that built ``collection`` (its metadata), or "" for an older collection."""
-    return str((collection.metadata or {}).get("embedder") or "")
-
-
-def relevance_score(collection: Collection, distance: float | None) -> float:
-    """A cosine distance from ``collection`` as a relevance in [0, 1] calibrated for its embedder
-    (core.search.embedders.relevance): what the spec's thresholds (RAG's 0.3) are applied to."""
-    return relevance(collection_embedder_key(collection), cosine_score(distance))
-
-
-def cosine_score(distance: float | None) -> float:
-    """Turn a Chroma cosine distance (0 = same direction, up to 2) into a similarity in [0, 1].
-
-    ``1 - distance`` clamped; ``None`` (no distance returned) scores 0. Used by RAG thresholds.
-    """
-    if distance is None:
-        return 0.0
-    return min(1.0, max(0.0, 1.0 - float(distance)))

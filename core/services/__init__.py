@@ -15,20 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import Engine
-
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient
 from core.llm.demo import Persona
 from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import remembered_forms
-from core.search.embedders import Embedder, build_embedder
 from core.services.clients import build_client
 from core.settings import Settings
-from core.store import StoreUnavailable, open_store
+from core.store import StoreUnavailable
 
-if TYPE_CHECKING:  # chromadb is imported where a Chroma client is first opened, not here
+if TYPE_CHECKING:  # chromadb and SQLAlchemy are imported where they are first opened, not here
     from chromadb.api import ClientAPI as ChromaClient
+    from sqlalchemy.engine import Engine
+
+    from core.search.embedders import Embedder
 
 __all__ = [
     "DESCRIPTORS",
@@ -69,6 +69,8 @@ class Services:
                         "KATACHI_REQUIRE_SERVER_STORE が有効ですが、DATABASE_URL が設定されていません。"
                         "チームのデータベースを指定してから起動してください（ローカルの SQLite には書き込みません）。"
                     )
+                from core.store import open_store  # noqa: PLC0415 - SQLAlchemy and Alembic: when a page first needs the store
+
                 self._engine = open_store(s.data_dir, url=s.database_url, pool=s.pool)
             return self._engine
 
@@ -90,6 +92,8 @@ class Services:
 
     def embedder(self, settings: Settings | None = None) -> Embedder:
         """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default)."""
+        from core.search.embedders import build_embedder  # noqa: PLC0415 - numpy and the model: when a page searches
+
         return build_embedder((settings or self.settings).embeddings)
 
     def client(

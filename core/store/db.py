@@ -13,14 +13,12 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from core.settings import PoolSettings
-from core.store import migrate
+from core.store.errors import StoreUnavailable
 
 STORE_DIR = (
     Path(__file__).resolve().parent
@@ -82,6 +80,11 @@ def load_table_modules() -> None:
 def schema_differences(engine: Engine) -> list[Any]:
     """What differs between the database and `metadata` (empty when the migrations built what the code
     declares; engine-specific lexical tables left out, see core.store.migrate.include_name)."""
+    from alembic.autogenerate import compare_metadata  # noqa: PLC0415 - alembic: only when comparing
+    from alembic.runtime.migration import MigrationContext  # noqa: PLC0415
+
+    from core.store import migrate  # noqa: PLC0415 - imports alembic (~0.5 s): the shell starts without it
+
     load_table_modules()
     with engine.connect() as conn:
         opts = {"include_name": migrate.include_name, "compare_type": True}
@@ -90,12 +93,9 @@ def schema_differences(engine: Engine) -> list[Any]:
 
 def init_db(engine: Engine) -> None:
     """Bring the schema to the newest migration (idempotent; safe when several processes start at once)."""
+    from core.store import migrate  # noqa: PLC0415 - imports alembic (~0.5 s): only when a store opens
+
     migrate.upgrade(engine)
-
-
-class StoreUnavailable(RuntimeError):
-    """The database cannot be reached or opened (server down, wrong DATABASE_URL, disk full); the message
-    names the database without its password."""
 
 
 def open_store(

@@ -1,15 +1,25 @@
-"""Vehicle diagnosis flow (spec 04): state machine, handlers, urgency, guards, RAG over manuals, booking."""
+"""Vehicle diagnosis flow (spec 04): state machine, handlers, urgency, guards, RAG over manuals, booking.
 
-from core.flows.diagnosis.booking import list_bookings, local_now, team_bookings, validate_booking
-from core.flows.diagnosis.catalog import find_vehicle, get_vehicle, load_vehicles, sample_path
-from core.flows.diagnosis.constants import FREE_INPUT_VALUE
-from core.flows.diagnosis.deps import ManualSearch, open_deps, session_archive
-from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
-from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
-from core.flows.diagnosis.service import ChatService, run_turn
-from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
-from core.flows.diagnosis.urgency_meaning import UrgencyJudge
+The names below load on first use (PEP 562): importing the package (or one of its modules) does not
+import the whole flow, so the shell starts without the heavy libraries a page may never need.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.flows.diagnosis.booking import list_bookings, local_now, team_bookings, validate_booking
+    from core.flows.diagnosis.catalog import find_vehicle, get_vehicle, load_vehicles, sample_path
+    from core.flows.diagnosis.constants import FREE_INPUT_VALUE
+    from core.flows.diagnosis.deps import ManualSearch, open_deps, session_archive
+    from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+    from core.flows.diagnosis.rag import RAGService
+    from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+    from core.flows.diagnosis.service import ChatService, run_turn
+    from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
+    from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 
 __all__ = [
     "COVERAGE_NOTES",
@@ -38,3 +48,45 @@ __all__ = [
     "urgency_info",
     "validate_booking",
 ]
+
+# public name -> (module, name in that module)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "COVERAGE_NOTES": ("core.flows.diagnosis.responses", "COVERAGE_NOTES"),
+    "ChatRequest": ("core.flows.diagnosis.models", "ChatRequest"),
+    "ChatResponse": ("core.flows.diagnosis.models", "ChatResponse"),
+    "ChatService": ("core.flows.diagnosis.service", "ChatService"),
+    "ChatStep": ("core.flows.diagnosis.models", "ChatStep"),
+    "FREE_INPUT_VALUE": ("core.flows.diagnosis.constants", "FREE_INPUT_VALUE"),
+    "ManualSearch": ("core.flows.diagnosis.deps", "ManualSearch"),
+    "PromptInfo": ("core.flows.diagnosis.models", "PromptInfo"),
+    "RAGService": ("core.flows.diagnosis.rag", "RAGService"),
+    "SessionState": ("core.flows.diagnosis.models", "SessionState"),
+    "UrgencyJudge": ("core.flows.diagnosis.urgency_meaning", "UrgencyJudge"),
+    "find_vehicle": ("core.flows.diagnosis.catalog", "find_vehicle"),
+    "get_vehicle": ("core.flows.diagnosis.catalog", "get_vehicle"),
+    "list_bookings": ("core.flows.diagnosis.booking", "list_bookings"),
+    "load_vehicles": ("core.flows.diagnosis.catalog", "load_vehicles"),
+    "local_now": ("core.flows.diagnosis.booking", "local_now"),
+    "open_deps": ("core.flows.diagnosis.deps", "open_deps"),
+    "run_turn": ("core.flows.diagnosis.service", "run_turn"),
+    "sample_path": ("core.flows.diagnosis.catalog", "sample_path"),
+    "session_archive": ("core.flows.diagnosis.deps", "session_archive"),
+    "snapshot_turns": ("core.flows.diagnosis.snapshots", "snapshot_turns"),
+    "team_bookings": ("core.flows.diagnosis.booking", "team_bookings"),
+    "turn_preview": ("core.flows.diagnosis.snapshots", "turn_preview"),
+    "urgency_info": ("core.flows.diagnosis.responses", "urgency_info"),
+    "validate_booking": ("core.flows.diagnosis.booking", "validate_booking"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -8,6 +8,8 @@ from core.guard.reply_limits import ReplyLimits, register_reply_limits
 
 FLOW_TAG = "diagnosis"
 REPLY_LIMITS = register_reply_limits(FLOW_TAG, ReplyLimits(max_tokens=2048, max_chars=20_000))
+# The calls of a request the workbench's replay compares (the 3-turn summary runs in the background).
+REPLAY_STEPS = frozenset({"diagnosing", "spec_check", "urgency_check", "rag_answer"})
 
 # spec 04 §8: max_diagnostic_turns defaults to 8.
 MAX_DIAGNOSTIC_TURNS = 8

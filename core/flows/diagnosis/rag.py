@@ -11,10 +11,11 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
+if TYPE_CHECKING:  # chromadb takes over a second to import; the Chroma client arrives built
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 from core.contracts.prompts import fill, load_prompt
 from core.debuglog.events import DebugSink
@@ -37,7 +38,7 @@ from core.llm.base import LLMClient
 from core.search.embedders import Embedder, Matrix, default_embedder
 from core.search.fusion import rrf_merge
 from core.search.lexical import LexicalIndex
-from core.search.vectors import get_collection, relevance_score
+from core.search.scores import relevance_score
 
 OFF_TOPIC_FILE = Path(__file__).with_name("off_topic_examples.json")
 Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored
@@ -146,6 +147,8 @@ class RAGService:
     @property
     def collection(self) -> Collection:
         if self._collection is None:
+            from core.search.vectors import get_collection  # noqa: PLC0415 - chromadb: imported on first search
+
             self._collection = get_collection(
                 self.client, self.collection_name, embedder=self.embedder, metadata={"flow": FLOW_TAG}
             )

@@ -23,8 +23,6 @@ from core.flows.replaying import Runner
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON
 
-# The calls of a request that are compared (the 3-turn summary runs in the background and is left out).
-STEPS = frozenset({"diagnosing", "spec_check", "urgency_check", "rag_answer"})
 ACTION_STEP, URGENCY_STEP = "diagnosing", "urgency_check"
 
 

@@ -19,19 +19,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 
 from core.debuglog.kept_going import kept_going
 from core.flows.chat_item import ChatItem
 from core.flows.knowledge.items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
-from core.search.vectors import get_collection, relevance_score
+from core.search.scores import relevance_score
 from core.store.knowledge.entries import KnowledgeBaseRepository
 from core.text.textnorm import fold
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,8 @@ class IndexReport:
 
 def knowledge_collection(client: ClientAPI, embedder: Embedder | None = None) -> Collection:
     """The shared knowledge base's Chroma collection for `embedder` (default: the bundled model)."""
+    from core.search.vectors import get_collection  # noqa: PLC0415 - chromadb: imported when the index opens
+
     return get_collection(client, COLLECTION, embedder=embedder, metadata={"scope": "team"})
 
 

@@ -16,15 +16,11 @@ from core.contracts.schemas import load_schema, validation_errors
 from core.debuglog import trace
 from core.debuglog.events import DebugEvent, DebugSink
 from core.flows.chat_item import is_history
+from core.flows.knowledge.constants import FLOW, STEP_TURN
 from core.guard import json_guard as guard
 from core.guard.local_repair import parse_json_locally
-from core.guard.reply_limits import ReplyLimits, register_reply_limits
 from core.llm.base import LLMClient, Message
 
-FLOW = "knowledge"
-# A whole draft entry can come back in one turn: more output tokens and characters than the other flows.
-REPLY_LIMITS = register_reply_limits(FLOW, ReplyLimits(max_tokens=4096, max_chars=30_000))
-STEP_TURN = "interview_turn"
 TURN_SCHEMA_NAME = "knowledge_llm_turn"
 ENTRY_SCHEMA_NAME = "knowledge_llm_entry"
 SYSTEM_PROMPT_NAME = "system_prompt_knowledge_interview"

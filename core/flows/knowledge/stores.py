@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chromadb.api import ClientAPI
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -20,6 +20,9 @@ from core.people import Person
 from core.search.embedders import Embedder
 from core.store.knowledge.entries import KnowledgeBaseRepository
 from core.store.knowledge.interviews import KnowledgeRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api import ClientAPI
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from core.debuglog.events import DebugSink, redact_text
 from core.documents.attachments import ExtractedDocument
 from core.flows.chat_item import ChatItem, history, meta, pop_failed_turn
 from core.flows.knowledge import interview as kf
+from core.flows.knowledge.constants import FLOW
 from core.flows.knowledge.index import KnowledgeIndex, find_references
 from core.flows.knowledge.items import (
     UNEXPECTED_ERROR,
@@ -183,7 +184,7 @@ def call_turn(
         prepared.user
     )  # the calls log under the interview and this turn (core.debuglog.trace)
     where = trace.bind(
-        flow=kf.FLOW,
+        flow=FLOW,
         conversation_id=prepared.interview_id or "",
         turn=turn,
         user_input=extras.get("text", ""),

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING, Any
 
 from core.debuglog.events import DebugSink
 from core.flows.memory.constants import DEFAULT_EXTRACTION, EXTRACT_RETRIES_PER_TURN
@@ -29,6 +27,9 @@ from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
 from core.store.memory.repository import MemoryRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 MEMORY_JOB_KIND = "memory"
 RETRY_JOB_KIND = "memory_retry"

@@ -7,9 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from sqlalchemy import and_, func, select
 
 from core.clock import format_local, from_local
@@ -33,6 +32,9 @@ from core.store.memory.tables import (
     unit_versions,
     units,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNIT_COLUMNS = ("id", "occurred_at", "state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 KIND_COLUMNS = {
@@ -70,11 +72,15 @@ def _day_start(day: dt.date) -> int:
 
 def local_time(value: Any) -> str:
     """An epoch column value as local time text ("" for a missing time)."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     return "" if value is None or pd.isna(value) else format_local(int(value))
 
 
 def units_frame(repo: MemoryRepository, kind: str, filters: Filters) -> tuple[pd.DataFrame, int]:
     """One page of units of `kind` matching the filters (newest first) and the total count."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     table = {
         KIND_EPISODE: payload_episode,
         KIND_FACT: payload_fact,
@@ -172,6 +178,8 @@ def _scope_target(repo: MemoryRepository, scope_key: str) -> str:
 
 def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
     """The person's entities with aliases and how many units mention them."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     own = entities.c.owner_id == repo.owner_id
     with repo.connect() as conn:
         rows = (
@@ -223,6 +231,8 @@ def entities_frame(repo: MemoryRepository) -> pd.DataFrame:
 
 def edges_frame(repo: MemoryRepository) -> pd.DataFrame:
     """Edges between the person's entities, with names."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     src, dst = entities.alias("src"), entities.alias("dst")
     with repo.connect() as conn:
         rows = (

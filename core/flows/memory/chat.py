@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
-
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING, Any
 
 from core.contracts.prompts import fill, load_prompt
 from core.debuglog import trace
@@ -39,6 +37,9 @@ from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, Message
 from core.store.memory.repository import MemoryRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 # TurnOutcome.background: where the work after the reply went.
 INLINE, QUEUED, DEFERRED = "inline", "queued", "deferred"  # deferred: the queue was full (retried later)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING, Any
 
 from core.debuglog import trace
 from core.debuglog.events import DebugSink
@@ -25,6 +23,9 @@ from core.guard.continuation import CONTINUE_LABEL, continuation_messages, cut_t
 from core.guard.json_guard import GuardResult, guarded_stream
 from core.llm.base import LLMClient, Message
 from core.store.memory.repository import MemoryRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 
 @dataclass

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, delete, or_, select, update
 
 from core.flows.memory.indexing import unindex_unit
@@ -36,6 +36,9 @@ from core.store.memory.tables import (
     unit_versions,
     units,
 )
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 # Lists of unit ids inside a summary's JSON that point at its evidence.
 SUMMARY_EVENT_KEYS = ("key_events", "favorability_reasons")

@@ -7,16 +7,17 @@ changed since is not applied (StaleEdit, with both states), the other rows are.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING, Any
 
 from core.flows.memory.constants import AFFECT_LABELS
 from core.flows.memory.normalize import PREDICATES
 from core.flows.memory.versions import StaleEdit, StaleUnit, edit_unit
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, clamp01
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    import pandas as pd
+    from chromadb.api.models.Collection import Collection
 
 COMMON_EDITABLE = ("state", "confidence", "salience", "sensitivity", "pin", "topic_tags")
 EDITABLE_COLUMNS = {
@@ -121,6 +122,8 @@ def overwrite_stale(
 
 def stale_comparison(stale: StaleUnit, labels: Mapping[str, str]) -> pd.DataFrame:
     """Both versions of the changed fields, side by side: 項目 / あなたの編集 / 現在の内容."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     rows = [
         {
             "項目": labels.get(name, name),

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
-
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING, Any
 
 from core.flows.memory.constants import DAY
 from core.flows.memory.lanes import unicode61_lane
@@ -16,6 +14,9 @@ from core.flows.memory.sample_data import SAMPLES, Exchange, generate_conversati
 from core.llm.base import LLMClient
 from core.store.memory.keyword_lanes import ensure_unicode61_baseline
 from core.store.memory.repository import MemoryRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 
 def load_eval_set() -> dict[str, Any]:

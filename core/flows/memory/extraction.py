@@ -9,9 +9,8 @@ queue); the upserts are idempotent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.clock import format_local
@@ -36,6 +35,9 @@ from core.guard.json_guard import GuardResult, guarded_json
 from core.llm.base import LLMClient, Message
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import KIND_EPISODE, mine, payload_episode, units
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 __all__ = [
     "DEFAULT_REFLECTION",

@@ -8,9 +8,8 @@ failures of the background job land: pages read them back from here, never from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, insert, select, update
 
 from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
@@ -20,6 +19,9 @@ from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_f
 from core.guard.json_guard import GuardResult
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import clamp01, dumps, extraction_log, payload_episode, units
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 REFLECTION_NOTE = "トレーラーが無かったため内省（Reflection）で補完"
 # memory_extraction_log.step of the row that ends the background work on an episode (its job or a retry).

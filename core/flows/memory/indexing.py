@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chromadb.api.models.Collection import Collection
+from typing import TYPE_CHECKING
+
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
@@ -20,6 +21,9 @@ from core.store.memory.tables import (
     units,
 )
 from core.text.japanese import lexical_document
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 PREDICATE_LABELS = {
     "name_is": "の名前は",

@@ -6,14 +6,14 @@ units: the vector lane searches the person's own collection, the others take `ow
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, func, select, text
 
 from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
-from core.search.vectors import relevance_score
+from core.search.scores import relevance_score
 from core.store.memory.keyword_lanes import (
     FTS_BIGRAM,
     FTS_LEXICAL,
@@ -24,6 +24,9 @@ from core.store.memory.keyword_lanes import (
 from core.store.memory.tables import entities, entity_aliases, mine, unit_entities, units
 from core.text.japanese import lexical_keys, name_key, to_katakana
 
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
+
 Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 
 
@@ -31,7 +34,7 @@ def vector_lane(
     collection: Collection | None, queries: list[str], k: int, min_similarity: float = VECTOR_MIN_SIMILARITY
 ) -> list[Hits]:
     """Relevance hits per query (one Chroma call for all queries; cosine calibrated for the collection's
-    embedder, core.search.vectors.relevance_score), below `min_similarity` dropped."""
+    embedder, core.search.scores.relevance_score), below `min_similarity` dropped."""
     if collection is None or not queries or collection.count() == 0:
         return [[] for _ in queries]
     result = collection.query(query_texts=queries, n_results=k, include=["distances"])

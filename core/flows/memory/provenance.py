@@ -5,9 +5,8 @@ found: another person's unit id reads as missing."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from sqlalchemy import select
 
 from core.clock import format_local, to_local
@@ -28,6 +27,9 @@ from core.store.memory.tables import (
     retrieval_traces,
     units,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
@@ -94,6 +96,8 @@ def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
 
 def affect_series(repo: MemoryRepository) -> pd.DataFrame:
     """Mean persona affect intensity per local week and label (a chart of affect over time); neutral left out."""
+    import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
+
     with repo.connect() as conn:
         rows = conn.execute(
             select(units.c.occurred_at, units.c.persona_affect_label, units.c.persona_affect_intensity).where(

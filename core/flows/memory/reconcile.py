@@ -17,14 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.flows.memory.indexing import index_units
 from core.store.memory.keyword_lanes import fts_bodies
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, mine, units
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 INDEXED_KINDS = (KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY)
 

@@ -10,9 +10,8 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, insert, select
 
 from core.clock import format_local
@@ -36,6 +35,9 @@ from core.store.base import inserted_id
 from core.store.memory.keyword_lanes import fts_bodies
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import STATE_ACTIVE, dumps, mine, retrieval_traces, units
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 # the lexical and vector lanes scale with the query; a 40,000-character reply in the history
 # cost 44 s and 2.4 GB. Each message (its end, nearest the input) and the input are capped.

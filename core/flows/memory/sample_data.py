@@ -7,8 +7,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import select
 
 from core.debuglog.events import DebugSink
@@ -20,6 +20,9 @@ from core.llm.base import LLMClient
 from core.llm.demo import DemoClient
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import mine, payload_episode, units
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
 SAMPLE_SEED = 20261121

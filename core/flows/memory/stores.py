@@ -12,17 +12,19 @@ person keeps the collection that existed before there were people, so nothing ha
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Engine
 
 from core.clock import Clock, utc_now
 from core.flows.memory.constants import VECTOR_COLLECTION
 from core.people import LOCAL_PERSON_ID, Person
 from core.search.embedders import Embedder
-from core.search.vectors import get_collection
 from core.store.memory.repository import MemoryRepository
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 
 def memory_repository(engine: Engine, person: Person, clock: Clock = utc_now) -> MemoryRepository:
@@ -41,6 +43,8 @@ def collection_name(owner_id: str) -> str:
 
 def memory_collection(client: ClientAPI, person: Person, embedder: Embedder | None = None) -> Collection:
     """The person's Chroma collection of memory units for `embedder` (default: the bundled model)."""
+    from core.search.vectors import get_collection  # noqa: PLC0415 - chromadb: imported when the collection opens
+
     return get_collection(
         client, collection_name(person.id), embedder=embedder, metadata={"owner_id": person.id}
     )

@@ -6,9 +6,8 @@ Summaries are of one person's memories: every read takes the repository's `owner
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, func, select
 
 from core.contracts.prompts import fill, load_prompt
@@ -39,6 +38,9 @@ from core.store.memory.tables import (
     unit_entities,
     units,
 )
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 BOND_SCOPE_KEY = "rolling:7d"
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chromadb.api.models.Collection import Collection
 from sqlalchemy import Connection, select, update
 
 from core.flows.memory.indexing import index_units
@@ -30,6 +29,9 @@ from core.store.memory.tables import (
     units,
 )
 from core.text.safe import clean_text
+
+if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
+    from chromadb.api.models.Collection import Collection
 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 

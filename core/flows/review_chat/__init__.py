@@ -4,137 +4,147 @@ A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply
 (or `run_turn`); a reply cut short continued or asked again: `continuation`; the summary as a background
 job: `summary_job`; reviews and threads for the page: `threads`; one's own review material (the form, edits,
 rename, delete without duplicates): `answer_split`, `material`, `manage`; a thread exported: `thread_export`.
+
+
+The names below load on first use (PEP 562): importing the package (or one of its modules) does not
+import the whole flow, so the shell starts without the heavy libraries a page may never need.
 """
 
-from core.flows.review_chat.answer_split import (
-    join_paragraphs,
-    marked_answer,
-    merge_with_next,
-    split_answer,
-    split_at_line,
-)
-from core.flows.review_chat.chat_turn import (
-    TurnResult,
-    failed_turn,
-    finish_turn,
-    prepare_turn,
-    request_reply,
-    run_turn,
-    stream_reply,
-    unexpected_failure,
-)
-from core.flows.review_chat.constants import (
-    CATEGORY_LABELS,
-    FLOW,
-    MAX_ANSWER_CHARS,
-    MAX_ANSWER_PARAGRAPHS,
-    NOT_FOUND_SENTENCE,
-    REVIEW_ITEM_CATEGORIES,
-    SPECIFIED_WINDOW,
-    SUMMARY_EVERY_TURNS,
-    answer_bound_errors,
-)
-from core.flows.review_chat.context import (
-    ContextBlock,
-    ReviewContext,
-    assemble_review_context,
-    build_review_chat_context_text,
-)
-from core.flows.review_chat.continuation import (
-    Continuation,
-    continue_reply,
-    discard_cut_turn,
-    finish_continuation,
-    last_cut_reply,
-    prepare_continuation,
-    request_continuation,
-    stream_continuation,
-)
-from core.flows.review_chat.manage import (
-    NOT_OWN,
-    REVIEW_TITLE_CHARS,
-    THREAD_TITLE_CHARS,
-    SaveResult,
-    delete_review,
-    delete_thread,
-    editable_draft,
-    is_own_review,
-    rename_review,
-    rename_thread,
-    review_delete_warning,
-    save_material,
-)
-from core.flows.review_chat.material import (
-    ItemDraft,
-    MaterialDraft,
-    build_record,
-    check_draft,
-    draft_from_record,
-    merge_paragraphs,
-    split_paragraph,
-    with_paragraphs,
-)
-from core.flows.review_chat.messages import build_review_chat_messages
-from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
-from core.flows.review_chat.notices import Notice, summarizing
-from core.flows.review_chat.paragraphs import (
-    extract_paragraph_numbers_from_user_input,
-    extract_specified_text_from_answer,
-    get_related_review_json_items,
-    item_paragraph_numbers,
-    parse_marked_answer_paragraphs,
-)
-from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
-from core.flows.review_chat.records import (
-    MAX_IMPORT_BYTES,
-    ImportCheck,
-    check_review_record,
-    load_sample_review,
-    read_review_file,
-)
-from core.flows.review_chat.summary import (
-    SummaryOutcome,
-    maybe_summarize,
-    summarize_conversation_segment,
-    summarize_if_due,
-)
-from core.flows.review_chat.summary_job import (
-    SUMMARY_WAIT_SECONDS,
-    submit_summary_job,
-    summary_backlog,
-    summary_job_key,
-    wait_for_summary,
-)
-from core.flows.review_chat.thread_export import (
-    ExportTurn,
-    ThreadExport,
-    export_docx,
-    export_file_name,
-    export_markdown,
-    thread_export,
-)
-from core.flows.review_chat.threads import (
-    ImportResult,
-    OpenedThread,
-    get_review,
-    import_review,
-    list_reviews,
-    list_threads,
-    open_thread,
-    repository,
-    review_of_thread,
-    sample_review_id,
-    thread_items,
-)
-from core.flows.review_chat.turn import (
-    TurnOutcome,
-    TurnPlan,
-    finish_review_turn,
-    prepare_review_turn,
-    request_review_reply,
-    run_review_turn,
-    stream_review_reply,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.flows.review_chat.answer_split import (
+        join_paragraphs,
+        marked_answer,
+        merge_with_next,
+        split_answer,
+        split_at_line,
+    )
+    from core.flows.review_chat.chat_turn import (
+        TurnResult,
+        failed_turn,
+        finish_turn,
+        prepare_turn,
+        request_reply,
+        run_turn,
+        stream_reply,
+        unexpected_failure,
+    )
+    from core.flows.review_chat.constants import (
+        CATEGORY_LABELS,
+        FLOW,
+        MAX_ANSWER_CHARS,
+        MAX_ANSWER_PARAGRAPHS,
+        NOT_FOUND_SENTENCE,
+        REVIEW_ITEM_CATEGORIES,
+        SPECIFIED_WINDOW,
+        SUMMARY_EVERY_TURNS,
+        answer_bound_errors,
+    )
+    from core.flows.review_chat.context import (
+        ContextBlock,
+        ReviewContext,
+        assemble_review_context,
+        build_review_chat_context_text,
+    )
+    from core.flows.review_chat.continuation import (
+        Continuation,
+        continue_reply,
+        discard_cut_turn,
+        finish_continuation,
+        last_cut_reply,
+        prepare_continuation,
+        request_continuation,
+        stream_continuation,
+    )
+    from core.flows.review_chat.manage import (
+        NOT_OWN,
+        REVIEW_TITLE_CHARS,
+        THREAD_TITLE_CHARS,
+        SaveResult,
+        delete_review,
+        delete_thread,
+        editable_draft,
+        is_own_review,
+        rename_review,
+        rename_thread,
+        review_delete_warning,
+        save_material,
+    )
+    from core.flows.review_chat.material import (
+        ItemDraft,
+        MaterialDraft,
+        build_record,
+        check_draft,
+        draft_from_record,
+        merge_paragraphs,
+        split_paragraph,
+        with_paragraphs,
+    )
+    from core.flows.review_chat.messages import build_review_chat_messages
+    from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
+    from core.flows.review_chat.notices import Notice, summarizing
+    from core.flows.review_chat.paragraphs import (
+        extract_paragraph_numbers_from_user_input,
+        extract_specified_text_from_answer,
+        get_related_review_json_items,
+        item_paragraph_numbers,
+        parse_marked_answer_paragraphs,
+    )
+    from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
+    from core.flows.review_chat.records import (
+        MAX_IMPORT_BYTES,
+        ImportCheck,
+        check_review_record,
+        load_sample_review,
+        read_review_file,
+    )
+    from core.flows.review_chat.summary import (
+        SummaryOutcome,
+        maybe_summarize,
+        summarize_conversation_segment,
+        summarize_if_due,
+    )
+    from core.flows.review_chat.summary_job import (
+        SUMMARY_WAIT_SECONDS,
+        submit_summary_job,
+        summary_backlog,
+        summary_job_key,
+        wait_for_summary,
+    )
+    from core.flows.review_chat.thread_export import (
+        ExportTurn,
+        ThreadExport,
+        export_docx,
+        export_file_name,
+        export_markdown,
+        thread_export,
+    )
+    from core.flows.review_chat.threads import (
+        ImportResult,
+        OpenedThread,
+        get_review,
+        import_review,
+        list_reviews,
+        list_threads,
+        open_thread,
+        repository,
+        review_of_thread,
+        sample_review_id,
+        thread_items,
+    )
+    from core.flows.review_chat.turn import (
+        TurnOutcome,
+        TurnPlan,
+        finish_review_turn,
+        prepare_review_turn,
+        request_review_reply,
+        run_review_turn,
+        stream_review_reply,
+    )
 
 __all__ = [
     "CATEGORY_LABELS",
@@ -244,3 +254,132 @@ __all__ = [
     "wait_for_summary",
     "with_paragraphs",
 ]
+
+# public name -> (module, name in that module)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "CATEGORY_LABELS": ("core.flows.review_chat.constants", "CATEGORY_LABELS"),
+    "ChatMessage": ("core.flows.review_chat.models", "ChatMessage"),
+    "ContextBlock": ("core.flows.review_chat.context", "ContextBlock"),
+    "Continuation": ("core.flows.review_chat.continuation", "Continuation"),
+    "ExportTurn": ("core.flows.review_chat.thread_export", "ExportTurn"),
+    "FLOW": ("core.flows.review_chat.constants", "FLOW"),
+    "ImportCheck": ("core.flows.review_chat.records", "ImportCheck"),
+    "ImportResult": ("core.flows.review_chat.threads", "ImportResult"),
+    "ItemDraft": ("core.flows.review_chat.material", "ItemDraft"),
+    "MAX_ANSWER_CHARS": ("core.flows.review_chat.constants", "MAX_ANSWER_CHARS"),
+    "MAX_ANSWER_PARAGRAPHS": ("core.flows.review_chat.constants", "MAX_ANSWER_PARAGRAPHS"),
+    "MAX_IMPORT_BYTES": ("core.flows.review_chat.records", "MAX_IMPORT_BYTES"),
+    "MaterialDraft": ("core.flows.review_chat.material", "MaterialDraft"),
+    "NOT_FOUND_SENTENCE": ("core.flows.review_chat.constants", "NOT_FOUND_SENTENCE"),
+    "NOT_OWN": ("core.flows.review_chat.manage", "NOT_OWN"),
+    "Notice": ("core.flows.review_chat.notices", "Notice"),
+    "OpenedThread": ("core.flows.review_chat.threads", "OpenedThread"),
+    "ParagraphDecision": ("core.flows.review_chat.persistence", "ParagraphDecision"),
+    "REVIEW_ITEM_CATEGORIES": ("core.flows.review_chat.constants", "REVIEW_ITEM_CATEGORIES"),
+    "REVIEW_TITLE_CHARS": ("core.flows.review_chat.manage", "REVIEW_TITLE_CHARS"),
+    "ReviewContext": ("core.flows.review_chat.context", "ReviewContext"),
+    "ReviewRecord": ("core.flows.review_chat.models", "ReviewRecord"),
+    "SPECIFIED_WINDOW": ("core.flows.review_chat.constants", "SPECIFIED_WINDOW"),
+    "SUMMARY_EVERY_TURNS": ("core.flows.review_chat.constants", "SUMMARY_EVERY_TURNS"),
+    "SUMMARY_WAIT_SECONDS": ("core.flows.review_chat.summary_job", "SUMMARY_WAIT_SECONDS"),
+    "SaveResult": ("core.flows.review_chat.manage", "SaveResult"),
+    "SummaryOutcome": ("core.flows.review_chat.summary", "SummaryOutcome"),
+    "THREAD_TITLE_CHARS": ("core.flows.review_chat.manage", "THREAD_TITLE_CHARS"),
+    "ThreadExport": ("core.flows.review_chat.thread_export", "ThreadExport"),
+    "ThreadState": ("core.flows.review_chat.models", "ThreadState"),
+    "TurnOutcome": ("core.flows.review_chat.turn", "TurnOutcome"),
+    "TurnPlan": ("core.flows.review_chat.turn", "TurnPlan"),
+    "TurnResult": ("core.flows.review_chat.chat_turn", "TurnResult"),
+    "answer_bound_errors": ("core.flows.review_chat.constants", "answer_bound_errors"),
+    "assemble_review_context": ("core.flows.review_chat.context", "assemble_review_context"),
+    "build_record": ("core.flows.review_chat.material", "build_record"),
+    "build_review_chat_context_text": ("core.flows.review_chat.context", "build_review_chat_context_text"),
+    "build_review_chat_messages": ("core.flows.review_chat.messages", "build_review_chat_messages"),
+    "check_draft": ("core.flows.review_chat.material", "check_draft"),
+    "check_review_record": ("core.flows.review_chat.records", "check_review_record"),
+    "continue_reply": ("core.flows.review_chat.continuation", "continue_reply"),
+    "current_turn": ("core.flows.review_chat.persistence", "current_turn"),
+    "delete_review": ("core.flows.review_chat.manage", "delete_review"),
+    "delete_thread": ("core.flows.review_chat.manage", "delete_thread"),
+    "discard_cut_turn": ("core.flows.review_chat.continuation", "discard_cut_turn"),
+    "draft_from_record": ("core.flows.review_chat.material", "draft_from_record"),
+    "editable_draft": ("core.flows.review_chat.manage", "editable_draft"),
+    "export_docx": ("core.flows.review_chat.thread_export", "export_docx"),
+    "export_file_name": ("core.flows.review_chat.thread_export", "export_file_name"),
+    "export_markdown": ("core.flows.review_chat.thread_export", "export_markdown"),
+    "extract_paragraph_numbers_from_user_input": (
+        "core.flows.review_chat.paragraphs",
+        "extract_paragraph_numbers_from_user_input",
+    ),
+    "extract_specified_text_from_answer": (
+        "core.flows.review_chat.paragraphs",
+        "extract_specified_text_from_answer",
+    ),
+    "failed_turn": ("core.flows.review_chat.chat_turn", "failed_turn"),
+    "finish_continuation": ("core.flows.review_chat.continuation", "finish_continuation"),
+    "finish_review_turn": ("core.flows.review_chat.turn", "finish_review_turn"),
+    "finish_turn": ("core.flows.review_chat.chat_turn", "finish_turn"),
+    "get_related_review_json_items": ("core.flows.review_chat.paragraphs", "get_related_review_json_items"),
+    "get_review": ("core.flows.review_chat.threads", "get_review"),
+    "import_review": ("core.flows.review_chat.threads", "import_review"),
+    "is_own_review": ("core.flows.review_chat.manage", "is_own_review"),
+    "item_paragraph_numbers": ("core.flows.review_chat.paragraphs", "item_paragraph_numbers"),
+    "join_paragraphs": ("core.flows.review_chat.answer_split", "join_paragraphs"),
+    "last_cut_reply": ("core.flows.review_chat.continuation", "last_cut_reply"),
+    "list_reviews": ("core.flows.review_chat.threads", "list_reviews"),
+    "list_threads": ("core.flows.review_chat.threads", "list_threads"),
+    "load_sample_review": ("core.flows.review_chat.records", "load_sample_review"),
+    "marked_answer": ("core.flows.review_chat.answer_split", "marked_answer"),
+    "maybe_summarize": ("core.flows.review_chat.summary", "maybe_summarize"),
+    "merge_paragraphs": ("core.flows.review_chat.material", "merge_paragraphs"),
+    "merge_with_next": ("core.flows.review_chat.answer_split", "merge_with_next"),
+    "open_thread": ("core.flows.review_chat.threads", "open_thread"),
+    "parse_marked_answer_paragraphs": ("core.flows.review_chat.paragraphs", "parse_marked_answer_paragraphs"),
+    "prepare_continuation": ("core.flows.review_chat.continuation", "prepare_continuation"),
+    "prepare_review_turn": ("core.flows.review_chat.turn", "prepare_review_turn"),
+    "prepare_turn": ("core.flows.review_chat.chat_turn", "prepare_turn"),
+    "read_review_file": ("core.flows.review_chat.records", "read_review_file"),
+    "rename_review": ("core.flows.review_chat.manage", "rename_review"),
+    "rename_thread": ("core.flows.review_chat.manage", "rename_thread"),
+    "repository": ("core.flows.review_chat.threads", "repository"),
+    "request_continuation": ("core.flows.review_chat.continuation", "request_continuation"),
+    "request_reply": ("core.flows.review_chat.chat_turn", "request_reply"),
+    "request_review_reply": ("core.flows.review_chat.turn", "request_review_reply"),
+    "resolve_paragraph_numbers": ("core.flows.review_chat.persistence", "resolve_paragraph_numbers"),
+    "review_delete_warning": ("core.flows.review_chat.manage", "review_delete_warning"),
+    "review_of_thread": ("core.flows.review_chat.threads", "review_of_thread"),
+    "run_review_turn": ("core.flows.review_chat.turn", "run_review_turn"),
+    "run_turn": ("core.flows.review_chat.chat_turn", "run_turn"),
+    "sample_review_id": ("core.flows.review_chat.threads", "sample_review_id"),
+    "save_material": ("core.flows.review_chat.manage", "save_material"),
+    "split_answer": ("core.flows.review_chat.answer_split", "split_answer"),
+    "split_at_line": ("core.flows.review_chat.answer_split", "split_at_line"),
+    "split_paragraph": ("core.flows.review_chat.material", "split_paragraph"),
+    "stream_continuation": ("core.flows.review_chat.continuation", "stream_continuation"),
+    "stream_reply": ("core.flows.review_chat.chat_turn", "stream_reply"),
+    "stream_review_reply": ("core.flows.review_chat.turn", "stream_review_reply"),
+    "submit_summary_job": ("core.flows.review_chat.summary_job", "submit_summary_job"),
+    "summarize_conversation_segment": ("core.flows.review_chat.summary", "summarize_conversation_segment"),
+    "summarize_if_due": ("core.flows.review_chat.summary", "summarize_if_due"),
+    "summarizing": ("core.flows.review_chat.notices", "summarizing"),
+    "summary_backlog": ("core.flows.review_chat.summary_job", "summary_backlog"),
+    "summary_job_key": ("core.flows.review_chat.summary_job", "summary_job_key"),
+    "thread_export": ("core.flows.review_chat.thread_export", "thread_export"),
+    "thread_items": ("core.flows.review_chat.threads", "thread_items"),
+    "unexpected_failure": ("core.flows.review_chat.chat_turn", "unexpected_failure"),
+    "wait_for_summary": ("core.flows.review_chat.summary_job", "wait_for_summary"),
+    "with_paragraphs": ("core.flows.review_chat.material", "with_paragraphs"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -7,6 +7,7 @@ from core.guard.reply_limits import ReplyLimits, register_reply_limits
 FLOW = "review"  # flow tag: chat key, demo persona, debug-log grouping
 REPLY_LIMITS = register_reply_limits(FLOW, ReplyLimits(max_tokens=2048, max_chars=20_000))
 STEP_REPLY = "reply"
+STEP_CONTINUE = "continue"  # a reply cut short, continued (core.flows.review_chat.continuation)
 STEP_SUMMARIZE = "summarize"
 
 # spec 02 Specified: §(N-5)～§(N+5)

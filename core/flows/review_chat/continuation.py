@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from core.debuglog.events import DebugSink
 from core.flows.chat_item import ChatItem, history
-from core.flows.review_chat.constants import FLOW
+from core.flows.review_chat.constants import FLOW, STEP_CONTINUE
 from core.flows.review_chat.tracing import turn_trace
 from core.flows.review_chat.turn import TurnPlan, prepare_review_turn
 from core.guard.continuation import continuation_messages, cut_text, join_continuation
@@ -20,8 +20,6 @@ from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream, gu
 from core.llm.base import LLMClient, Message
 from core.store.review.models import ReviewRecord, ThreadState
 from core.store.review.repository import ReviewRepository
-
-STEP_CONTINUE = "continue"
 
 
 @dataclass

