@@ -40,6 +40,29 @@ ErrorType = Literal[
 ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 
 
+@dataclass(frozen=True)
+class WireFacts:
+    """What went on the wire for one model call, as the client recorded it (never credentials): the
+    structured-output form sent ("json_schema strict", "json_object+schema", ...), the provider's request id,
+    host[:port] of the base URL, the SDK and its version, the json_schema strict flag and the schema exactly as
+    sent. A reply carries one, an attempt keeps it, a debug event spreads it into its flat fields (the export
+    format)."""
+
+    response_format: str | None = None
+    request_id: str | None = None
+    base_host: str | None = None
+    sdk: str | None = None
+    strict: bool | None = None
+    wire_schema: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The facts by name (shallow: the schema is shared, not copied)."""
+        return {name: getattr(self, name) for name in WIRE_FIELDS}
+
+
+WIRE_FIELDS = ("response_format", "request_id", "base_host", "sdk", "strict", "wire_schema")
+
+
 @dataclass
 class DebugEvent:
     """One step of an LLM call (`kind`). `error_type` is an ErrorType for events the guard wrote; an imported

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from core.debuglog import trace
-from core.debuglog.events import DebugEvent, DebugSink, ErrorType
+from core.debuglog.events import DebugEvent, DebugSink, ErrorType, WireFacts
 from core.llm.base import LLMClient, LLMReply, LLMRequest, ProviderError
 
 ERROR_MESSAGES = {
@@ -37,15 +37,9 @@ class Attempt:
     usage: dict[str, int] = field(default_factory=dict)
     latency_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
-    response_format: str | None = None  # the structured-output form the client sent
     usage_estimated: bool = False  # usage counted locally: the server sent none
     ttft_ms: float | None = None  # time to the first streamed token
-    # what went on the wire (from the reply, or the provider error)
-    request_id: str | None = None
-    base_host: str | None = None
-    sdk: str | None = None
-    strict: bool | None = None
-    wire_schema: dict[str, Any] | None = None
+    wire: WireFacts = field(default_factory=WireFacts)  # what went on the wire (the reply's, or the error's)
 
     def event_fields(self) -> dict[str, Any]:
         """The fields a DebugEvent of this attempt carries beside errors and raw text."""
@@ -53,14 +47,9 @@ class Attempt:
             "notes": self.notes,
             "usage": self.usage,
             "usage_estimated": self.usage_estimated,
-            "response_format": self.response_format,
             "ttft_ms": self.ttft_ms,
             "latency_ms": self.latency_ms,
-            "request_id": self.request_id,
-            "base_host": self.base_host,
-            "sdk": self.sdk,
-            "strict": self.strict,
-            "wire_schema": self.wire_schema,
+            **self.wire.fields(),
         }
 
 
@@ -74,24 +63,20 @@ def reply_fields(reply: LLMReply) -> dict[str, Any]:
             "cached_input_tokens": reply.usage.cached_input_tokens,
         },
         "usage_estimated": reply.usage.estimated,
-        "response_format": reply.response_format,
         "ttft_ms": reply.ttft_ms,
-        "request_id": reply.request_id,
-        "base_host": reply.base_host,
-        "sdk": reply.sdk,
-        "strict": reply.strict,
-        "wire_schema": reply.wire_schema,
+        "wire": reply.wire,
     }
 
 
 def error_fields(client: LLMClient, exc: ProviderError) -> dict[str, Any]:
     """What is known of a failed call's wire side: the request id (when the server answered), the
     client's base host and SDK."""
-    return {
-        "request_id": exc.request_id,
-        "base_host": getattr(client, "base_host", None),
-        "sdk": getattr(client, "sdk", None),
-    }
+    wire = WireFacts(
+        request_id=exc.request_id,
+        base_host=getattr(client, "base_host", None),
+        sdk=getattr(client, "sdk", None),
+    )
+    return {"wire": wire}
 
 
 def request_fields(request: LLMRequest) -> dict[str, Any]:

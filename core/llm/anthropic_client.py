@@ -10,6 +10,7 @@ import anthropic
 import httpx2
 
 from core.contracts.strict_copies import strict_copy
+from core.debuglog.events import WireFacts
 from core.llm.base import (
     FinishReason,
     LLMReply,
@@ -144,10 +145,7 @@ class AnthropicClient:
             provider=self.provider,
             model=self.model,
             ttft_ms=ttft_ms,
-            request_id=request_id,
-            base_host=self.base_host,
-            sdk=self.sdk,
-            wire_schema=schema,
+            wire=WireFacts(request_id=request_id, base_host=self.base_host, sdk=self.sdk, wire_schema=schema),
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 from urllib.parse import urlsplit
 
+from core.debuglog.events import WireFacts
+
 Message = dict[str, str]
 # How a reply ended ("error": a stream that failed part-way, kept with what had arrived).
 FinishReason = Literal["stop", "length", "refusal", "content_filter", "other", "error"]
@@ -74,10 +76,8 @@ class Usage:
 
 @dataclass
 class LLMReply:
-    """One reply. finish_reason: stop | length | refusal | content_filter | other.
-
-    `response_format` names the structured-output form actually sent ("json_schema strict",
-    "json_object+schema", "json_object", ...; None without a schema). `ttft_ms` is the time to the
+    """One reply: its text, how it ended, usage, and what went on the wire (`wire`: the structured-output
+    form actually sent, request id, host, SDK, strict flag, schema as sent). `ttft_ms` is the time to the
     first streamed token (None for non-streamed replies).
     """
 
@@ -88,14 +88,9 @@ class LLMReply:
     provider: str = ""
     model: str = ""
     notes: list[str] = field(default_factory=list)
-    response_format: str | None = None
     ttft_ms: float | None = None
-    # the request as it went on the wire (filled by the SDK clients; never credentials)
-    request_id: str | None = None  # provider's request id header (x-request-id / request-id)
-    base_host: str | None = None  # host[:port] of the base URL
-    sdk: str | None = None  # "openai <version>", "anthropic <version>", "demo", "replay"
-    strict: bool | None = None  # the json_schema strict flag as sent
-    wire_schema: dict[str, Any] | None = None  # the schema as sent (after strict-mode rewriting)
+    # the request as it went on the wire (filled by the clients; never credentials)
+    wire: WireFacts = field(default_factory=WireFacts)
 
 
 class TextStream:

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from core.contracts.strict_copies import strict_copy
+from core.debuglog.events import WireFacts
 from core.llm.aws import REGION_SETTINGS, region, sdk_version, session
 from core.llm.base import (
     FinishReason,
@@ -160,11 +161,17 @@ class BedrockConverseClient:
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,
             model=self.model,
-            response_format=("json_schema" if fmt else "forced tool" if tool else None),
-            request_id=response.get("ResponseMetadata", {}).get("RequestId"),
-            base_host=self.base_host,
-            sdk=self.sdk,
-            wire_schema=json.loads(fmt["schema"]) if fmt else tool["inputSchema"]["json"] if tool else None,
+            wire=WireFacts(
+                response_format="json_schema" if fmt else "forced tool" if tool else None,
+                request_id=response.get("ResponseMetadata", {}).get("RequestId"),
+                base_host=self.base_host,
+                sdk=self.sdk,
+                wire_schema=json.loads(fmt["schema"])
+                if fmt
+                else tool["inputSchema"]["json"]
+                if tool
+                else None,
+            ),
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.debuglog.events import WireFacts
 from core.llm.base import LLMClient, LLMReply, LLMRequest, TextStream, Usage, stream_from_reply
 from core.llm.descriptor import ClientConfig, ProviderDescriptor
 
@@ -124,8 +125,10 @@ class DemoClient:
             latency_ms=(time.perf_counter() - start) * 1000,
             provider=self.provider,
             model=self.model,
-            sdk=self.sdk,
-            wire_schema=request.json_schema.schema if request.json_schema is not None else None,
+            wire=WireFacts(
+                sdk=self.sdk,
+                wire_schema=request.json_schema.schema if request.json_schema is not None else None,
+            ),
         )
 
     def stream(self, request: LLMRequest) -> TextStream:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx2
 
+from core.debuglog.events import WireFacts
 from core.llm.base import (
     FinishReason,
     LLMClient,
@@ -146,11 +147,13 @@ class GeminiClient:
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,
             model=self.model,
-            response_format="response_json_schema" if schema is not None else None,
-            request_id=getattr(response, "response_id", None),
-            base_host=self.base_host,
-            sdk=self.sdk,
-            wire_schema=schema,
+            wire=WireFacts(
+                response_format="response_json_schema" if schema is not None else None,
+                request_id=getattr(response, "response_id", None),
+                base_host=self.base_host,
+                sdk=self.sdk,
+                wire_schema=schema,
+            ),
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 import openai
 
+from core.debuglog.events import WireFacts
 from core.llm.base import (
     FinishReason,
     LLMReply,
@@ -151,7 +152,12 @@ class OpenAIClient:
         other error, or a rejection of the last form, raises `ProviderError`.
         """
         spec = request.json_schema
-        wire = LLMReply("", provider=self.provider, model=self.model, sdk=self.sdk, base_host=self.base_host)
+        wire = LLMReply(
+            "",
+            provider=self.provider,
+            model=self.model,
+            wire=WireFacts(sdk=self.sdk, base_host=self.base_host),
+        )
         try:
             if spec is None:
                 return self._create(request, None, **extra), wire, []
@@ -172,9 +178,9 @@ class OpenAIClient:
             raise malformed(exc, self._api_key) from None
         remember_form(self.server_url, forms[index])
         notes = [downgrade_note(forms[0], forms[index])] if index > 0 else []
-        wire.response_format = label
-        wire.strict, wire.wire_schema = wire_facts(body)
-        return result, wire, notes
+        strict, wire_schema = wire_facts(body)
+        facts = replace(wire.wire, response_format=label, strict=strict, wire_schema=wire_schema)
+        return result, replace(wire, wire=facts), notes
 
     # -- LLMClient ----------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMReply:
@@ -195,7 +201,7 @@ class OpenAIClient:
             usage=usage,
             latency_ms=latency,
             notes=notes,
-            request_id=request_id if isinstance(request_id, str) else None,
+            wire=replace(wire.wire, request_id=request_id if isinstance(request_id, str) else None),
         )
 
     def _usage(self, request: LLMRequest, text: str, usage: Any) -> Usage:
@@ -220,7 +226,7 @@ class OpenAIClient:
         raw, wire, notes = self._call(request, stream=True, stream_options={"include_usage": True})
         headers = getattr(getattr(raw, "response", None), "headers", {})
         content_type = str(headers.get("content-type", ""))
-        wire.request_id = headers.get("x-request-id")
+        wire = replace(wire, wire=replace(wire.wire, request_id=headers.get("x-request-id")))
         if "text/event-stream" not in content_type:  # e.g. an HTML page with status 200
             raw.close()
             raise ProviderError(

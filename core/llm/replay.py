@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.debuglog.events import events_from_jsonl
+from core.debuglog.events import WireFacts, events_from_jsonl
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 
 
@@ -35,7 +35,12 @@ class ReplayClient:
         if isinstance(item, LLMReply):
             return item
         schema = request.json_schema.schema if request.json_schema is not None else None
-        return LLMReply(text=item, provider=self.provider, model=self.model, sdk=self.sdk, wire_schema=schema)
+        return LLMReply(
+            text=item,
+            provider=self.provider,
+            model=self.model,
+            wire=WireFacts(sdk=self.sdk, wire_schema=schema),
+        )
 
     def complete(self, request: LLMRequest) -> LLMReply:
         return self._next(request)

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx2
 
+from core.debuglog.events import WireFacts
 from core.llm.base import (
     FinishReason,
     LLMClient,
@@ -161,11 +162,13 @@ class WatsonxClient:
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=self.provider,
             model=self.model,
-            response_format="json_schema" if fmt else None,
-            request_id=response.headers.get("x-global-transaction-id") or data.get("id"),
-            base_host=self.base_host,
-            sdk=self.sdk,
-            wire_schema=fmt["json_schema"]["schema"] if fmt else None,
+            wire=WireFacts(
+                response_format="json_schema" if fmt else None,
+                request_id=response.headers.get("x-global-transaction-id") or data.get("id"),
+                base_host=self.base_host,
+                sdk=self.sdk,
+                wire_schema=fmt["json_schema"]["schema"] if fmt else None,
+            ),
         )
 
     def stream(self, request: LLMRequest) -> TextStream:

@@ -10,6 +10,7 @@ from core.contracts.schemas import load_schema
 from core.debuglog.events import (
     DebugEvent,
     ListSink,
+    WireFacts,
     call_view,
     events_from_jsonl,
     events_to_csv,
@@ -249,14 +250,14 @@ def test_attempts_and_events_carry_form_estimated_usage_and_ttft():
     reply = LLMReply(
         VALID_TEXT,
         usage=Usage(30, 12, estimated=True),
-        response_format="json_object+schema",
+        wire=WireFacts(response_format="json_object+schema"),
         notes=["response_format json_schema not accepted by this server; downgraded to json_object+schema"],
     )
     events: list = []
     result, _ = run([reply], sink=ListSink(events))
     assert result.ok
     attempt = result.attempts[0]
-    assert attempt.response_format == "json_object+schema" and attempt.usage_estimated
+    assert attempt.wire.response_format == "json_object+schema" and attempt.usage_estimated
     assert attempt.usage == {"input_tokens": 30, "output_tokens": 12, "cached_input_tokens": 0}
     assert attempt.ttft_ms is None
     call = events[0]

@@ -238,7 +238,7 @@ def test_converse_falls_back_to_a_forced_tool_when_the_model_has_no_structured_o
         "tools": [{"toolSpec": {"name": "Answer", "inputSchema": {"json": SCHEMA}}}],
         "toolChoice": {"tool": {"name": "Answer"}},
     }
-    assert result.attempts[0].response_format == "forced tool"
+    assert result.attempts[0].wire.response_format == "forced tool"
 
 
 def test_settings_choose_the_cloud_providers_by_name_and_keep_their_keys_secret() -> None:

@@ -62,7 +62,7 @@ def test_plain_request_body_and_reply(wire_server: WireServer) -> None:
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (21, 5)
     assert reply.provider == "openai" and reply.model == "gpt-test"
     assert reply.latency_ms > 0 and reply.notes == []
-    assert reply.response_format is None and reply.ttft_ms is None and not reply.usage.estimated
+    assert reply.wire.response_format is None and reply.ttft_ms is None and not reply.usage.estimated
 
 
 def test_temperature_only_when_set(wire_server: WireServer) -> None:
@@ -90,7 +90,7 @@ def test_json_schema_strict_copy(wire_server: WireServer) -> None:
         "type": ["number", "null"]
     }
     assert reply.text == '{"title": "t", "score": null}'
-    assert reply.response_format == "json_schema strict"
+    assert reply.wire.response_format == "json_schema strict"
 
 
 def test_free_form_schema_sent_non_strict(wire_server: WireServer) -> None:
@@ -99,7 +99,7 @@ def test_free_form_schema_sent_non_strict(wire_server: WireServer) -> None:
         "type": "json_schema",
         "json_schema": {"name": "raw", "schema": FREE_FORM, "strict": False},
     }
-    assert reply.response_format == "json_schema non-strict"
+    assert reply.wire.response_format == "json_schema non-strict"
 
 
 def test_downgrade_to_json_object_with_schema_after_400(wire_server: WireServer) -> None:
@@ -110,7 +110,7 @@ def test_downgrade_to_json_object_with_schema_after_400(wire_server: WireServer)
     assert [r.body["response_format"]["type"] for r in wire_server.requests] == ["json_schema", "json_object"]
     assert wire_server.last.body["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert reply.text == '{"title": "x"}'
-    assert reply.notes == [DOWNGRADE_NOTE] and reply.response_format == "json_object+schema"
+    assert reply.notes == [DOWNGRADE_NOTE] and reply.wire.response_format == "json_object+schema"
     # remembered: the next call goes straight to json_object (with the schema), still noting it
     reply2 = client.complete(request)
     assert len(wire_server.requests) == 3

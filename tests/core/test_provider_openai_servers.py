@@ -88,7 +88,7 @@ def test_exact_request_body_per_profile(
         token_param: 300,
         "response_format": response_format,
     }
-    assert reply.response_format == label and reply.notes == []
+    assert reply.wire.response_format == label and reply.notes == []
 
 
 def test_every_profile_is_known_to_the_tests() -> None:
@@ -111,7 +111,7 @@ def test_llamacpp_500_downgrades_to_json_object_with_schema_in_one_extra_request
     assert forms_sent(wire_server) == ["json_schema", "json_object+schema"]
     assert wire_server.last.body["response_format"] == {"type": "json_object", "schema": SCHEMA}
     (attempt,) = result.attempts
-    assert attempt.response_format == "json_object+schema" and attempt.notes == [LLAMACPP_DOWNGRADE]
+    assert attempt.wire.response_format == "json_object+schema" and attempt.notes == [LLAMACPP_DOWNGRADE]
     # the DebugEvent carries the form sent and the estimated usage (the reply had none)
     call = next(e for e in events if e.kind == "call")
     assert call.response_format == "json_object+schema" and call.notes == [LLAMACPP_DOWNGRADE]
@@ -127,7 +127,7 @@ def test_server_rejecting_both_schema_forms_falls_back_to_bare_json_object(wire_
     assert result.ok
     assert forms_sent(wire_server) == ["json_schema", "json_object+schema", "json_object"]
     assert wire_server.last.body["response_format"] == {"type": "json_object"}
-    assert result.attempts[0].response_format == "json_object"
+    assert result.attempts[0].wire.response_format == "json_object"
     assert result.attempts[0].notes == [downgrade_note("json_schema", "json_object")]
 
 
@@ -141,7 +141,7 @@ def test_remembered_form_is_reused_by_a_new_client_for_the_same_url(wire_server:
     reply = fresh.complete(request)
     assert len(wire_server.requests) == 3, "no new rejection: the new client starts at the working form"
     assert forms_sent(wire_server)[-1] == "json_object+schema"
-    assert reply.response_format == "json_object+schema" and reply.notes == [LLAMACPP_DOWNGRADE]
+    assert reply.wire.response_format == "json_object+schema" and reply.notes == [LLAMACPP_DOWNGRADE]
     # streams use the remembered form too; another base URL is not affected
     stream = fresh.stream(request)
     assert "".join(stream) == "ok" and forms_sent(wire_server)[-1] == "json_object+schema"
@@ -206,7 +206,7 @@ def test_guarded_stream_event_carries_estimated_usage_and_ttft(wire_server: Wire
     assert "".join(stream) == "了解しました。"
     assert stream.result is not None and stream.result.ok
     (attempt,) = stream.result.attempts
-    assert attempt.usage_estimated and attempt.ttft_ms is not None and attempt.response_format is None
+    assert attempt.usage_estimated and attempt.ttft_ms is not None and attempt.wire.response_format is None
     call = events[0]
     assert call.kind == "call" and call.usage_estimated and call.ttft_ms == attempt.ttft_ms
     assert json.loads(json.dumps(call.to_dict()))["usage_estimated"] is True

@@ -47,3 +47,26 @@ def test_finish_reasons_from_providers() -> None:
         "other",
     ]
     assert FINISH_REASONS == ("stop", "length", "refusal", "content_filter", "other", "error")
+
+
+def test_wire_facts_are_one_object_from_the_reply_to_the_attempt_and_flat_in_the_event() -> None:
+    from core.debuglog.events import WIRE_FIELDS, ListSink, WireFacts  # noqa: PLC0415
+    from core.guard.text_guard import guarded_text  # noqa: PLC0415
+    from core.llm.base import LLMReply, LLMRequest, TextStream  # noqa: PLC0415
+
+    facts = WireFacts(request_id="req-1", base_host="127.0.0.1:9", sdk="test 1.0")
+
+    class Client:
+        provider, model, sdk, base_host = "test", "m", "test 1.0", "127.0.0.1:9"
+
+        def complete(self, request: LLMRequest) -> LLMReply:
+            return LLMReply("こんにちは", wire=facts)
+
+        def stream(self, request: LLMRequest) -> TextStream:
+            raise NotImplementedError
+
+    sink = ListSink()
+    result = guarded_text(Client(), [{"role": "user", "content": "やあ"}], sink=sink)
+    assert result.attempts[0].wire is facts
+    call = sink.calls()[0] if hasattr(sink, "calls") else sink.events[0]
+    assert {name: getattr(call, name) for name in WIRE_FIELDS} == facts.fields()

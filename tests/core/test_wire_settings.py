@@ -210,5 +210,5 @@ def test_a_provider_error_records_its_request_id_and_settings(server: WireServer
     assert (error.temperature, error.max_tokens) == (0.5, 64)
     assert error.base_host == f"127.0.0.1:{server.port}"
     assert error.sdk == (OPENAI_SDK if wire == "openai" else ANTHROPIC_SDK)
-    assert result.attempts[0].request_id == request.request_id
+    assert result.attempts[0].wire.request_id == request.request_id
     no_credentials(sink)
