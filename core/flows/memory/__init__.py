@@ -71,7 +71,7 @@ from core.flows.memory.provenance import (
 )
 from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
-from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
+from core.flows.memory.sample_data import DEMO_TURNS, SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.flows.memory.versions import (
@@ -88,6 +88,7 @@ __all__ = [
     "AFFECT_LABELS",
     "AFFECT_LABELS_JA",
     "DEDUPE_OVERLAP",
+    "DEMO_TURNS",
     "DROP_BELOW",
     "EDITABLE_COLUMNS",
     "FACT_POOL",
