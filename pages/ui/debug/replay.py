@@ -15,7 +15,7 @@ from core.flows import review_chat
 from core.flows.review_chat import FLOW as REVIEW_FLOW
 from core.flows.review_chat import ReviewRecord
 from core.settings import PROVIDER_LABELS
-from core.text.export import csv_text
+from core.text.export import excel_csv
 from core.workbench.replay import ReplayReport, conversations, replay
 from core.workbench.replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
 from core.workbench.replay_flows import REPLAYABLE
@@ -54,10 +54,11 @@ def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
     return checked.events
 
 
-def _csv(report: ReplayReport) -> str:
-    """The table as CSV; the 入力 column comes from an uploaded file, so no cell may read as a formula."""
+def _csv(report: ReplayReport) -> bytes:
+    """The table as CSV for Excel in Japan (its column names are Japanese already); the 入力 column comes
+    from an uploaded file, so no cell may read as a formula."""
     rows = report.table()
-    return csv_text(rows, list(rows[0]) if rows else ["ターン"])
+    return excel_csv(rows, {name: name for name in (rows[0] if rows else ["ターン"])})
 
 
 def _stop() -> None:
