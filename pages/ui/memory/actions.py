@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from core.flows.memory import (
+    DEMO_TURNS,
     SAMPLE_EPISODES,
     SummaryOutcome,
     counts,
@@ -20,10 +21,6 @@ from core.flows.memory import (
     run_summaries,
 )
 from pages.ui.shell import state
-
-DEMO_FIRST_INPUT = (
-    "こんばんは、灯。同僚の田中さんとまた新宿でラーメンを食べてきたよ。来週は締切があってちょっと不安。"
-)
 
 
 def repo() -> Any:
@@ -60,23 +57,31 @@ def reconcile_on_start() -> None:
 
 
 def load_samples() -> int:
-    """Load the seeded sample conversation (the flow uses the offline demo model); 0 when already loaded."""
-    return load_demo_samples(repo(), collection(), state.sink())
+    """Load the seeded sample conversation (the flow uses the offline demo model) with a progress bar in a
+    status box; 0 when already loaded."""
+    with st.status("サンプル記憶を読み込んでいます…", expanded=True) as box:
+        bar = st.progress(0.0, text="会話を記憶に整理しています…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"会話を記憶に整理しています…（{done} / {total} 件）")
+
+        loaded = load_demo_samples(repo(), collection(), state.sink(), progress=progress)
+        box.update(label=f"サンプル記憶を {loaded} 件読み込みました", state="complete", expanded=False)
+    return loaded
 
 
 def load_demo() -> None:
-    """One-click demo: sample memories (once) and a first scripted exchange."""
+    """One-click demo: sample memories (once) and the first demo turn."""
     if counts(repo()).get("EPISODE", 0) == 0:
         try:
-            with st.spinner("サンプル記憶を読み込んでいます…"):
-                load_samples()
+            load_samples()
         except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
             st.session_state["memory_error"] = (
                 "サンプル記憶の読み込み中にエラーが発生しました。もう一度お試しください。"
             )
             return
     if not st.session_state.chat["memory"]:
-        st.session_state["memory_pending_input"] = DEMO_FIRST_INPUT
+        st.session_state["memory_pending_input"] = DEMO_TURNS[0]
     st.toast("サンプル記憶を読み込みました。会話タブで続きを話しかけてみてください。")
 
 
@@ -95,8 +100,7 @@ def render_toolbar() -> None:
             help=f"約{SAMPLE_EPISODES}件の会話（固定シード）を、デモモデルで抽出しながら読み込みます。",
         ):
             try:
-                with st.spinner("サンプル記憶を読み込んでいます…"):
-                    loaded = load_samples()
+                loaded = load_samples()
             except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サンプル記憶の読み込み中にエラーが発生しました。"
             else:

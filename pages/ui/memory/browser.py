@@ -8,6 +8,7 @@ but shown with both states and a choice.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -115,19 +116,51 @@ COLUMN_LABELS = {
     "version": "版",
 }
 
+# The text a person reads gets the room; short codes and numbers stay narrow (pixels: a cell shows ~35 characters).
+COLUMN_WIDTHS: dict[str, Any] = {
+    "input_text": 520,
+    "reply_text": 420,
+    "object_text": 260,
+    "loop_text": 520,
+    "summary_text": 560,
+    "id": 60,
+    "version": 50,
+    "pin": 50,
+}
+
 
 def _option_label(labels: Mapping[Any, str]) -> Callable[[object], str]:
     """A select column's format_func: the option's Japanese label, or the option itself."""
     return lambda value: labels.get(value, str(value))
 
 
+PERIODS = {"全期間": None, "直近7日": 7, "直近30日": 30, "直近90日": 90, "日付を指定": -1}
+
+
+def _period(col: Any) -> list[dt.date]:
+    """The period filter as [from, to] dates ([] for every date): a choice in words, and a date range only
+    when one is asked for (an empty date box would show its English placeholder)."""
+    choice = col.selectbox("期間", list(PERIODS), key="memory_f_period")
+    days = PERIODS[choice]
+    today = dt.date.today()
+    if days is None:
+        return []
+    if days > 0:
+        return [today - dt.timedelta(days=days), today]
+    picked = col.date_input(
+        "開始日〜終了日",
+        value=(today - dt.timedelta(days=30), today),
+        key="memory_f_dates",
+        format="YYYY/MM/DD",
+    )
+    return list(picked) if isinstance(picked, tuple | list) else [picked]
+
+
 def _filters(kind: str) -> browse.Filters:
     with st.container(border=True):
         c = st.columns(4)
         state_label = c[0].selectbox("状態", ["すべて", "有効", "削除済み"], key="memory_f_state")
-        dates = c[1].date_input(
-            "期間", value=[], key="memory_f_dates", help="開始日と終了日を選びます（空欄なら全期間）"
-        )
+        dates = _period(c[1])
         entity_map = browse.entity_options(actions.repo())
         entity_id = c[2].selectbox(
             "エンティティ",
@@ -179,7 +212,9 @@ def _unit_table(kind: str) -> None:
     )
     editable = set(EDITABLE_COLUMNS[kind])
     config = {
-        col: st.column_config.Column(COLUMN_LABELS.get(col, col), disabled=col not in editable)
+        col: st.column_config.Column(
+            COLUMN_LABELS.get(col, col), disabled=col not in editable, width=COLUMN_WIDTHS.get(col)
+        )
         for col in frame.columns
     }
     config["state"] = st.column_config.SelectboxColumn(
@@ -205,7 +240,7 @@ def _unit_table(kind: str) -> None:
         config["predicate"] = st.column_config.SelectboxColumn(
             "述語",
             options=list(PREDICATE_JA),
-            format_func=lambda k: f"{_option_label(PREDICATE_JA)(k)}（{k}）",
+            format_func=_option_label(PREDICATE_JA),
         )
     config["version"] = st.column_config.NumberColumn("版", disabled=True, help="表を読み込んだときの版")
     edited = st.data_editor(
@@ -221,13 +256,18 @@ def _unit_table(kind: str) -> None:
         grid.save(kind, frame, edited)
     grid.render_stale(COLUMN_LABELS)
     if len(frame):
-        snippets = dict(zip(frame["id"], frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
+        ids = [int(i) for i in frame["id"]]
+        snippets = dict(zip(ids, frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
+        # the picker shows the memory the detail below shows, or nothing when that one is not in this table
+        chosen = st.session_state.get("memory_unit_id")
+        st.session_state["memory_pick"] = chosen if chosen in ids else None
         c[1].selectbox(
             "詳細を見る記憶",
-            frame["id"].tolist(),
+            ids,
             key="memory_pick",
+            placeholder="表の記憶から選ぶ",
             format_func=lambda i: f"#{i} {snippets.get(i, '')[:30]}",
-            on_change=lambda: select_unit(st.session_state["memory_pick"]),
+            on_change=lambda: select_unit(st.session_state["memory_pick"] or 0),
         )
 
 
@@ -273,19 +313,18 @@ def render_browser() -> None:
         render_entity_tools()
     elif kind == "EDGES":
         frame = browse.edges_frame(actions.repo())
-        frame["relation"] = frame["relation"].map(
-            lambda r: f"{RELATION_JA[r]}（{r}）" if r in RELATION_JA else r
-        )
+        frame["relation"] = frame["relation"].map(lambda r: RELATION_JA.get(r, r))
         _graph_table(
             frame, ("src", "dst"), EDGE_COLUMNS, "エンティティ同士の関係と、その根拠になったエピソードです。"
         )
     else:
         _unit_table(kind)
     render_detail()
-    st.markdown("#### 灯の感情の推移（週ごとの平均の強さ）")
+    st.markdown("#### 灯の感情の推移（週ごとの回数）")
     series = affect_series(actions.repo())
     if series.empty:
-        st.caption("まだエピソードがありません。")
+        st.caption("まだ感情の動いたエピソードがありません。")
     else:
         colors: list[Color] = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
-        st.bar_chart(series, stack=False, x_label="週", y_label="平均の強さ", color=colors)
+        st.bar_chart(series, x_label="週（月曜から）", y_label="エピソード数", color=colors)
+        st.caption("灯がその週の会話で感じた感情ごとの回数です（「平常」は除く）。")
