@@ -20,6 +20,7 @@ from core.workbench.report import (
 from core.workbench.tree import ConversationNode
 from pages.ui.debug import call as debug_call
 from pages.ui.debug import source as debug_source
+from pages.ui.debug.names import conversation_title
 
 FLAT = alt.Axis(labelAngle=0)
 
@@ -103,7 +104,9 @@ def render(
         )
     with s2:
         st.markdown("**会話ごと**")
-        by_conversation = costs_by(tree, prices, lambda c: f"{c.flow or '-'} ／ {c.label}")
+        by_conversation = costs_by(
+            tree, prices, lambda c: conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)
+        )
         st.dataframe(
             cost_table(by_conversation, "会話"),
             hide_index=True,

@@ -16,11 +16,12 @@ from core.flows.review_chat import FLOW as REVIEW_FLOW
 from core.flows.review_chat import ReviewRecord
 from core.settings import PROVIDER_LABELS
 from core.text.export import excel_csv
-from core.workbench.replay import ReplayReport, conversations, replay
+from core.workbench.replay import RecordedConversation, ReplayReport, conversations, replay
 from core.workbench.replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
 from core.workbench.replay_flows import REPLAYABLE
 from core.workbench.rerun import Target, targets
 from pages.ui.debug import tab_memory
+from pages.ui.debug.names import conversation_title
 from pages.ui.debug.source import read_upload, show_import_errors, upload_caption
 from pages.ui.diagnosis import session as diagnosis_session
 from pages.ui.shell import state
@@ -52,6 +53,11 @@ def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
         show_import_errors(checked.errors)
         return None
     return checked.events
+
+
+def _title(conversation: RecordedConversation) -> str:
+    c = conversation
+    return f"{conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)}（{len(c.turns)} ターン）"
 
 
 def _csv(report: ReplayReport) -> bytes:
@@ -100,7 +106,10 @@ def _controls(events: Sequence[DebugEvent]) -> None:
         return
     tab_memory.restore(CONVERSATION_KEY, lambda i: i in range(len(found)))
     index = st.selectbox(
-        "会話", range(len(found)), format_func=lambda i: found[i].label, key=CONVERSATION_KEY
+        "会話",
+        range(len(found)),
+        format_func=lambda i: _title(found[i]),
+        key=CONVERSATION_KEY,
     )
     options = [t for t in targets(state.settings()) if t.current or t.provider != state.settings().provider]
     tab_memory.restore(TARGET_KEY, lambda t: t in options)

@@ -18,6 +18,7 @@ from core.workbench.ratings import Ratings
 from core.workbench.report import RATING_WORDS
 from core.workbench.tree import CallNode, ConversationNode, TurnNode, waterfall
 from pages.ui.debug import call as debug_call
+from pages.ui.debug.names import conversation_title
 from pages.ui.shell.render import llm_label, plain_label
 
 CONVERSATION_KEY = "debug_conversation"
@@ -86,7 +87,8 @@ def apply_link(tree: Sequence[ConversationNode], link: DeepLink) -> bool:
 def _conversation_label(tree: Sequence[ConversationNode], index: int) -> str:
     c = tree[index]
     calls = len(c.all_calls())
-    return f"{c.flow or '-'} ／ {c.label} — {len(c.turns)} ターン・{calls} 呼び出し"
+    title = conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)
+    return f"{title} — {len(c.turns)} ターン・{calls} 呼び出し"
 
 
 def _ordered_calls(conversation: ConversationNode) -> list[tuple[TurnNode, CallNode, int]]:

@@ -15,29 +15,10 @@ import streamlit as st
 
 from core.debuglog import trace
 from core.debuglog.events import CaptureSink
-from pages.ui.shell import state
+from pages.ui.shell import state, words
 from pages.ui.shell.render import llm_caption, llm_label, plain_label, raw_excerpt
 
-# Names of the LLM calls (request tags["step"]) as staff read them.
-STEP_LABELS = {
-    "interview_turn": "聞き取りのターン",
-    "chat": "返答",
-    "reply": "返答",
-    "summary": "会話の要約",
-    "summarize": "会話の要約",
-    "reflection": "内省（Reflection）",
-    "extract_entities": "人物・関係の抽出",
-    "extract_facts": "事実の抽出",
-    "extract_loops": "約束の抽出",
-    "extract_all": "人物・事実・約束の抽出",
-    "summary_bond": "関係のサマリー",
-    "summary_person": "人物のサマリー",
-    "summary_topic": "話題のサマリー",
-    "diagnosing": "問診の質問・回答",
-    "spec_check": "仕様確認",
-    "urgency_check": "緊急度の判定",
-    "rag_answer": "取扱説明書の要約",
-}
+STEP_LABELS = words.STEPS  # names of the LLM calls as staff read them (pages/ui/shell/words.py)
 
 
 def key(flow: str) -> str:
