@@ -26,6 +26,7 @@ from core.flows.memory.constants import (
     FACT_W_PIN,
     FACT_W_RECENCY,
     FACT_W_SALIENCE,
+    FLOW,
     HISTORY_MESSAGES_FOR_Q2,
     INJECT_MAX_SENSITIVITY,
     INJECT_MIN_BEST,
@@ -74,6 +75,7 @@ from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, 
 from core.flows.memory.sample_data import DEMO_TURNS, SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.flows.memory.trailer import split_raw_reply
 from core.flows.memory.versions import (
     EditError,
     StaleEdit,
@@ -97,6 +99,7 @@ __all__ = [
     "FACT_W_PIN",
     "FACT_W_RECENCY",
     "FACT_W_SALIENCE",
+    "FLOW",
     "HISTORY_MESSAGES_FOR_Q2",
     "INJECT_MAX_SENSITIVITY",
     "INJECT_MIN_BEST",
@@ -154,6 +157,7 @@ __all__ = [
     "run_summaries",
     "save_trace_for",
     "soft_delete",
+    "split_raw_reply",
     "stale_comparison",
     "stream_continuation",
     "stream_reply",

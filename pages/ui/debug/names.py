@@ -15,3 +15,15 @@ def conversation_title(flow: str, started_at: float, first_input: str, conversat
     quote = f"「{said[:18]}…」" if len(said) > 18 else (f"「{said}」" if said else "")
     parts = [words.flow(flow), when, quote or (f"ID {conversation_id[:8]}" if conversation_id else "")]
     return " ・ ".join(p for p in parts if p)
+
+
+DEMO_PROVIDER = "demo"
+DEMO_LATENCY = "デモ（即時・計測なし）"
+
+
+def latency(ms: float | None, provider: str | None) -> str:
+    """A call's latency: 「1,234 ms」, or for the demo model (which answers at once, without a network) a
+    mark that says so rather than a misleading 「0 ms」."""
+    if provider == DEMO_PROVIDER:
+        return DEMO_LATENCY
+    return f"{ms:,.0f} ms" if ms is not None else "-"

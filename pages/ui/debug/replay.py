@@ -6,6 +6,7 @@ is sent again through the flow's real code on a temporary store, and the table s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import streamlit as st
@@ -22,37 +23,17 @@ from core.workbench.replay_flows import REPLAYABLE
 from core.workbench.rerun import Target, targets
 from pages.ui.debug import tab_memory
 from pages.ui.debug.names import conversation_title
-from pages.ui.debug.source import read_upload, show_import_errors, upload_caption
 from pages.ui.diagnosis import session as diagnosis_session
-from pages.ui.shell import state
+from pages.ui.shell import state, words
 from pages.ui.shell.render import llm_cell, plain_label
 
 RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
 RESULT_FOR = "debug_replay_report_for"  # data key: the label of the conversation it replayed
-SOURCE_KEY, CONVERSATION_KEY, TARGET_KEY = (
-    "debug_replay_source",
+CONVERSATION_KEY, TARGET_KEY = (
     "debug_replay_conversation",
     "debug_replay_target",
 )
-SESSION, UPLOAD = "このセッションのログ", "JSONLファイルを読み込む"
 STOPPED_KEY = "debug_replay_stopped"  # data key: 停止 was pressed
-
-
-def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
-    tab_memory.restore(SOURCE_KEY)
-    source = st.radio("読み込み元", [SESSION, UPLOAD], horizontal=True, key=SOURCE_KEY)
-    tab_memory.remember(SOURCE_KEY)
-    if source == SESSION:
-        return list(events)
-    upload = st.file_uploader("エクスポートしたログ（JSONL）", type=["jsonl"], key="debug_replay_file")
-    upload_caption()
-    if upload is None:
-        return None
-    checked = read_upload(upload)
-    if checked.errors:
-        show_import_errors(checked.errors)
-        return None
-    return checked.events
 
 
 def _title(conversation: RecordedConversation) -> str:
@@ -71,15 +52,27 @@ def _stop() -> None:
     st.session_state[STOPPED_KEY] = True
 
 
+def _words(column: str, value: object) -> object:
+    """A 「記録→再生」 cell of phase, mode or action ids in Japanese (the CSV keeps the ids)."""
+    if not column.endswith("（記録→再生）") or not isinstance(value, str):
+        return value
+    return "→".join(words.any_word(part) for part in value.split("→"))
+
+
+def _summary_words(summary: str) -> str:
+    """The report's summary with the ids in it (phases, actions) in Japanese."""
+    return re.sub(r"[a-z]+(?:_[a-z]+)+|[a-z]{4,}", lambda m: words.any_word(m.group()), summary)
+
+
 def _show(report: ReplayReport) -> None:
     if report.stopped:
         st.warning(f"停止しました（{len(report.rows)} ターンまで）。", icon=":material/stop_circle:")
-    st.markdown(f"**{plain_label(report.summary)}**")
+    st.markdown(f"**{plain_label(_summary_words(report.summary))}**")
     conversation = st.session_state.get(RESULT_FOR, "-")
     st.caption(
         f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{PROVIDER_LABELS.get(report.provider, report.provider)} / {report.model}')}"
     )
-    rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
+    rows = [{k: llm_cell(_words(k, v)) for k, v in row.items()} for row in report.table()]
     st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")
     st.download_button(
         "表をCSVで保存",
@@ -92,11 +85,9 @@ def _show(report: ReplayReport) -> None:
 
 
 def _controls(events: Sequence[DebugEvent]) -> None:
-    """Source, conversation, model and the 「リプレイ」 button (which stores its report in RESULT_KEY)."""
-    source = _source_events(events)
-    if source is None:
-        return
-    found = [c for c in conversations(source) if c.flow in REPLAYABLE]
+    """Conversation, model and the 「リプレイ」 button (which stores its report in RESULT_KEY). The log is the
+    page's: this session's, or the file read at the top of the page (one uploader for the whole page)."""
+    found = [c for c in conversations(events) if c.flow in REPLAYABLE]
     if not found:
         st.info(
             "リプレイできる会話がありません（会話IDとターンごとの入力が記録された、ナレッジ・講評チャット・"
@@ -178,6 +169,10 @@ def render(events: Sequence[DebugEvent]) -> None:
     st.caption(
         "会話のユーザー入力をすべて、選んだモデルで実際のフローのコードにもう一度通し、記録と比べます"
         "（一時的な保存先を使うため、保存済みの会話やデータは変わりません）。モデルやプロンプトを切り替える前の確認に使います。"
+    )
+    st.caption(
+        "対象は、このページに表示中のログです（別のログをリプレイするには、ページ上部の"
+        "「エクスポートしたログを読み込む（JSONL）」で読み込みます）。"
     )
     _controls(events)
     shown = st.session_state.get(RESULT_KEY)

@@ -140,7 +140,7 @@ def render_side_panel() -> None:
         if turn:
             mode = turn["control"]["mode"]
             st.badge(
-                f"モード: {kf.MODE_LABELS.get(mode, mode)}（{mode}）", color=MODE_COLORS.get(mode, "gray")
+                f"モード: {kf.MODE_LABELS.get(mode, mode)}", color=MODE_COLORS.get(mode, "gray")
             )
     with st.container(border=True):
         st.markdown("**まだ聞き取りが必要な項目**")

@@ -35,6 +35,7 @@ TABLES = {
 LABELS = list(AFFECT_LABELS)
 AFFECT_COLORS = {"喜び": "#f2a900", "悲しみ": "#3b7dd8", "怒り": "#d62728", "不安": "#8e5cc4"}
 STATE_JA = {"active": "有効", "deleted": "削除済み"}
+EXTRACT_JA = {"done": "完了", "pending": "処理待ち", "failed": "失敗"}
 SENSITIVITY_JA = {0: "0: 通常", 1: "1: 私的", 2: "2: 秘密（会話に注入しない）"}
 PREDICATE_JA = {
     "name_is": "名前",
@@ -80,6 +81,24 @@ RELATION_JA = {
     "related": "関連",
     "other": "その他",
 }
+ENTITY_TYPE_JA = {"PERSON": "人物", "PLACE": "場所", "TOPIC": "話題", "THING": "もの", "ORG": "組織"}
+ROLE_JA = {
+    "speaker": "話し手",
+    "person": "人物",
+    "place": "場所",
+    "topic": "話題",
+    "mentioned": "言及",
+    "fact": "事実",
+    "loop": "約束",
+    **RELATION_JA,
+}
+
+
+def speaker_name(name: str) -> str:
+    """SPEAKER (the person talking to 灯) as ユーザー, also inside 「PERSON:SPEAKER」."""
+    return name.replace("SPEAKER", "ユーザー")
+
+
 SNIPPET_COLUMN = {
     "EPISODE": "input_text",
     "FACT": "object_text",
@@ -232,6 +251,10 @@ def _unit_table(kind: str) -> None:
             config[col] = st.column_config.NumberColumn(
                 COLUMN_LABELS[col], min_value=0.0, max_value=1.0, step=0.05
             )
+    if "extract_state" in frame:
+        config["extract_state"] = st.column_config.SelectboxColumn(
+            "抽出", options=list(EXTRACT_JA), format_func=_option_label(EXTRACT_JA), disabled=True
+        )
     if "persona_affect_label" in frame:
         config["persona_affect_label"] = st.column_config.SelectboxColumn(
             "感情", options=LABELS, format_func=_option_label(AFFECT_LABELS_JA)
@@ -279,8 +302,16 @@ def _graph_table(
         c = st.columns([2, 2, 1, 1])
         needle = c[0].text_input("名前を含む", key="memory_g_name").strip()
         types = sorted(frame["type_label"].unique()) if "type_label" in frame else []
-        chosen = c[1].multiselect(
-            "種類", types, key="memory_g_types", placeholder="すべて", disabled=not types
+        chosen = (
+            c[1].pills(
+                "種類（選ばなければすべて）",
+                types,
+                selection_mode="multi",
+                key="memory_g_types",
+                format_func=lambda t: ENTITY_TYPE_JA.get(t, t),
+                disabled=not types,
+            )
+            or []
         )
         size = c[3].selectbox("1ページの件数", [50, 100, 200], key="memory_g_size")
         if needle:
@@ -295,7 +326,16 @@ def _graph_table(
     st.caption(
         f"{len(frame)} 件中 {min(size, len(frame) - (page - 1) * size)} 件を表示（{page}/{pages} ページ）。{note}"
     )
-    shown = frame.iloc[(page - 1) * size : page * size]
+    shown = frame.iloc[(page - 1) * size : page * size].copy()
+    if "type_label" in shown:  # words for the person reading; the store keeps PERSON / speaker ...
+        shown["type_label"] = shown["type_label"].map(lambda t: ENTITY_TYPE_JA.get(t, t))
+    if "roles" in shown:
+        shown["roles"] = shown["roles"].map(
+            lambda roles: [ROLE_JA.get(r, r) for r in roles] if isinstance(roles, list) else roles
+        )
+    for col in ("name", "src", "dst"):
+        if col in shown:
+            shown[col] = shown[col].map(lambda n: speaker_name(n) if isinstance(n, str) else n)
     st.dataframe(shown.rename(columns=labels), hide_index=True, width="stretch")
 
 

@@ -37,6 +37,8 @@ STEPS = {
     "spec_check": "仕様確認",
     "urgency_check": "緊急度の判定",
     "rag_answer": "取扱説明書の要約",
+    "diagnosis_step": "問診の1回の応答",
+    "continue": "続きの生成",
 }
 RESULTS = {"ok": "成功", "error": "失敗", **ERROR_TYPE_LABELS}
 FIXES = {
