@@ -69,7 +69,7 @@ def test_rerun_a_call_on_two_models_shows_both_columns(browser, wire, tmp_path) 
         wait_idle(page)
         main = page.get_by_test_id("stMain")
         main.get_by_role("tab", name="トレース", selected=True).wait_for()  # the newest call is chosen
-        main.locator(".st-key-debug_tree_view").get_by_text("聞き取りのターン（interview_turn）").wait_for()
+        main.locator(".st-key-debug_tree_view").get_by_text("聞き取りのターン").first.wait_for()
         main.get_by_text("この呼び出しを再実行・比較（プレイグラウンド）").click()
         system = page.get_by_label("システムプロンプト")
         assert system.input_value() == original[0]["messages"][0]["content"]
@@ -129,7 +129,7 @@ def test_replay_a_review_chat_on_the_demo_model_changes_nothing(page, app_url) -
     conversation.get_by_role("combobox").click()
     options = page.get_by_role("option")
     labels = options.all_inner_texts()
-    assert len(labels) == 1 and labels[0].startswith("review / ") and labels[0].endswith("（2 ターン）")
+    assert len(labels) == 1 and labels[0].startswith("答案レビュー ・ ") and labels[0].endswith("（2 ターン）")
     options.first.click()
     wait_idle(page)
     main.get_by_role("button", name="リプレイ", exact=True).click()

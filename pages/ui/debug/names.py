@@ -13,7 +13,8 @@ def conversation_title(flow: str, started_at: float, first_input: str, conversat
     when = format_local(started_at, "%m/%d %H:%M") if started_at else ""
     said = " ".join(first_input.split())
     quote = f"「{said[:18]}…」" if len(said) > 18 else (f"「{said}」" if said else "")
-    parts = [words.flow(flow), when, quote or (f"ID {conversation_id[:8]}" if conversation_id else "")]
+    named = quote or (f"ID {conversation_id[:8]}" if conversation_id else "")
+    parts = [words.flow(flow), when, named if conversation_id else f"{named}（会話IDなし）"]
     return " ・ ".join(p for p in parts if p)
 
 

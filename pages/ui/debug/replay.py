@@ -126,7 +126,7 @@ def _controls(events: Sequence[DebugEvent]) -> None:
         st.session_state[STOPPED_KEY] = False
         report = ReplayReport(conversation.flow, target.provider, target.model)
         st.session_state[RESULT_KEY] = report  # the turns done stay when 停止 ends this run
-        st.session_state[RESULT_FOR] = conversation.label
+        st.session_state[RESULT_FOR] = _title(conversation)
         with st.status(f"リプレイ中（{len(conversation.turns)} ターン）…", expanded=False) as status:
             bar = st.progress(0.0)
 
