@@ -129,7 +129,9 @@ def test_replay_a_review_chat_on_the_demo_model_changes_nothing(page, app_url) -
     conversation.get_by_role("combobox").click()
     options = page.get_by_role("option")
     labels = options.all_inner_texts()
-    assert len(labels) == 1 and labels[0].startswith("答案レビュー ・ ") and labels[0].endswith("（2 ターン）")
+    assert (
+        len(labels) == 1 and labels[0].startswith("答案レビュー ・ ") and labels[0].endswith("（2 ターン）")
+    )
     options.first.click()
     wait_idle(page)
     main.get_by_role("button", name="リプレイ", exact=True).click()

@@ -93,7 +93,9 @@ def _table(node: Any) -> Iterator[tuple[str, str]]:
         if conf.get("hidden"):
             continue
         yield "dataframe.column", str(conf.get("label") or column)
-        labels = {o["value"]: o["label"] for o in conf.get("type_config", {}).get("options", []) if "label" in o}
+        labels = {
+            o["value"]: o["label"] for o in conf.get("type_config", {}).get("options", []) if "label" in o
+        }
         for cell in frame[column]:
             for item in cell if isinstance(cell, list | tuple) else [cell]:
                 if isinstance(item, str):
@@ -171,4 +173,8 @@ def test_the_check_finds_a_leak() -> None:
         "with st.expander('生の出力'):\n"
         "    st.write('finalize')\n"
     ).run()
-    assert sorted({line.split(": ")[1].split(" ")[0] for line in leaks(at)}) == ["diagnosis", "ok", "schema_error"]
+    assert sorted({line.split(": ")[1].split(" ")[0] for line in leaks(at)}) == [
+        "diagnosis",
+        "ok",
+        "schema_error",
+    ]

@@ -39,8 +39,8 @@ def _pills(column: Any, label: str, values: list[str], key: str, words_of: Any) 
 def _filters(frame: pd.DataFrame) -> pd.DataFrame:
     with st.container(border=True):
         st.caption("何も選ばなければ、すべてを表示します。")
-        c1, c2, c3 = st.columns(3)
-        flows = _pills(c1, "フロー", sorted(frame["フロー"].unique()), "debug_filter_flow", words.flow)
+        flows = _pills(st, "フロー", sorted(frame["フロー"].unique()), "debug_filter_flow", words.flow)
+        c2, c3 = st.columns(2)
         results = _pills(c2, "結果", sorted(frame["結果"].unique()), "debug_filter_result", words.result)
         providers = _pills(
             c3,
