@@ -135,6 +135,13 @@ COLUMN_LABELS = {
     "version": "版",
 }
 
+# What a row is about comes first, so it is on screen without scrolling sideways.
+LEAD_COLUMNS = {
+    "EPISODE": ("input_text", "reply_text", "persona_affect_label"),
+    "FACT": ("subject", "predicate", "object_text"),
+    "LOOP": ("loop_text", "due_at"),
+    "SUMMARY": ("scope_label", "scope_key", "summary_text"),
+}
 # The text a person reads gets the room; short codes and numbers stay narrow (pixels: a cell shows ~35 characters).
 COLUMN_WIDTHS: dict[str, Any] = {
     "input_text": 520,
@@ -266,9 +273,11 @@ def _unit_table(kind: str) -> None:
             format_func=_option_label(PREDICATE_JA),
         )
     config["version"] = st.column_config.NumberColumn("版", disabled=True, help="表を読み込んだときの版")
+    lead = ["id", *LEAD_COLUMNS.get(kind, ())]
     edited = st.data_editor(
         frame,
         column_config=config,
+        column_order=[c for c in lead if c in frame] + [c for c in frame.columns if c not in lead],
         hide_index=True,
         width="stretch",
         num_rows="fixed",
