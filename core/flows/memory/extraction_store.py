@@ -17,6 +17,7 @@ from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
 from core.flows.memory.indexing import index_units
 from core.flows.memory.loops import loop_times
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
+from core.guard.error_texts import ERROR_TYPE_LABELS
 from core.guard.json_guard import GuardResult
 from core.store.memory import clamp01, dumps, extraction_log, payload_episode, units
 from core.store.memory_repository import MemoryRepository
@@ -52,12 +53,21 @@ class ExtractionOutcome:
         }
 
 
+STEP_WORDS = {"entities": "人物・関係", "facts": "事実", "loops": "約束"}
+
+
 def describe_errors(errors: dict[str, str]) -> str:
-    """「entities・facts・loops: provider_error: …」: steps that failed alike (one combined call) share a line."""
+    """「人物・関係・事実・約束: LLM呼び出しエラー: …」 (the stored errors are 「provider_error: …」 per step): steps
+    that failed alike (one combined call) share a line; steps and error types in Japanese."""
     steps: dict[str, list[str]] = {}
     for step, message in errors.items():
-        steps.setdefault(message, []).append(step)
-    return " / ".join(f"{'・'.join(names)}: {message}" for message, names in steps.items())
+        steps.setdefault(message, []).append(STEP_WORDS.get(step, step))
+    return " / ".join(f"{'・'.join(names)}: {_error_words(message)}" for message, names in steps.items())
+
+
+def _error_words(message: str) -> str:
+    kind, sep, rest = message.partition(": ")
+    return f"{ERROR_TYPE_LABELS[kind]}{sep}{rest}" if kind in ERROR_TYPE_LABELS else message
 
 
 def log_step(

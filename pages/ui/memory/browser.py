@@ -182,6 +182,12 @@ def _period(col: Any) -> list[dt.date]:
     return list(picked) if isinstance(picked, tuple | list) else [picked]
 
 
+def _entity_label(label: str) -> str:
+    """「PERSON: 田中」 as 「人物: 田中」."""
+    kind, sep, name = label.partition(": ")
+    return f"{ENTITY_TYPE_JA.get(kind, kind)}{sep}{name}"
+
+
 def _filters(kind: str) -> browse.Filters:
     with st.container(border=True):
         c = st.columns(4)
@@ -192,7 +198,7 @@ def _filters(kind: str) -> browse.Filters:
             "エンティティ",
             [None, *entity_map],
             key="memory_f_entity",
-            format_func=lambda i: "（すべて）" if i is None else entity_map[i],
+            format_func=lambda i: "（すべて）" if i is None else _entity_label(entity_map[i]),
         )
         tag = c[3].text_input("タグを含む", key="memory_f_tag")
         c2 = st.columns(4)
