@@ -22,7 +22,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
 from core.search.embedders import BundledE5Embedder, Matrix, _clip, _E5Engine
-from core.search.precomputed import write_table
+from core.search.precomputed import QUERY_PREFIX, write_table
 from core.search.vectors import open_chroma
 from core.store import open_store
 
@@ -37,6 +37,12 @@ class RecordingE5(BundledE5Embedder):
         clipped = _clip(texts)
         out = _E5Engine.encode(clipped, False)
         self.seen.update(zip(clipped, out, strict=True))
+        return out
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        clipped = _clip(texts)
+        out = _E5Engine.encode(clipped, True)
+        self.seen.update(zip((QUERY_PREFIX + t for t in clipped), out, strict=True))
         return out
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 TABLES = Path(__file__).resolve().parents[1] / "samples" / "vectors"
+QUERY_PREFIX = "query: "  # a query's key is that of this prefix + its text (e5 embeds queries differently)
 Vector = npt.NDArray[np.float32]
 
 

@@ -19,7 +19,7 @@ from core.flows.registry import demo_client
 from core.llm.base import LLMRequest
 from core.people import LOCAL_PERSON
 from core.search.embedders import BundledE5Embedder, Matrix, NgramEmbedder
-from core.search.precomputed import passage_table, text_key
+from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory import KIND_FACT, KIND_LOOP, payload_fact, payload_loop, units
@@ -166,3 +166,8 @@ def test_the_table_gives_the_models_own_vectors() -> None:
 
     direct = _E5Engine.encode(texts, False)
     assert np.allclose(BundledE5Embedder().embed_documents(texts), direct, atol=1e-5)
+    # the demo's turns are also there as queries (e5 embeds a query apart from a passage)
+    assert all(text_key(QUERY_PREFIX + t) in table for t in DEMO_TURNS)
+    queries = BundledE5Embedder().embed_queries(list(DEMO_TURNS[:2]))
+    assert np.allclose(queries, _E5Engine.encode(list(DEMO_TURNS[:2]), True), atol=1e-5)
+    assert not np.allclose(queries[0], table[text_key(DEMO_TURNS[0])], atol=1e-3)  # not the passage's
