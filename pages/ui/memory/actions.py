@@ -92,8 +92,9 @@ def render_toolbar() -> None:
             f"**記憶の件数** エピソード {n.get('EPISODE', 0)} ・ 事実 {n.get('FACT', 0)} ・ "
             f"約束 {n.get('LOOP', 0)} ・ サマリー {n.get('SUMMARY', 0)}"
         )
-        cols = st.columns(4)
-        if cols[0].button(
+        # one row that wraps, each button as wide as its label (four equal columns cut the labels at 1280 px)
+        row = st.container(horizontal=True, gap="small")
+        if row.button(
             "サンプル記憶を読み込む",
             key="memory_load_samples",
             icon=":material/upload:",
@@ -110,7 +111,7 @@ def render_toolbar() -> None:
                     else "サンプル記憶はすでに読み込まれています（同じ会話を重ねて追加しないため、何もしませんでした）。"
                 )
             st.rerun()
-        if cols[1].button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
+        if row.button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
             try:
                 with st.spinner("サマリーを作成しています…"):
                     outcomes = run_summaries(
@@ -121,7 +122,7 @@ def render_toolbar() -> None:
             else:
                 st.session_state["memory_notice"] = summaries_notice(outcomes)
             st.rerun()
-        if cols[2].button(
+        if row.button(
             "抽出を再試行",
             key="memory_retry_extraction",
             icon=":material/refresh:",
@@ -141,7 +142,7 @@ def render_toolbar() -> None:
                     else "再試行が必要なエピソードはありません。"
                 )
             st.rerun()
-        if cols[3].button(
+        if row.button(
             "索引を照合",
             key="memory_reconcile",
             icon=":material/sync:",

@@ -225,7 +225,7 @@ def render_chat() -> None:
     st.session_state.setdefault(CONVERSATION_KEY, new_conversation_id())
     if not items:
         st.info(
-            "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、予定（明日・来週・次回）を話すと、"
+            "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、約束や予定（〜する約束・〜するつもり）を話すと、"
             "記憶ブラウザに人物・事実・約束として残ります。",
             icon=":material/chat:",
         )
