@@ -82,6 +82,7 @@ def test_last_turn_link_opens_the_tree_of_that_turn(page, app_url):  # type: ign
     wait_idle(page)
     main.get_by_text("（デモモデルの応答）").first.wait_for()
     main.get_by_text("直近のターンでLLMに渡した内容と返答").click()
+    shot(page, "debug-last-turn-expander")
     main.get_by_role("link", name="このターンをデバッグログで開く").first.click()
     wait_idle(page)
     page.get_by_role("heading", name="デバッグログ").wait_for()
@@ -89,5 +90,6 @@ def test_last_turn_link_opens_the_tree_of_that_turn(page, app_url):  # type: ign
     tree = main.locator(".st-key-debug_tree_view")
     tree.wait_for()
     assert "ターン" in tree.inner_text() and "返答" in tree.inner_text()
-    assert main.get_by_text("review ／ ").first.is_visible()  # the linked flow's conversation is chosen
+    chosen = main.get_by_role("combobox", name="会話").input_value()
+    assert chosen.startswith("答案レビュー ・ ")  # the linked flow's conversation is chosen
     shot(page, "debug-deep-link")

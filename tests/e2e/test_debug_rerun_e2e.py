@@ -143,7 +143,9 @@ def test_replay_a_review_chat_on_the_demo_model_changes_nothing(page, app_url) -
     shot(page, "debug-replay")
     with page.expect_download() as download:
         main.get_by_role("button", name="表をCSVで保存").click()
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    raw = Path(download.value.path()).read_bytes()
+    assert raw.startswith("\ufeff".encode())  # UTF-8 with BOM: Excel in Japan reads it as it is
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
     assert [(r["ターン"], r["入力"], r["有効（記録→再生）"], r["違い"]) for r in rows] == [
         ("1", "§11 はどう評価されていますか？", "有効→有効", "なし"),
         ("2", "理由は？", "有効→有効", "なし"),
