@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -22,7 +23,7 @@ from pages.ui.memory.detail import render_detail, select_unit
 from pages.ui.memory.entities import render_entity_tools
 
 if TYPE_CHECKING:
-    from streamlit.elements.lib.color_util import Color
+    pass
 
 TABLES = {
     "エピソード": "EPISODE",
@@ -380,6 +381,20 @@ def render_browser() -> None:
     if series.empty:
         st.caption("まだ感情の動いたエピソードがありません。")
     else:
-        colors: list[Color] = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
-        st.bar_chart(series, x_label="週（月曜から）", y_label="エピソード数", color=colors)
+        long = series.reset_index().melt(id_vars="week", var_name="感情", value_name="エピソード数")
+        labels = list(series.columns)
+        chart = (
+            alt.Chart(long)
+            .mark_bar()
+            .encode(
+                x=alt.X("week:N", title="週（月曜から）", axis=alt.Axis(labelAngle=0)),
+                y=alt.Y("エピソード数:Q", title="エピソード数"),
+                color=alt.Color(
+                    "感情:N",
+                    scale=alt.Scale(domain=labels, range=[AFFECT_COLORS.get(k, "#999999") for k in labels]),
+                ),
+                tooltip=[alt.Tooltip("week:N", title="週"), "感情:N", "エピソード数:Q"],
+            )
+        )
+        st.altair_chart(chart, width="stretch")
         st.caption("灯がその週の会話で感じた感情ごとの回数です（「平常」は除く）。")
