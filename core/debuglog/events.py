@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
-from core.text.export import csv_text
+from core.text.export import excel_csv
 
 MAX_EVENTS = 2000
 MAX_CHARS = 20_000_000  # text kept across all events (attachments make stacks large); oldest dropped first
@@ -296,6 +296,46 @@ CSV_COLUMNS = [
 ]
 
 
+# The CSV's column names (Excel in Japan reads them); the values stay raw (English ids, as in the JSONL).
+CSV_HEADERS = {
+    "ts": "日時（日本時間）",
+    "flow": "フロー",
+    "step": "ステップ",
+    "kind": "種類",
+    "call_id": "呼び出しID",
+    "attempt": "試行",
+    "provider": "プロバイダー",
+    "model": "モデル",
+    "schema_name": "スキーマ",
+    "ok": "成功",
+    "error_type": "エラーの種類",
+    "latency_ms": "レイテンシ（ms）",
+    "ttft_ms": "最初のトークンまで（ms）",
+    "input_tokens": "入力トークン",
+    "cached_input_tokens": "キャッシュ済み入力トークン",
+    "output_tokens": "出力トークン",
+    "usage_estimated": "トークン数は推定",
+    "response_format": "構造化出力の形式",
+    "fixes": "自動修正",
+    "errors": "検証エラー",
+    "raw": "生の出力",
+    "session_id": "セッションID",
+    "conversation_id": "会話ID",
+    "turn": "ターン",
+    "parent_id": "親の呼び出しID",
+    "temperature": "温度",
+    "max_tokens": "最大トークン",
+    "strict": "厳密モード",
+    "request_id": "リクエストID",
+    "base_host": "接続先",
+    "sdk": "SDK",
+    "notes": "メモ",
+    "cost": "費用",
+    "feedback": "評価",
+    "feedback_comment": "評価コメント",
+}
+
+
 def _rating_columns(found: Mapping[str, Any] | None, secrets: list[str]) -> dict[str, str]:
     if found is None:
         return {"feedback": "", "feedback_comment": ""}
@@ -310,9 +350,10 @@ def events_to_csv(
     secrets: Iterable[str] = (),
     cost: Callable[[DebugEvent], str] | None = None,
     rating: Callable[[DebugEvent], Mapping[str, Any] | None] | None = None,
-) -> str:
+) -> bytes:
     """A flat CSV export: one row per event, messages and the wire schema left out (they are in the JSONL
-    export). Text cells cannot read as spreadsheet formulas (core.text.export; the JSONL keeps raw values).
+    export). For Excel in Japan (core.text.export.excel_csv): BOM, Japanese column names (CSV_HEADERS), the
+    time in Japan time; text cells cannot read as spreadsheet formulas (the JSONL keeps raw values).
     `cost` gives the cost column's text per event (core.workbench.prices; empty without it); `rating` the
     rating of the event's turn (feedback / feedback_comment columns)."""
     secrets = list(secrets)
@@ -332,4 +373,4 @@ def events_to_csv(
                 **_rating_columns(rating(e) if rating is not None else None, secrets),
             }
         )
-    return csv_text(rows, CSV_COLUMNS)
+    return excel_csv(rows, {k: CSV_HEADERS[k] for k in CSV_COLUMNS}, times=("ts",))

@@ -25,6 +25,7 @@ import numpy as np
 
 from core.search.embedder_base import MAX_CHARS, Embedder, EmbeddingError, Matrix, clip, unit_rows
 from core.search.ngram import embed_text
+from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.settings import EmbeddingSettings
 
 __all__ = [
@@ -81,10 +82,23 @@ class BundledE5Embedder:
     dim = 384
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
-        return _E5Engine.encode(clip(texts), False) if texts else np.zeros((0, self.dim), np.float32)
+        """Passages; those of the shipped table (core.search.precomputed) are read, the rest run the model."""
+        return self._embed(texts, is_query=False)
 
     def embed_queries(self, texts: Sequence[str]) -> Matrix:
-        return _E5Engine.encode(clip(texts), True) if texts else np.zeros((0, self.dim), np.float32)
+        """Queries; the demo's own (in the shipped table under QUERY_PREFIX) are read, the rest run the model."""
+        return self._embed(texts, is_query=True)
+
+    def _embed(self, texts: Sequence[str], is_query: bool) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        clipped = clip(texts)
+        table = passage_table(self.key)
+        prefix = QUERY_PREFIX if is_query else ""
+        known = [table.get(text_key(prefix + t)) if table else None for t in clipped]
+        missing = [t for t, v in zip(clipped, known, strict=True) if v is None]
+        computed = iter(_E5Engine.encode(missing, is_query) if missing else ())
+        return np.stack([v if v is not None else next(computed) for v in known]).astype(np.float32)
 
 
 class NgramEmbedder:

@@ -4,7 +4,7 @@ Beside them: `textnorm` (the one Japanese normalizer), `japanese` (SudachiPy lex
 `safe_markdown` (model-written text made safe to render).
 """
 
-from core.text.export import csv_cell, csv_text, markdown_text, xml_text
+from core.text.export import csv_cell, csv_text, excel_csv, markdown_text, xml_text
 from core.text.safe import (
     CHANGED_NOTICE,
     COMMENT_MAX_CHARS,
@@ -29,6 +29,7 @@ __all__ = [
     "clean_text",
     "csv_cell",
     "csv_text",
+    "excel_csv",
     "markdown_text",
     "safe_fields",
     "safe_text",

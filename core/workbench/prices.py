@@ -183,8 +183,16 @@ def load_prices(path: str | Path | None = None) -> dict[str, Price]:
     return load_price_table(path)[0]
 
 
+DEMO_PROVIDER = "demo"
+# The offline demo model costs nothing whatever model name it carries (a re-run on 「デモモデル / gpt-4.1-mini」
+# answers with the demo text; pricing it as gpt-4.1-mini would bill for nothing).
+DEMO_PRICE = Price("katachi-demo", Decimal(0), Decimal(0), Decimal(0), "USD", "デモモデル（無料）")
+
+
 def price_for(prices: Mapping[str, Price], provider: str, model: str) -> Price | None:
-    """The price of `provider/model`, else of `model`, else None."""
+    """The price of `provider/model`, else of `model`, else None; the demo provider is always free."""
+    if provider == DEMO_PROVIDER:
+        return DEMO_PRICE
     return prices.get(f"{provider}/{model}") or prices.get(model)
 
 

@@ -58,6 +58,15 @@ class RecordedConversation:
     def label(self) -> str:
         return f"{self.flow} / {self.conversation_id}（{len(self.turns)} ターン）"
 
+    @property
+    def started_at(self) -> float:
+        """Epoch seconds of its first recorded event (0 without events)."""
+        return min((e.ts for t in self.turns for e in t.events), default=0.0)
+
+    @property
+    def first_input(self) -> str:
+        return next((t.user_input for t in self.turns if t.user_input), "")
+
 
 @dataclass(frozen=True)
 class TurnFacts:

@@ -107,6 +107,21 @@ class ConversationNode:
     def label(self) -> str:
         return self.conversation_id or "（会話IDなし）"
 
+    @property
+    def started_at(self) -> float:
+        """Epoch seconds its first call started (0 without calls)."""
+        return min((t.start for t in self.turns), default=0.0)
+
+    @property
+    def first_input(self) -> str:
+        """What the person said first (the turn's recorded input), "" when nothing was recorded."""
+        for turn in self.turns:
+            for call in turn.all_calls():
+                for attempt in call.attempts:
+                    if attempt.user_input:
+                        return attempt.user_input
+        return ""
+
 
 def _calls(events: Sequence[DebugEvent]) -> dict[str, CallNode]:
     """Group events by call_id (events without one each make their own call), in log order."""

@@ -100,12 +100,17 @@ def main(rounds: int = 5) -> None:
                 results["bare"].append(one_round(browser, "app.py", Path(bare_dir)))
                 results["katachi"].append(one_round(browser, "streamlit_app.py", ROOT))
             browser.close()
-    med = {k: (statistics.median(h for h, _ in v), statistics.median(f for _, f in v)) for k, v in results.items()}
+    med = {
+        k: (statistics.median(h for h, _ in v), statistics.median(f for _, f in v))
+        for k, v in results.items()
+    }
     print(f"| cold start, median of {rounds} rounds | server healthy s | first paint s |")
     print("|---|---:|---:|")
     print(f"| bare two-page Streamlit app | {med['bare'][0]:.2f} | {med['bare'][1]:.2f} |")
     print(f"| Katachi (home, demo model) | {med['katachi'][0]:.2f} | {med['katachi'][1]:.2f} |")
-    print(f"| ratio (target <= 1.2) | {med['katachi'][0] / med['bare'][0]:.2f} | {med['katachi'][1] / med['bare'][1]:.2f} |")
+    print(
+        f"| ratio (target <= 1.2) | {med['katachi'][0] / med['bare'][0]:.2f} | {med['katachi'][1] / med['bare'][1]:.2f} |"
+    )
 
 
 if __name__ == "__main__":

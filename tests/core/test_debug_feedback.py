@@ -52,8 +52,9 @@ def test_exports_carry_the_rating_and_an_import_reads_it_back() -> None:
     text = events_to_jsonl(EVENTS, rating=lambda e: rating_of(e, ratings))
     assert ratings_from_jsonl(text) == ratings
     assert [e.call_id for e in events_from_jsonl(text)] == [e.call_id for e in EVENTS]
-    rows = list(csv.DictReader(io.StringIO(events_to_csv(EVENTS, rating=lambda e: rating_of(e, ratings)))))
-    assert [(r["feedback"], r["feedback_comment"]) for r in rows] == [
+    text = events_to_csv(EVENTS, rating=lambda e: rating_of(e, ratings)).decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["評価"], r["評価コメント"]) for r in rows] == [
         ("👍", ""),
         ("👎", "引用が違う"),
         ("👎", "引用が違う"),
@@ -66,4 +67,5 @@ def test_a_secret_typed_into_a_comment_is_redacted_in_exports() -> None:
     ratings = ratings_from_rows([{**ROWS[0], "comment": "key sk-abcdefghijklmnop"}])
     text = events_to_jsonl(EVENTS[1:2], rating=lambda e: rating_of(e, ratings))
     assert "sk-abcdefghijklmnop" not in text and "[REDACTED]" in text
-    assert "sk-abcdefghijklmnop" not in events_to_csv(EVENTS[1:2], rating=lambda e: rating_of(e, ratings))
+    csv_bytes = events_to_csv(EVENTS[1:2], rating=lambda e: rating_of(e, ratings))
+    assert "sk-abcdefghijklmnop" not in csv_bytes.decode("utf-8-sig")

@@ -4,7 +4,7 @@ kinds, the notes filter, cost tables per flow; call_view carries where the call 
 import csv
 import io
 
-from core.debuglog.events import CSV_COLUMNS, DebugEvent, call_view, events_to_csv
+from core.debuglog.events import CSV_COLUMNS, CSV_HEADERS, DebugEvent, call_view, events_to_csv
 from core.workbench.notes import call_notes, note_kind, note_kinds
 from core.workbench.prices import costs_by_flow, event_cost, parse_prices
 from core.workbench.report import (
@@ -117,8 +117,10 @@ def test_cost_tables_per_flow():
 
 def test_csv_export_carries_the_new_fields_and_the_cost():
     text = events_to_csv(EVENTS, secrets=["req-9"], cost=lambda e: event_cost(e, PRICES).text())
-    rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0]) == CSV_COLUMNS
+    assert text.startswith("\ufeff".encode())  # Excel reads UTF-8 only with the BOM
+    named = list(csv.DictReader(io.StringIO(text.decode("utf-8-sig"))))
+    assert list(named[0]) == [CSV_HEADERS[c] for c in CSV_COLUMNS]
+    rows = [{key: r[CSV_HEADERS[key]] for key in CSV_COLUMNS} for r in named]
     first = rows[0]
     assert (first["cached_input_tokens"], first["conversation_id"], first["turn"]) == ("400", "iv-1", "3")
     assert (first["temperature"], first["request_id"], first["session_id"]) == ("0.1", "[REDACTED]", "s")

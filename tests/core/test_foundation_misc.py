@@ -81,7 +81,12 @@ def test_list_sink_is_bounded_and_exports_round_trip():
     assert all("sk-live-secret-1" not in (e.raw or "") for e in events)
     again = events_from_jsonl(events_to_jsonl(events))
     assert [e.step for e in again] == ["3", "4", "5", "6", "7"]
-    assert events_to_csv(events).splitlines()[0].startswith("ts,flow,step,kind")
+    assert (
+        events_to_csv(events)
+        .decode("utf-8")
+        .splitlines()[0]
+        .startswith("\ufeff日時（日本時間）,フロー,ステップ,種類")
+    )
 
 
 def test_debug_report_tables():

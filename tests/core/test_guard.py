@@ -307,4 +307,4 @@ def test_debug_exports_without_the_new_fields_still_load():
         events_to_jsonl([DebugEvent("f", "s", "call", ttft_ms=9.5, usage_estimated=True)])
     )
     assert again[0].ttft_ms == 9.5 and again[0].usage_estimated
-    assert "ttft_ms" in events_to_csv(again).splitlines()[0]
+    assert "最初のトークンまで（ms）" in events_to_csv(again).decode("utf-8-sig").splitlines()[0]

@@ -27,8 +27,17 @@ def test_csv_has_bom_header_and_quoting():
     raw = kx.entries_to_csv(ENTRIES)
     assert raw.startswith("\ufeff".encode())
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    assert list(rows[0]) == ["id", "version", *kf.KNOWLEDGE_FIELDS]
-    assert rows[0]["clause_sample"] == ENTRIES[0]["clause_sample"] and rows[1]["knowledge_title"] == "二件目"
+    assert list(rows[0]) == [
+        "ID",
+        "版",
+        "契約類型",
+        "ナレッジ名",
+        "対象条項",
+        "審査ポイント",
+        "対応方針",
+        "条項サンプル",
+    ]
+    assert rows[0]["条項サンプル"] == ENTRIES[0]["clause_sample"] and rows[1]["ナレッジ名"] == "二件目"
 
 
 def test_markdown_sections():

@@ -214,14 +214,14 @@ def test_a_failed_extraction_is_recorded_and_the_retry_job_clears_it(store, work
     assert worker.wait(KEY, timeout=20)
     [job] = worker.jobs(KEY)
     assert job["status"] == "failed" and job["message"].startswith(
-        "エピソード #1 の抽出に失敗しました（entities・facts・loops: provider_error"
+        "エピソード #1 の抽出に失敗しました（人物・関係・事実・約束: LLM呼び出しエラー"
     )
     assert job["message"].endswith("エピソードは保存済みで、後で再試行できます。")
     [failed] = unfinished_episodes(repo)
     assert (
         failed.state == "failed"
         and failed.attempts == 1
-        and "抽出に失敗（entities・facts・loops: provider_error" in failed.describe()
+        and "抽出に失敗（人物・関係・事実・約束: LLM呼び出しエラー" in failed.describe()
     )
     items = [user_item(USER, turn=1), reply_item(prepared, outcome, 1)]
     refresh_items(repo, items)

@@ -226,3 +226,11 @@ def test_a_bad_price_names_the_model_and_is_treated_as_unpriced(row, problem):
 def test_a_missing_file_is_a_japanese_error(tmp_path):
     with pytest.raises(PriceFileError, match="を読めません（FileNotFoundError）"):
         load_prices(tmp_path / "nope.toml")
+
+
+def test_the_demo_model_is_free_under_any_model_name(prices):
+    """A re-run on 「デモモデル / gpt-4.1-mini」 answers with the demo text: nothing to bill."""
+    for model in ("gpt-4.1-mini", "katachi-demo", "unknown-model"):
+        cost = event_cost(call("a", model, 1_000_000, 1_000_000, provider="demo"), prices)
+        assert cost.text() == "USD 0" and not cost.unpriced
+    assert event_cost(call("b", "gpt-4.1-mini", 1_000_000, 0), prices).text() != "USD 0"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from core.flows.knowledge import base as kb
 from core.flows.knowledge import export as kx
 from core.flows.knowledge import interview as kf
-from core.text import clean_text, csv_cell, csv_text, markdown_text, safe_text, xml_text
+from core.text import clean_text, csv_cell, csv_text, excel_csv, markdown_text, safe_text, xml_text
 from core.text.export import FORMULA_STARTS
 
 # Arbitrary Unicode, weighted towards what breaks files: C0/C1 controls, lone surrogates, RTL marks, separators.
@@ -129,3 +129,14 @@ def test_every_knowledge_export_opens_whatever_the_entries_hold(values):
     md = kx.entries_to_markdown(entries)
     md.encode("utf-8")
     assert "<img" not in md and "](" not in md
+
+
+def test_excel_csv_is_for_excel_in_japan() -> None:
+    rows = [{"ts": 1_795_000_000, "flow": "=SUM(A1)", "n": 3}, {"ts": None, "flow": "memory", "n": -1}]
+    raw = excel_csv(rows, {"ts": "日時（日本時間）", "flow": "フロー", "n": "件数"}, times=("ts",))
+    assert raw.startswith("\ufeff".encode())
+    assert list(csv.reader(io.StringIO(raw.decode("utf-8-sig")))) == [
+        ["日時（日本時間）", "フロー", "件数"],
+        ["2026-11-18 20:06:40", "'=SUM(A1)", "3"],
+        ["", "memory", "-1"],
+    ]

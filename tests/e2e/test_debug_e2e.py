@@ -39,11 +39,15 @@ def test_import_a_log_open_the_tree_and_the_repaired_calls_diff(page, app_url, t
     main.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(log))
     wait_idle(page)
     main.get_by_text("読み込んだログ「katachi-debug.jsonl」（12 件）を表示しています。").wait_for()
-    choose(page, "会話", "knowledge ／ iv-1 — 2 ターン・2 呼び出し")
+    choose(
+        page,
+        "会話",
+        "ナレッジ聞き取り ・ 09/21 23:13 ・ 「秘密保持契約の審査で迷った事例です。」 — 2 ターン・2 呼び出し",
+    )
     tree = main.locator(".st-key-debug_tree_view")
-    assert "ターン 1 ・ 1 呼び出し ・ 3,500 ms ・ USD 0.00152" in tree.inner_text()
-    assert "ターン 2 ・ 1 呼び出し ・ 800 ms ・ USD 0.00048" in tree.inner_text()
-    choose(page, "詳しく見る呼び出し", "ターン 1 ▸ 聞き取りのターン（interview_turn） ・ 試行 2 ・ 成功")
+    assert "ターン 1 ・ 1 呼び出し ・ 経過 3,600 ms（モデル 3,500 ms） ・ USD 0.00152" in tree.inner_text()
+    assert "ターン 2 ・ 1 呼び出し ・ 経過 800 ms（モデル 800 ms） ・ USD 0.00048" in tree.inner_text()
+    choose(page, "詳しく見る呼び出し", "ターン 1 ▸ 聞き取りのターン ・ 試行 2 ・ 成功")
     main.get_by_text("ターン 1 のレイテンシ（ウォーターフォール）").wait_for()
     main.get_by_test_id("stVegaLiteChart").first.wait_for()
     shot(page, "debug-trace")
@@ -51,7 +55,7 @@ def test_import_a_log_open_the_tree_and_the_repaired_calls_diff(page, app_url, t
     diff.scroll_into_view_if_needed()
     text = diff.inner_text()
     assert "失敗した出力（試行 1）" in text and "採用された出力（試行 2）" in text
-    assert "ローカル修復: code_fence" in text and "変わったJSONパス（5 件）" in text
+    assert "ローカル修復: コードブロックの囲みを除去" in text and "変わったJSONパス（5 件）" in text
     assert main.get_by_text("試行 2（修復の返答）: 成功").is_visible()
     diff.screenshot(path=str(shot(page, "debug-diff")))  # the diff alone, readable at full size
     main.get_by_role("tab", name="コストと傾向").click()
@@ -78,12 +82,14 @@ def test_last_turn_link_opens_the_tree_of_that_turn(page, app_url):  # type: ign
     wait_idle(page)
     main.get_by_text("（デモモデルの応答）").first.wait_for()
     main.get_by_text("直近のターンでLLMに渡した内容と返答").click()
+    shot(page, "debug-last-turn-expander")
     main.get_by_role("link", name="このターンをデバッグログで開く").first.click()
     wait_idle(page)
     page.get_by_role("heading", name="デバッグログ").wait_for()
     assert "flow=review" in page.url
     tree = main.locator(".st-key-debug_tree_view")
     tree.wait_for()
-    assert "ターン" in tree.inner_text() and "返答（reply）" in tree.inner_text()
-    assert main.get_by_text("review ／ ").first.is_visible()  # the linked flow's conversation is chosen
+    assert "ターン" in tree.inner_text() and "返答" in tree.inner_text()
+    chosen = main.get_by_role("combobox", name="会話").input_value()
+    assert chosen.startswith("答案レビュー ・ ")  # the linked flow's conversation is chosen
     shot(page, "debug-deep-link")

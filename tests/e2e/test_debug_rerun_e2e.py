@@ -69,7 +69,7 @@ def test_rerun_a_call_on_two_models_shows_both_columns(browser, wire, tmp_path) 
         wait_idle(page)
         main = page.get_by_test_id("stMain")
         main.get_by_role("tab", name="トレース", selected=True).wait_for()  # the newest call is chosen
-        main.locator(".st-key-debug_tree_view").get_by_text("聞き取りのターン（interview_turn）").wait_for()
+        main.locator(".st-key-debug_tree_view").get_by_text("聞き取りのターン").first.wait_for()
         main.get_by_text("この呼び出しを再実行・比較（プレイグラウンド）").click()
         system = page.get_by_label("システムプロンプト")
         assert system.input_value() == original[0]["messages"][0]["content"]
@@ -129,7 +129,9 @@ def test_replay_a_review_chat_on_the_demo_model_changes_nothing(page, app_url) -
     conversation.get_by_role("combobox").click()
     options = page.get_by_role("option")
     labels = options.all_inner_texts()
-    assert len(labels) == 1 and labels[0].startswith("review / ") and labels[0].endswith("（2 ターン）")
+    assert (
+        len(labels) == 1 and labels[0].startswith("答案レビュー ・ ") and labels[0].endswith("（2 ターン）")
+    )
     options.first.click()
     wait_idle(page)
     main.get_by_role("button", name="リプレイ", exact=True).click()
@@ -141,7 +143,9 @@ def test_replay_a_review_chat_on_the_demo_model_changes_nothing(page, app_url) -
     shot(page, "debug-replay")
     with page.expect_download() as download:
         main.get_by_role("button", name="表をCSVで保存").click()
-    rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    raw = Path(download.value.path()).read_bytes()
+    assert raw.startswith("\ufeff".encode())  # UTF-8 with BOM: Excel in Japan reads it as it is
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
     assert [(r["ターン"], r["入力"], r["有効（記録→再生）"], r["違い"]) for r in rows] == [
         ("1", "§11 はどう評価されていますか？", "有効→有効", "なし"),
         ("2", "理由は？", "有効→有効", "なし"),

@@ -34,6 +34,7 @@ def test_samples_filter_and_provenance(page, app_url):  # type: ignore[no-untype
     main.get_by_label("タグを含む").fill("ラーメン")
     main.get_by_label("タグを含む").press("Enter")
     wait_idle(page)
+    shot(page, "memory-browser-tag-typed")
     caption = main.get_by_text(re.compile(r"\d+ 件中 \d+ 件を表示")).first
     total = int(re.match(r"(\d+)", caption.inner_text()).group(1))
     assert 0 < total < 201

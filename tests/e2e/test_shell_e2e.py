@@ -42,11 +42,11 @@ def test_debug_page_shows_real_calls_and_a_selected_row(page, app_url):
     page.get_by_test_id("stMain").get_by_role("tab", name="呼び出し一覧").click()
     wait_idle(page)
     chooser = page.get_by_role("combobox", name="詳細を見る呼び出し")
-    assert "knowledge / interview_turn" in chooser.input_value()  # newest first
+    assert "ナレッジ聞き取り / 聞き取りのターン" in chooser.input_value()  # newest first
     grid = page.get_by_test_id("stDataFrame").first.bounding_box()
     assert grid is not None
     page.mouse.click(grid["x"] + 12, grid["y"] + 52)  # the selection cell of the first data row
     wait_idle(page)
-    assert "review / reply" in chooser.input_value()
+    assert "答案レビュー / 返答" in chooser.input_value()
     assert "返ってきた生の出力" in page.get_by_test_id("stMain").inner_text()
     shot(page, "shell-debug-row-selected")

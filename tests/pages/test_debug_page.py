@@ -44,20 +44,21 @@ def test_trace_tab_shows_the_conversation_tree_and_the_newest_call(tmp_path):
     at = debug_page(tmp_path)
     picker = at.selectbox(key="debug_conversation")
     assert picker.options == [
-        "memory ／ （会話IDなし） — 1 ターン・1 呼び出し",
-        "review ／ th-7 — 1 ターン・2 呼び出し",
-        "knowledge ／ iv-1 — 2 ターン・2 呼び出し",
+        "コンパニオン記憶 ・ 09/21 23:13 ・ （会話IDなし） — 1 ターン・1 呼び出し",
+        "答案レビュー ・ 09/21 23:13 ・ ID th-7 — 1 ターン・2 呼び出し",
+        "ナレッジ聞き取り ・ 09/21 23:13 ・ 「秘密保持契約の審査で迷った事例です。」 — 2 ターン・2 呼び出し",
     ]
     assert picker.value == 2  # the newest conversation (memory) comes first
     picker.set_value(1).run()
     tree = next(m for m in markdown(at) if m.startswith("- **ターン 1**"))
     lines = tree.splitlines()
-    assert lines[0] == "- **ターン 1** ・ 2 呼び出し ・ 2,200 ms ・ USD 0\\.0255"
+    # the turn's elapsed time (first call's start to its last event) beside the models' own time
+    assert lines[0] == "- **ターン 1** ・ 2 呼び出し ・ 経過 2,500 ms（モデル 2,200 ms） ・ USD 0\\.0255"
     assert lines[1].startswith(
-        "    - :green-badge[成功] **返答（reply）** ・ claude\\-sonnet\\-4\\-5 ・ 試行 1 ・ 1,000 ms"
+        "    - :green-badge[成功] **返答** ・ claude\\-sonnet\\-4\\-5 ・ 試行 1 ・ 1,000 ms"
     )
     assert lines[2].startswith(
-        "        - :green-badge[成功] **会話の要約（summary）**"
+        "        - :green-badge[成功] **会話の要約**"
     )  # the summary hangs under the reply
     assert [(m.label, m.value) for m in at.metric][:4] == [
         ("ターン", "1"),
@@ -68,8 +69,8 @@ def test_trace_tab_shows_the_conversation_tree_and_the_newest_call(tmp_path):
     assert "**この会話の費用**: USD 0\\.0255" in markdown(at)
     call = at.selectbox(key="debug_trace_call")
     assert call.options == [
-        "ターン 1 ▸ 返答（reply） ・ 試行 1 ・ 成功",
-        "ターン 1 ▸ └ 会話の要約（summary） ・ 試行 1 ・ 成功",
+        "ターン 1 ▸ 返答 ・ 試行 1 ・ 成功",
+        "ターン 1 ▸ └ 会話の要約 ・ 試行 1 ・ 成功",
     ]
     assert any(m == "**ターン 1 のレイテンシ（ウォーターフォール）**" for m in markdown(at))
     assert len(at.get("vega_lite_chart")) == 1
@@ -81,8 +82,8 @@ def test_a_repaired_call_shows_settings_tokens_notes_diff_and_attempts(tmp_path)
     at.selectbox(key="debug_trace_call").set_value(0).run()  # turn 1: the repaired call
     settings = frame(at, "項目")
     assert dict(zip(settings["項目"], settings["値"], strict=True)) == {
-        "プロバイダー / モデル": "openai / gpt-4.1-mini",
-        "temperature": "0.2",
+        "プロバイダー / モデル": "OpenAI・互換サーバー / gpt-4.1-mini",
+        "温度（temperature）": "0.2",
         "最大出力トークン": "1,200",
         "応答形式": "json_schema strict、スキーマ名 Turn、strict=true",
         "リクエストID": "req_k1a",
@@ -106,7 +107,7 @@ def test_a_repaired_call_shows_settings_tokens_notes_diff_and_attempts(tmp_path)
         ("$.knowledge_json", "追加"),
     ]
     fixes = frame(at, "ローカル修復")
-    assert list(fixes["ローカル修復"]) == ["code_fence", "なし"]
+    assert list(fixes["ローカル修復"]) == ["コードブロックの囲みを除去", "なし"]
     codes = [c.value for c in at.code]
     assert "秘密保持契約の審査で迷った事例です。" in codes  # request messages
     assert any(
@@ -126,9 +127,9 @@ def test_cost_tab_sums_per_flow_session_and_conversation(tmp_path):
     )
     flows = frame(at, "フロー", "費用")
     assert list(zip(flows["フロー"], flows["費用"], strict=True)) == [
-        ("knowledge", "USD 0.002"),
-        ("review", "USD 0.0255"),
-        ("memory", "価格未設定（local-llm）"),
+        ("ナレッジ聞き取り", "USD 0.002"),
+        ("答案レビュー", "USD 0.0255"),
+        ("コンパニオン記憶", "価格未設定（local-llm）"),
     ]
     sessions = frame(at, "セッション")
     assert list(zip(sessions["セッション"], sessions["費用"], strict=True)) == [
@@ -137,9 +138,9 @@ def test_cost_tab_sums_per_flow_session_and_conversation(tmp_path):
     ]
     latency = frame(at, "p95(ms)")
     assert list(latency["モデル"]) == [
-        "anthropic / claude-sonnet-4-5",
-        "openai / gpt-4.1-mini",
-        "openai / local-llm",
+        "Anthropic / claude-sonnet-4-5",
+        "OpenAI・互換サーバー / gpt-4.1-mini",
+        "OpenAI・互換サーバー / local-llm",
     ]
 
 
@@ -149,7 +150,7 @@ def test_call_table_filters_calls_with_notes_and_by_note_kind(tmp_path):
     at.checkbox(key="debug_filter_notes").check().run()
     table = at.dataframe(key="debug_calls_table").value
     assert list(table["メモ"]) == [SHORT_NOTE, DOWNGRADE]
-    kinds = at.multiselect(key="debug_filter_note_kinds")
+    kinds = at.button_group(key="debug_filter_note_kinds")  # pills: no English 「Select all」
     assert kinds.options == ["短い・空の返答", "形式の格下げ"]
     kinds.set_value(["形式の格下げ"]).run()
     table = at.dataframe(key="debug_calls_table").value
@@ -189,7 +190,7 @@ def test_events_without_trace_fields_group_per_flow(tmp_path):
     at.run()
     assert not at.exception
     assert at.selectbox(key="debug_conversation").options == [
-        "review ／ （会話IDなし） — 1 ターン・2 呼び出し"
+        "答案レビュー ・ 01/01 09:00 ・ （会話IDなし） — 1 ターン・2 呼び出し"
     ]
 
 

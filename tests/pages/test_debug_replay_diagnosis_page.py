@@ -19,7 +19,7 @@ def test_a_diagnosis_conversation_is_listed_and_replays_with_no_changes(tmp_path
     at.session_state["debug_tab"] = "リプレイ"  # the page draws only the open tab
     at.run()
     conversation = at.selectbox(key="debug_replay_conversation")
-    assert [o.split(" / ")[0] for o in conversation.options] == ["diagnosis"]
+    assert [o.split(" ・ ")[0] for o in conversation.options] == ["車両診断"]
     assert conversation.options[0].endswith("（6 ターン）")
     at.button(key="debug_replay_go").click().run()
     assert not at.exception

@@ -73,7 +73,7 @@ def test_rerun_sends_the_edited_request_to_two_targets_and_shows_both(tmp_path) 
     logged = len(at.session_state["debug_logs"])
     assert at.session_state["debug_tab"] == "トレース"
     assert at.selectbox(key="debug_trace_call").options == [
-        "ターン（番号なし） ▸ 緊急度の判定（urgency_check） ・ 試行 2 ・ 成功"
+        "ターン（番号なし） ▸ 緊急度の判定 ・ 試行 2 ・ 成功"
     ]
     assert [e.label for e in at.get("expander")][-1] == PLAYGROUND  # at the end of the call detail
     open_tab(at, "呼び出し一覧")
@@ -102,13 +102,12 @@ def test_rerun_sends_the_edited_request_to_two_targets_and_shows_both(tmp_path) 
         "**デモモデル / katachi\\-demo\\-2**",
     ]
     a, b = (o for _, o in results)
-    assert outcome_lines(at) == [  # neither model is in the price file
+    assert outcome_lines(at) == [  # "recorded" is in no price file; the demo model is free under any name
         f"修復 **0** 回 ・ トークン 入力 **{a.input_tokens:,}** / 出力 **{a.output_tokens:,}** ・ "
         "コスト 価格未設定（recorded）",
-        f"修復 **0** 回 ・ トークン 入力 **{b.input_tokens:,}** / 出力 **{b.output_tokens:,}** ・ "
-        "コスト 価格未設定（katachi\\-demo\\-2）",
+        f"修復 **0** 回 ・ トークン 入力 **{b.input_tokens:,}** / 出力 **{b.output_tokens:,}** ・ コスト USD 0",
     ]
-    assert (a.cost.text(), b.cost.text()) == ("価格未設定（recorded）", "価格未設定（katachi-demo-2）")
+    assert (a.cost.text(), b.cost.text()) == ("価格未設定（recorded）", "USD 0")
     assert VALID in [c.value for c in at.code]  # raw output as code, never HTML
     assert [s.value for s in at.success] == ["有効（検証を通過）"] * 2
     assert b.raw in [c.value for c in at.code] and b.raw.startswith('{"level": ')
@@ -163,7 +162,7 @@ def replay_tab(tmp_path) -> AppTest:  # type: ignore[no-untyped-def]
 def test_replay_of_the_session_log_reports_no_changes_on_the_demo_model(tmp_path) -> None:
     at = replay_tab(tmp_path)
     conversation = at.selectbox(key="debug_replay_conversation")
-    assert [o.split(" / ")[0] for o in conversation.options] == ["review", "knowledge"]
+    assert [o.split(" ・ ")[0] for o in conversation.options] == ["答案レビュー", "ナレッジ聞き取り"]
     assert [o.split("（")[1] for o in conversation.options] == ["3 ターン）", "4 ターン）"]
     conversation.set_value(1).run()
     at.button(key="debug_replay_go").click().run()

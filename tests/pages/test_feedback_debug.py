@@ -43,7 +43,7 @@ def test_a_review_reply_rated_down_is_found_with_its_calls(tmp_path: Path) -> No
     rate_down_with_comment(at, f"feedback_review_{thread}_2")
     calls = expected(at, "review", thread, 2)
     assert calls >= 1 and expected(at, "review", thread, 1) >= 1
-    assert negative_rows(at) == [("review", thread, 2, f"低評価「{COMMENT}」")] * calls
+    assert negative_rows(at) == [("答案レビュー", thread, 2, f"低評価「{COMMENT}」")] * calls
     at.session_state["debug_tab"] = "トレース"
     run(at)
     tree = next(m.value for m in at.markdown if m.value.startswith("- **ターン 1**"))
@@ -64,4 +64,4 @@ def test_a_diagnosis_reply_rated_down_is_found_with_the_calls_of_its_request(tmp
     rate_down_with_comment(at, f"feedback_diagnosis_{session}_{rated}")
     calls = expected(at, "diagnosis", session, rated)
     assert calls >= 1
-    assert negative_rows(at) == [("diagnosis", session, rated, f"低評価「{COMMENT}」")] * calls
+    assert negative_rows(at) == [("車両診断", session, rated, f"低評価「{COMMENT}」")] * calls

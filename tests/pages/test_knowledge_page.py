@@ -363,8 +363,7 @@ def test_exports_download_files_that_open(tmp_path, monkeypatch):
     assert document.tables[0].cell(0, 1).text == "contract_typeの値"
     assert json.loads(files["json"])[0]["clause_sample"] == "clause_sampleの値"
     assert (
-        next(csv.DictReader(io.StringIO(files["csv"].decode("utf-8-sig"))))["action_plan"]
-        == "action_planの値"
+        next(csv.DictReader(io.StringIO(files["csv"].decode("utf-8-sig"))))["対応方針"] == "action_planの値"
     )
     assert "### 対応方針" in files["md"].decode()
 

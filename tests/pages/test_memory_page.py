@@ -164,9 +164,9 @@ def test_search_tab_shows_queries_lanes_and_scores(tmp_path: Path) -> None:
     text = "".join(m.value for m in how.markdown)
     assert "0.2 未満は除外" in text and "独自のしきい値" in text and "1/(60+r+1)" in text
     scores = next(m for m in at.markdown if m.value.startswith("#### スコア表"))
-    assert scores.value == "#### スコア表（final = 0.55·rrf_norm + 0.35·lex + 0.10·rec）"
+    assert scores.value == "#### スコア表（最終スコア = 0.55·順位統合 + 0.35·語の重なり + 0.10·新しさ）"
     table = at.dataframe[-1].value  # the fact scores
-    assert list(table.columns) == ["ID", "内容", "確信度", "重要度", "新しさ(rec)", "固定", "スコア"]
+    assert list(table.columns) == ["ID", "内容", "確信度", "重要度", "新しさ", "固定", "スコア"]
     assert table.loc[0, "内容"] == "ユーザーが好きなもの:ラーメン"
     score_table = next(d.value for d in at.dataframe if "判定" in d.value.columns)
     assert score_table.loc[0, "判定"] == "採用" and score_table.loc[0, "種類"] == "会話"
@@ -322,7 +322,7 @@ def test_a_failed_extraction_is_shown_on_top_until_a_retry_succeeds(tmp_path: Pa
     [warning] = [w.value for w in at.warning if w.value.startswith("記憶の整理")]
     assert warning.startswith("記憶の整理（内省・抽出）が済んでいない会話が 1 件あります。")
     assert (
-        "#1「同僚の田中さんと新宿でラーメンを食べた。ラーメンが大好き。」: 抽出に失敗（entities・facts・loops: provider_error"
+        "#1「同僚の田中さんと新宿でラーメンを食べた。ラーメンが大好き。」: 抽出に失敗（人物・関係・事実・約束: LLM呼び出しエラー"
         in warning
     )
     assert at.session_state["chat"]["memory"][1]["meta"]["details"]["extract_state"] == "failed"

@@ -113,9 +113,9 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     at.run()
     assert not at.exception
     table = at.dataframe(key="debug_calls_table").value
-    assert list(table["結果"]) == ["schema_error", "ok"] and list(table["フロー"]) == [
-        "knowledge",
-        "knowledge",
+    assert list(table["結果"]) == ["スキーマ違反", "成功"] and list(table["フロー"]) == [
+        "ナレッジ聞き取り",
+        "ナレッジ聞き取り",
     ]
     # the newest call is selected by default; choose the first (repaired) one
     at.selectbox(key="debug_selected").set_value(0).run()
@@ -125,7 +125,7 @@ def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):
     assert any(
         c.startswith("以下は、あなたが直前に出力した JSON 文字列です。") for c in codes
     )  # repair prompt
-    assert any("code_fence" in m.value for m in at.markdown)
+    assert any("コードブロックの囲みを除去" in m.value for m in at.markdown)  # the local fix, in words
     at.session_state["debug_tab"] = "エクスポート"
     at.run()
     labels = [b.label for b in at.get("download_button")]

@@ -101,19 +101,17 @@ def test_debug_import_box_file_over_the_bound_is_a_japanese_error(tmp_path) -> N
     assert "debug_imported" not in at.session_state
 
 
-def test_replay_uploader_file_over_the_bound_is_a_japanese_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_debug_page_has_one_log_uploader_and_replay_uses_the_log_shown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The replay tab reads the log the page shows (a file read at the top of the page, bounded as tested
+    above), with no uploader of its own."""
     at = make_app(tmp_path, page="pages/debug_log.py")
-    at.session_state["debug_logs"] = sample_log()  # the page's tabs show once there is a log
+    at.session_state["debug_logs"] = sample_log()
     open_tab(at, "リプレイ")
-    at.radio(key="debug_replay_source").set_value("JSONLファイルを読み込む").run()
+    assert [u.key for u in at.file_uploader] == ["debug_import_file"]
     assert (
-        "このページからエクスポートしたJSONLは 20 MB まで読み込めます。大きすぎるファイルは読み込まれません。"
-        in [c.value for c in at.caption]
+        "対象は、このページに表示中のログです（別のログをリプレイするには、ページ上部の"
+        "「エクスポートしたログを読み込む（JSONL）」で読み込みます）。" in [c.value for c in at.caption]
     )
-    at.file_uploader(key="debug_replay_file").upload("katachi-debug.jsonl", b"{}\n" * (7 * 1024 * 1024))
-    run(at)
-    assert [e.value for e in at.error] == [LOG_TOO_LARGE]
-    assert not [s for s in at.selectbox if s.key == "debug_replay_conversation"]
 
 
 def test_review_import_over_its_bound_is_a_japanese_error(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from typing import Any
 import docx
 
 from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS, KNOWLEDGE_FIELDS
-from core.text.export import csv_text, markdown_text, xml_text
+from core.text.export import excel_csv, markdown_text, xml_text
 from core.text.safe import clean_text, safe_value
 
 META_COLUMNS = ("id", "version", "updated_at", "updated_by", "source_interview_id")
@@ -43,11 +43,22 @@ def entries_to_json(entries: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(rows, ensure_ascii=False, indent=2)
 
 
+META_LABELS = {
+    "id": "ID",
+    "version": "版",
+    "updated_at": "更新日時",
+    "updated_by": "更新者",
+    "source_interview_id": "元の聞き取りID",
+}
+
+
 def entries_to_csv(entries: Sequence[Mapping[str, Any]]) -> bytes:
-    """CSV in UTF-8 with BOM (opens correctly in Excel), header = field names; no cell reads as a formula."""
+    """CSV for Excel in Japan (core.text.export.excel_csv): BOM, the fields' Japanese names as the header,
+    更新日時 in Japan time; no cell reads as a formula."""
     columns = [c for c in META_COLUMNS if any(c in e for e in entries)] + list(KNOWLEDGE_FIELDS)
+    names = {c: META_LABELS.get(c) or KNOWLEDGE_FIELD_LABELS[c] for c in columns}
     rows = [{c: e.get(c, "") for c in columns} for e in entries]
-    return csv_text(rows, columns, bom=True).encode("utf-8")
+    return excel_csv(rows, names, times=("updated_at",))
 
 
 def entries_to_markdown(entries: Sequence[Mapping[str, Any]]) -> str:

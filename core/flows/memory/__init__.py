@@ -22,7 +22,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.flows.memory.background import memory_job_key, retry_job, submit_memory_job
+    from core.flows.memory.background import (
+        memory_job_key,
+        retry_job,
+        submit_memory_job,
+    )
     from core.flows.memory.browse import (
         Filters,
         counts,
@@ -31,7 +35,11 @@ if TYPE_CHECKING:
         entity_options,
         units_frame,
     )
-    from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
+    from core.flows.memory.chat import (
+        finish_turn,
+        prepare_turn,
+        stream_reply,
+    )
     from core.flows.memory.constants import (
         AFFECT_LABELS,
         AFFECT_LABELS_JA,
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
         FACT_W_PIN,
         FACT_W_RECENCY,
         FACT_W_SALIENCE,
+        FLOW,
         HISTORY_MESSAGES_FOR_Q2,
         INJECT_MAX_SENSITIVITY,
         INJECT_MIN_BEST,
@@ -64,7 +73,9 @@ if TYPE_CHECKING:
         prepare_continuation,
         stream_continuation,
     )
-    from core.flows.memory.deletion import hard_delete
+    from core.flows.memory.deletion import (
+        hard_delete,
+    )
     from core.flows.memory.edits import (
         EDITABLE_COLUMNS,
         InvalidEdit,
@@ -72,11 +83,25 @@ if TYPE_CHECKING:
         overwrite_stale,
         stale_comparison,
     )
-    from core.flows.memory.entities import EntityEditError, merge_entities, rename_entity
-    from core.flows.memory.extraction import retry_pending_extractions
-    from core.flows.memory.extraction_store import describe_errors
-    from core.flows.memory.items import refresh_items, reply_item, unexpected_error_item
-    from core.flows.memory.job_status import unfinished_episodes
+    from core.flows.memory.entities import (
+        EntityEditError,
+        merge_entities,
+        rename_entity,
+    )
+    from core.flows.memory.extraction import (
+        retry_pending_extractions,
+    )
+    from core.flows.memory.extraction_store import (
+        describe_errors,
+    )
+    from core.flows.memory.items import (
+        refresh_items,
+        reply_item,
+        unexpected_error_item,
+    )
+    from core.flows.memory.job_status import (
+        unfinished_episodes,
+    )
     from core.flows.memory.provenance import (
         affect_series,
         extraction_of_episode,
@@ -86,11 +111,31 @@ if TYPE_CHECKING:
     from core.flows.memory.provenance import (
         provenance as unit_provenance,
     )
-    from core.flows.memory.reconcile import reconcile_memory_index
-    from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
-    from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
-    from core.flows.memory.stores import memory_collection, memory_repository
-    from core.flows.memory.summaries import SummaryOutcome, run_summaries
+    from core.flows.memory.reconcile import (
+        reconcile_memory_index,
+    )
+    from core.flows.memory.retrieval import (
+        RetrievalResult,
+        format_pack,
+        retrieve,
+        save_trace_for,
+    )
+    from core.flows.memory.sample_data import (
+        DEMO_TURNS,
+        SAMPLE_EPISODES,
+        load_demo_samples,
+    )
+    from core.flows.memory.stores import (
+        memory_collection,
+        memory_repository,
+    )
+    from core.flows.memory.summaries import (
+        SummaryOutcome,
+        run_summaries,
+    )
+    from core.flows.memory.trailer import (
+        split_raw_reply,
+    )
     from core.flows.memory.versions import (
         EditError,
         StaleEdit,
@@ -105,6 +150,7 @@ __all__ = [
     "AFFECT_LABELS",
     "AFFECT_LABELS_JA",
     "DEDUPE_OVERLAP",
+    "DEMO_TURNS",
     "DROP_BELOW",
     "EDITABLE_COLUMNS",
     "FACT_POOL",
@@ -113,6 +159,7 @@ __all__ = [
     "FACT_W_PIN",
     "FACT_W_RECENCY",
     "FACT_W_SALIENCE",
+    "FLOW",
     "HISTORY_MESSAGES_FOR_Q2",
     "INJECT_MAX_SENSITIVITY",
     "INJECT_MIN_BEST",
@@ -170,6 +217,7 @@ __all__ = [
     "run_summaries",
     "save_trace_for",
     "soft_delete",
+    "split_raw_reply",
     "stale_comparison",
     "stream_continuation",
     "stream_reply",
@@ -187,6 +235,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AFFECT_LABELS": ("core.flows.memory.constants", "AFFECT_LABELS"),
     "AFFECT_LABELS_JA": ("core.flows.memory.constants", "AFFECT_LABELS_JA"),
     "DEDUPE_OVERLAP": ("core.flows.memory.constants", "DEDUPE_OVERLAP"),
+    "DEMO_TURNS": ("core.flows.memory.sample_data", "DEMO_TURNS"),
     "DROP_BELOW": ("core.flows.memory.constants", "DROP_BELOW"),
     "EDITABLE_COLUMNS": ("core.flows.memory.edits", "EDITABLE_COLUMNS"),
     "EditError": ("core.flows.memory.versions", "EditError"),
@@ -197,6 +246,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "FACT_W_PIN": ("core.flows.memory.constants", "FACT_W_PIN"),
     "FACT_W_RECENCY": ("core.flows.memory.constants", "FACT_W_RECENCY"),
     "FACT_W_SALIENCE": ("core.flows.memory.constants", "FACT_W_SALIENCE"),
+    "FLOW": ("core.flows.memory.constants", "FLOW"),
     "Filters": ("core.flows.memory.browse", "Filters"),
     "HISTORY_MESSAGES_FOR_Q2": ("core.flows.memory.constants", "HISTORY_MESSAGES_FOR_Q2"),
     "INJECT_MAX_SENSITIVITY": ("core.flows.memory.constants", "INJECT_MAX_SENSITIVITY"),
@@ -252,6 +302,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "run_summaries": ("core.flows.memory.summaries", "run_summaries"),
     "save_trace_for": ("core.flows.memory.retrieval", "save_trace_for"),
     "soft_delete": ("core.flows.memory.versions", "soft_delete"),
+    "split_raw_reply": ("core.flows.memory.trailer", "split_raw_reply"),
     "stale_comparison": ("core.flows.memory.edits", "stale_comparison"),
     "stream_continuation": ("core.flows.memory.continuation", "stream_continuation"),
     "stream_reply": ("core.flows.memory.chat", "stream_reply"),

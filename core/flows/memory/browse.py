@@ -20,6 +20,7 @@ from core.store.memory.tables import (
     KIND_FACT,
     KIND_LOOP,
     KIND_SUMMARY,
+    STATE_ACTIVE,
     edges,
     entities,
     entity_aliases,
@@ -286,11 +287,13 @@ def entity_options(repo: MemoryRepository) -> dict[int, str]:
 
 
 def counts(repo: MemoryRepository) -> dict[str, int]:
-    """The person's units per kind (active and deleted)."""
+    """The person's active units per kind (a deleted fact no longer counts as one the companion knows)."""
     with repo.connect() as conn:
         return {
             k: int(n)
             for k, n in conn.execute(
-                select(units.c.kind, func.count()).where(mine(repo.owner_id)).group_by(units.c.kind)
+                select(units.c.kind, func.count())
+                .where(mine(repo.owner_id), units.c.state == STATE_ACTIVE)
+                .group_by(units.c.kind)
             )
         }

@@ -94,6 +94,7 @@ TOPICS = (
     "パクチー",
     "納豆",
     "お弁当",
+    "結婚式",
 )
 RELATION_WORDS = {
     "同僚": "colleague",
@@ -122,6 +123,13 @@ WORKS = re.compile(rf"({_NOUN})(?:で働いて|に勤めて)")
 LIVES = re.compile(rf"({_NOUN})に住んで")
 GOAL = re.compile(r"目標は(.+?)(?:です|こと|。|$)")
 CALLED = re.compile(rf"({_NOUN})って呼んで")
+STARTED = re.compile(rf"({_NOUN})を(?:始めた|始めて|習い始め|続けて)")
+# Family members named by the word alone (妹の結婚式): a person entity of their own.
+KIN = ("母", "父", "姉", "兄", "妹", "弟")
+_KIN = re.compile(r"(?<![一-龥々])(母|父|姉|兄|妹|弟)(?=の|が|は|と|に|から|へ)")
+# A real promise or plan to follow up: a commitment, not just a time word (来月の結婚式 is news, not a promise).
+PROMISE = re.compile(r"約束|つもり|予定|なきゃ|なくちゃ|ないと|頑張ります|がんばります|続き")
+_QUESTION = re.compile(r"(?:[?？]|ですか。?|ますか。?|かな。?)\s*$")
 PLAN_WORDS = {"明日": 1, "明後日": 2, "週末": 4, "来週": 7, "来月": 28, "次回": None, "今度": None}
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
 # Time and stance words that the noun pattern swallows at the front (最近ヨガが好き -> ヨガ).
@@ -158,7 +166,24 @@ def people(text: str) -> list[str]:
     return names
 
 
+def kin(text: str) -> list[str]:
+    """Family members named by the word alone (妹の…), not as part of a name with さん."""
+    return list(dict.fromkeys(m.group(1) for m in _KIN.finditer(text) if f"{m.group(1)}さん" not in text))
+
+
+def is_question(sentence: str) -> bool:
+    """Whether a sentence asks something (it files no fact and no promise)."""
+    return bool(_QUESTION.search(sentence.strip()))
+
+
+def is_promise(text: str) -> bool:
+    """Whether a statement (not a question) commits to something to follow up."""
+    return any(PROMISE.search(s) and not is_question(s) for s in _SENTENCE.findall(text))
+
+
 def relation_of(text: str, name: str) -> str:
+    if name in KIN:
+        return RELATION_WORDS[name]
     for word, relation in RELATION_WORDS.items():
         if f"{word}の{name}さん" in text or f"{word}{name}さん" in text:
             return relation
@@ -177,6 +202,8 @@ def facts(text: str) -> list[dict[str, Any]]:
     """likes / dislikes / uses / affiliated_with / located_in / goal_is / is_addressed_as facts."""
     out: list[dict[str, Any]] = []
     for sentence in _SENTENCE.findall(text):
+        if is_question(sentence):
+            continue
         names = people(sentence)
         subject = {
             "type_label": "PERSON",
@@ -186,6 +213,7 @@ def facts(text: str) -> list[dict[str, Any]]:
             (LIKE, "likes", 0.8),
             (DISLIKE, "dislikes", 0.8),
             (USES, "uses", 0.7),
+            (STARTED, "operates_on", 0.7),
             (WORKS, "affiliated_with", 0.75),
             (LIVES, "located_in", 0.75),
             (CALLED, "is_addressed_as", 0.85),
@@ -220,12 +248,13 @@ def facts(text: str) -> list[dict[str, Any]]:
 
 
 def loops(text: str, now: int) -> list[dict[str, Any]]:
-    """Sentences with 次回 / 明日 / 来週 ... become open loops (due_at from the current time)."""
+    """Sentences that promise or plan something (約束, つもり, 予定, 続き ...; never a question) become open
+    loops; a time word (明日, 来週 ...) gives the due date from the current time."""
     out = []
     for sentence in _SENTENCE.findall(text):
-        for word, days in PLAN_WORDS.items():
-            if word in sentence:
-                due = now + days * 86_400 if days is not None else None
-                out.append({"due_at": due, "loop_text": sentence.strip()[:80], "confidence": 0.7})
-                break
+        if is_question(sentence) or not PROMISE.search(sentence):
+            continue
+        days = next((d for word, d in PLAN_WORDS.items() if word in sentence), None)
+        due = now + days * 86_400 if days is not None else None
+        out.append({"due_at": due, "loop_text": sentence.strip()[:80], "confidence": 0.7})
     return out

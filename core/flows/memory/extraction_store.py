@@ -16,6 +16,7 @@ from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
 from core.flows.memory.indexing import index_units
 from core.flows.memory.loops import loop_times
 from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_facts, normalize_loops
+from core.guard.error_texts import ERROR_TYPE_LABELS
 from core.guard.json_guard import GuardResult
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import clamp01, dumps, extraction_log, payload_episode, units
@@ -54,12 +55,21 @@ class ExtractionOutcome:
         }
 
 
+STEP_WORDS = {"entities": "人物・関係", "facts": "事実", "loops": "約束"}
+
+
 def describe_errors(errors: dict[str, str]) -> str:
-    """「entities・facts・loops: provider_error: …」: steps that failed alike (one combined call) share a line."""
+    """「人物・関係・事実・約束: LLM呼び出しエラー: …」 (the stored errors are 「provider_error: …」 per step): steps
+    that failed alike (one combined call) share a line; steps and error types in Japanese."""
     steps: dict[str, list[str]] = {}
     for step, message in errors.items():
-        steps.setdefault(message, []).append(step)
-    return " / ".join(f"{'・'.join(names)}: {message}" for message, names in steps.items())
+        steps.setdefault(message, []).append(STEP_WORDS.get(step, step))
+    return " / ".join(f"{'・'.join(names)}: {_error_words(message)}" for message, names in steps.items())
+
+
+def _error_words(message: str) -> str:
+    kind, sep, rest = message.partition(": ")
+    return f"{ERROR_TYPE_LABELS[kind]}{sep}{rest}" if kind in ERROR_TYPE_LABELS else message
 
 
 def log_step(
@@ -129,59 +139,71 @@ def apply_extraction(
 ) -> ExtractionOutcome:
     """Store the successful parts of an extraction (idempotent) and mark the episode done or failed."""
     now = repo.now() if now is None else now
-    out = ExtractionOutcome(unit_id, all(r.ok for r in results.values()))
-    out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
     with repo.begin() as conn:
-        if results["entities"].ok:
-            _store_entities(
-                conn, repo.owner_id, out, unit_id, normalize_entities(results["entities"].value), now
-            )
-        if results["facts"].ok:
-            out.facts = normalize_facts(results["facts"].value)
-            for fact in out.facts:
-                subject = upsert_entity(
-                    conn, repo.owner_id, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
-                )
-                obj = (
-                    upsert_entity(
-                        conn, repo.owner_id, {"type_label": fact["object"][0], "name": fact["object"][1]}, now
-                    )
-                    if fact["object"]
-                    else None
-                )
-                fact_id, _ = repo.upsert_fact(fact, subject, obj, unit_id, occurred_at, now, conn=conn)
-                for entity_id in (subject, obj):
-                    if entity_id is not None:
-                        link_unit_entity(conn, fact_id, entity_id, "fact")
-                out.new_unit_ids.append(fact_id)
-        if results["loops"].ok:
-            out.loops = normalize_loops(results["loops"].value)
-            for loop in out.loops:
-                due, expires = loop_times(loop.get("due_at"), now)
-                loop_id = repo.upsert_loop(
-                    loop["loop_text"], loop["confidence"], due, expires, unit_id, occurred_at, now, conn=conn
-                )
-                for entity in out.entities:
-                    if entity["name"] != SPEAKER and entity["name"] in loop["loop_text"]:
-                        link_unit_entity(conn, loop_id, entity["entity_id"], "loop")
-                out.new_unit_ids.append(loop_id)
-        attempts = conn.execute(select(units.c.extract_attempts).where(units.c.id == unit_id)).scalar_one()
-        conn.execute(
-            update(units)
-            .where(units.c.id == unit_id)
-            .values(extract_state="done" if out.ok else "failed", extract_attempts=attempts + 1)
-        )
-        conn.execute(
-            update(payload_episode)
-            .where(payload_episode.c.unit_id == unit_id)
-            .values(extraction_json=dumps(out.summary()))
-        )
-        for step, result in results.items():
-            log_step(
-                conn, unit_id, step, result.ok, now, result.error_type, "" if result.ok else result.raw[:500]
-            )
+        out = store_extraction(repo, conn, unit_id, occurred_at, results, now)
         if out.new_unit_ids:
             index_units(conn, collection, sorted(set(out.new_unit_ids)))
+    return out
+
+
+def store_extraction(
+    repo: MemoryRepository,
+    conn: Connection,
+    unit_id: int,
+    occurred_at: int,
+    results: dict[str, GuardResult[Any]],
+    now: int,
+) -> ExtractionOutcome:
+    """The writes of `apply_extraction` in the caller's transaction, without indexing the new units (a caller
+    storing many episodes indexes them once)."""
+    out = ExtractionOutcome(unit_id, all(r.ok for r in results.values()))
+    out.errors = {s: f"{r.error_type}: {r.message}" for s, r in results.items() if not r.ok}
+    if results["entities"].ok:
+        _store_entities(conn, repo.owner_id, out, unit_id, normalize_entities(results["entities"].value), now)
+    if results["facts"].ok:
+        out.facts = normalize_facts(results["facts"].value)
+        for fact in out.facts:
+            subject = upsert_entity(
+                conn, repo.owner_id, {"type_label": fact["subject"][0], "name": fact["subject"][1]}, now
+            )
+            obj = (
+                upsert_entity(
+                    conn, repo.owner_id, {"type_label": fact["object"][0], "name": fact["object"][1]}, now
+                )
+                if fact["object"]
+                else None
+            )
+            fact_id, _ = repo.upsert_fact(fact, subject, obj, unit_id, occurred_at, now, conn=conn)
+            for entity_id in (subject, obj):
+                if entity_id is not None:
+                    link_unit_entity(conn, fact_id, entity_id, "fact")
+            out.new_unit_ids.append(fact_id)
+    if results["loops"].ok:
+        out.loops = normalize_loops(results["loops"].value)
+        for loop in out.loops:
+            due, expires = loop_times(loop.get("due_at"), now)
+            loop_id = repo.upsert_loop(
+                loop["loop_text"], loop["confidence"], due, expires, unit_id, occurred_at, now, conn=conn
+            )
+            for entity in out.entities:
+                if entity["name"] != SPEAKER and entity["name"] in loop["loop_text"]:
+                    link_unit_entity(conn, loop_id, entity["entity_id"], "loop")
+            out.new_unit_ids.append(loop_id)
+    attempts = conn.execute(select(units.c.extract_attempts).where(units.c.id == unit_id)).scalar_one()
+    conn.execute(
+        update(units)
+        .where(units.c.id == unit_id)
+        .values(extract_state="done" if out.ok else "failed", extract_attempts=attempts + 1)
+    )
+    conn.execute(
+        update(payload_episode)
+        .where(payload_episode.c.unit_id == unit_id)
+        .values(extraction_json=dumps(out.summary()))
+    )
+    for step, result in results.items():
+        log_step(
+            conn, unit_id, step, result.ok, now, result.error_type, "" if result.ok else result.raw[:500]
+        )
     return out
 
 

@@ -83,7 +83,7 @@ class UnfinishedEpisode:
         return self.attempts < EXTRACT_MAX_ATTEMPTS
 
     def describe(self) -> str:
-        """One Japanese line: 「#3「田中さんと…」: 抽出に失敗（entities・facts・loops: provider_error: …）」."""
+        """One Japanese line: 「#3「田中さんと…」: 抽出に失敗（人物・関係・事実・約束: LLM呼び出しエラー: …）」."""
         head = f"#{self.unit_id}「{self.excerpt}」"
         if self.state == "pending":
             return f"{head}: まだ整理されていません"

@@ -95,7 +95,8 @@ def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
 
 
 def affect_series(repo: MemoryRepository) -> pd.DataFrame:
-    """Mean persona affect intensity per local week and label (a chart of affect over time); neutral left out."""
+    """How many episodes per local week carried each persona affect (a chart of affect over time); neutral
+    left out. Counts, not the mean intensity: the mean of one label is often the same every week."""
     import pandas as pd  # noqa: PLC0415 - pandas takes ~0.5 s to import; only the memory browser needs it
 
     with repo.connect() as conn:
@@ -111,7 +112,9 @@ def affect_series(repo: MemoryRepository) -> pd.DataFrame:
     frame = frame.assign(label=frame["label"].map(lambda k: AFFECT_LABELS_JA.get(k, k)))
     local = pd.to_datetime(frame["occurred_at"].map(lambda ts: to_local(ts).replace(tzinfo=None)))
     frame = frame.assign(week=local.dt.to_period("W").dt.start_time.dt.strftime("%m/%d〜"))
-    return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="mean").fillna(0.0)
+    if frame.empty:
+        return pd.DataFrame()
+    return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="count").fillna(0)
 
 
 def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> dict[str, Any] | None:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from core.debuglog.events import DebugSink
 from core.flows.memory.constants import DAY, FLOW
 from core.flows.memory.demo import memory_persona
-from core.flows.memory.extraction import DEFAULT_REFLECTION, extract_for_episode, run_reflection
+from core.flows.memory.extraction import DEFAULT_REFLECTION, call_extractors, run_reflection
+from core.flows.memory.extraction_store import store_extraction
 from core.flows.memory.indexing import index_units
+from core.flows.memory.loops import loop_times
+from core.flows.memory.normalize import normalize_loops
+from core.guard.json_guard import GuardResult
 from core.llm.base import LLMClient
 from core.llm.demo import DemoClient
 from core.store.memory.repository import MemoryRepository
@@ -28,6 +33,15 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "memory"
 SAMPLE_SEED = 20261121
 SAMPLE_EPISODES = 200
 SAMPLE_DAYS = 60
+# What the one-click demo says to 灯 (the first turn is sent for the person; the rest are offered as
+# suggestions): news, a new hobby, a family event, a dislike with a question back, and one real promise.
+DEMO_TURNS = (
+    "こんばんは、灯。同僚の田中さんとまた新宿でラーメンを食べてきたよ。ラーメンはやっぱり好きだな。",
+    "最近ヨガを始めて、朝に15分だけやってるんだ。",
+    "来月、妹の結婚式で京都に行くんだ。スピーチを頼まれてちょっと緊張してる。",
+    "パクチーはどうも苦手なんだよね。灯は苦手な食べ物ある？",
+    "週末に田中さんにミステリー小説を貸す約束をしたんだ。忘れないように覚えておいてね。",
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,66 @@ def generate_conversation(
     return out
 
 
+# Exchanges stored per transaction and per Chroma upsert while loading many: one commit and one embedding
+# batch per chunk instead of three commits and two upserts per exchange (the sample loads in ~1/10 the time).
+INGEST_CHUNK = 50
+Progress = Callable[[int, int], None]
+
+
+def _analyse(client: LLMClient, exchange: Exchange, sink: DebugSink | None) -> tuple[Any, dict[str, Any]]:
+    """The model calls of one past exchange: its reflection and its extraction (no store access)."""
+    ts = exchange.occurred_at
+    reflection = run_reflection(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
+    results = call_extractors(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
+    return reflection, results
+
+
+def ingest_exchanges(
+    repo: MemoryRepository,
+    client: LLMClient,
+    exchanges: list[Exchange],
+    sink: DebugSink | None = None,
+    collection: Collection | None = None,
+) -> list[int]:
+    """Past exchanges through the pipeline in one transaction: reflection and extraction calls, the
+    episodes and what was extracted from them, then every new unit indexed (FTS5 and one Chroma upsert).
+    Times are each exchange's own (loops expire relative to it). Returns the episodes' ids."""
+    load_now = repo.now()
+    analysed = [_analyse(client, ex, sink) for ex in exchanges]
+    ids: list[int] = []
+    new_units: list[int] = []
+    with repo.begin() as conn:
+        for ex, (reflection, results) in zip(exchanges, analysed, strict=True):
+            ts = ex.occurred_at
+            data = reflection.value if reflection.ok else dict(DEFAULT_REFLECTION)
+            unit_id = repo.save_episode(
+                ex.input_text,
+                ex.reply_text,
+                data,
+                source="reflection" if reflection.ok else "default",
+                occurred_at=ts,
+                now=ts,
+                conn=conn,
+            )
+            ids.append(unit_id)
+            results = _without_expired_loops(results, ts, load_now)
+            new_units += [unit_id, *store_extraction(repo, conn, unit_id, ts, results, ts).new_unit_ids]
+        index_units(conn, collection, sorted(set(new_units)))
+    return ids
+
+
+def _without_expired_loops(results: dict[str, Any], occurred_at: int, now: int) -> dict[str, Any]:
+    """The extraction without the loops whose expiry (counted from the exchange) is already past at `now`:
+    the next turn would purge them at once, one by one."""
+    found = results["loops"]
+    if not found.ok:
+        return results
+    kept = [
+        loop for loop in normalize_loops(found.value) if loop_times(loop.get("due_at"), occurred_at)[1] > now
+    ]
+    return {**results, "loops": GuardResult(True, {"loops": kept}, raw=found.raw, attempts=found.attempts)}
+
+
 def ingest_exchange(
     repo: MemoryRepository,
     client: LLMClient,
@@ -69,25 +143,8 @@ def ingest_exchange(
     sink: DebugSink | None = None,
     collection: Collection | None = None,
 ) -> int:
-    """One past exchange through the pipeline: reflection call, save the episode, extraction.
-    Times are the exchange's own (loops expire relative to it)."""
-    ts = exchange.occurred_at
-    reflection = run_reflection(client, exchange.input_text, exchange.reply_text, ts, ts, sink)
-    data = reflection.value if reflection.ok else dict(DEFAULT_REFLECTION)
-    with repo.begin() as conn:
-        unit_id = repo.save_episode(
-            exchange.input_text,
-            exchange.reply_text,
-            data,
-            source="reflection" if reflection.ok else "default",
-            occurred_at=ts,
-            now=ts,
-            conn=conn,
-        )
-        if collection is not None:
-            index_units(conn, collection, [unit_id])
-    extract_for_episode(repo, collection, client, unit_id, ts, sink)
-    return unit_id
+    """One past exchange through the pipeline (see `ingest_exchanges`)."""
+    return ingest_exchanges(repo, client, [exchange], sink, collection)[0]
 
 
 def load_exchanges(
@@ -96,23 +153,15 @@ def load_exchanges(
     client: LLMClient,
     exchanges: list[Exchange],
     sink: DebugSink | None = None,
+    progress: Progress | None = None,
 ) -> list[int]:
-    """Ingest many exchanges, each indexed (FTS5 + Chroma) as it is saved.
-
-    the vectors used to be added only after the last exchange, so a crash while loading
-    left every saved episode without one; now each item is complete on its own.
-    """
-    with repo.connect() as conn:
-        before = conn.execute(select(units.c.id).order_by(units.c.id.desc()).limit(1)).scalar() or 0
-    ids = [ingest_exchange(repo, client, ex, sink, collection) for ex in exchanges]
-    with repo.begin() as conn:
-        new_ids = [
-            int(i)
-            for i in conn.execute(
-                select(units.c.id).where(units.c.id > before, mine(repo.owner_id))
-            ).scalars()
-        ]
-        index_units(conn, collection, new_ids)
+    """Ingest many exchanges, INGEST_CHUNK at a time; each chunk is committed with its vectors, so a crash
+    while loading leaves at most one chunk to the index reconciliation. `progress(done, total)` after each."""
+    ids: list[int] = []
+    for start in range(0, len(exchanges), INGEST_CHUNK):
+        ids += ingest_exchanges(repo, client, exchanges[start : start + INGEST_CHUNK], sink, collection)
+        if progress is not None:
+            progress(len(ids), len(exchanges))
     return ids
 
 
@@ -123,13 +172,13 @@ def load_sample_memories(
     now: int | None = None,
     sink: DebugSink | None = None,
     count: int = SAMPLE_EPISODES,
+    progress: Progress | None = None,
 ) -> list[int]:
     """The seeded conversation (about 200 episodes up to `now`) through the pipeline with `client`;
-    exchanges already in the store are skipped (idempotent per item, issue #15)."""
+    exchanges already in the store are skipped (idempotent per item)."""
     now = repo.now() if now is None else now
-    return load_exchanges(
-        repo, collection, client, missing_exchanges(repo, generate_conversation(now, count)), sink
-    )
+    missing = missing_exchanges(repo, generate_conversation(now, count))
+    return load_exchanges(repo, collection, client, missing, sink, progress)
 
 
 def missing_exchanges(repo: MemoryRepository, exchanges: list[Exchange]) -> list[Exchange]:
@@ -160,12 +209,16 @@ def missing_exchanges(repo: MemoryRepository, exchanges: list[Exchange]) -> list
 
 
 def load_demo_samples(
-    repo: MemoryRepository, collection: Collection | None, sink: DebugSink | None = None
+    repo: MemoryRepository,
+    collection: Collection | None,
+    sink: DebugSink | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """The one-click 「サンプル記憶を読み込む」: the sample conversation, always through the offline demo model
     (its replies and extractions are scripted); only the exchanges not yet stored are added (a load cut
     short by a crash is completed, never doubled). Returns how many episodes were added."""
-    return len(load_sample_memories(repo, collection, DemoClient(personas={FLOW: memory_persona}), sink=sink))
+    client = DemoClient(personas={FLOW: memory_persona})
+    return len(load_sample_memories(repo, collection, client, sink=sink, progress=progress))
 
 
 def samples_loaded(repo: MemoryRepository) -> bool:

@@ -77,3 +77,12 @@ def parse_trailer(trailer_text: str | None) -> tuple[dict[str, Any] | None, list
     if errors:
         return None, errors
     return value, notes
+
+
+def split_raw_reply(raw: str) -> tuple[str, str | None]:
+    """A whole raw chat reply as (the text the person saw, the trailer's JSON text) — None when the reply
+    carries no trailer marker (for showing a recorded reply readably; the raw stays as it was)."""
+    index = raw.find(TRAILER_MARKER)
+    if index < 0:
+        return raw, None
+    return raw[:index].rstrip(), raw[index + len(TRAILER_MARKER) :].strip()

@@ -15,20 +15,20 @@ from core.workbench.tree import CallNode
 from pages.ui.debug import attempts as debug_attempts
 from pages.ui.debug import diff_view as debug_diff_view
 from pages.ui.debug import rerun as debug_rerun
-from pages.ui.shell.last_call import STEP_LABELS
+from pages.ui.debug.names import DEMO_LATENCY, DEMO_PROVIDER, latency
+from pages.ui.shell import words
 from pages.ui.shell.render import llm_label, plain_label
 
 
 def step_label(step: str) -> str:
-    """A call's step as staff read it (「返答（reply）」), or the step name itself."""
-    label = STEP_LABELS.get(step)
-    return f"{label}（{step}）" if label else (step or "呼び出し")
+    """A call's step as staff read it (「返答」), or the step name itself when it has no Japanese name."""
+    return words.step(step)
 
 
 def status_text(ok: bool | None, error_type: str | None = None) -> str:
     if ok is None:
         return "結果なし"
-    return "成功" if ok else f"失敗（{error_type or 'error'}）"
+    return "成功" if ok else f"失敗（{words.result(error_type or 'error')}）"
 
 
 def _format(event: DebugEvent) -> str:
@@ -52,15 +52,15 @@ def _ms(value: float | None) -> str:
 def settings_rows(event: DebugEvent) -> list[dict[str, str]]:
     """The request settings of an attempt as sent (what the wire carried, never credentials)."""
     rows = [
-        ("プロバイダー / モデル", f"{event.provider or '-'} / {event.model or '-'}"),
-        ("temperature", "-" if event.temperature is None else f"{event.temperature:g}"),
+        ("プロバイダー / モデル", f"{words.provider(event.provider)} / {event.model or '-'}"),
+        ("温度（temperature）", "-" if event.temperature is None else f"{event.temperature:g}"),
         ("最大出力トークン", "-" if event.max_tokens is None else f"{event.max_tokens:,}"),
         ("応答形式", _format(event)),
         ("リクエストID", event.request_id or "-"),
         ("接続先ホスト", event.base_host or "-"),
         ("SDK", event.sdk or "-"),
-        ("最初のトークンまで", _ms(event.ttft_ms)),
-        ("レイテンシ", _ms(event.latency_ms)),
+        ("最初のトークンまで", _ms(event.ttft_ms) if event.provider != DEMO_PROVIDER else DEMO_LATENCY),
+        ("レイテンシ", latency(event.latency_ms, event.provider)),
     ]
     return [{"項目": k, "値": v} for k, v in rows]
 
@@ -88,7 +88,7 @@ def _notes(node: CallNode) -> None:
     st.markdown(f"**メモ（{len(notes)} 件）**")
     for note in notes:
         where = f"試行 {note.attempt}" if note.attempt else "呼び出しの後"
-        st.markdown(f"- 【{plain_label(note.kind)}】{llm_label(note.text, 1000)}（{where}）")
+        st.markdown(f"- 【{plain_label(note.kind)}】{llm_label(words.note(note.text), 1000)}（{where}）")
 
 
 def rerun_slot(event: DebugEvent, events: Sequence[DebugEvent]) -> None:
@@ -101,12 +101,13 @@ def render(node: CallNode, events: Sequence[DebugEvent], prices: Mapping[str, Pr
     """The detail of one call (`key` keeps its widgets apart from other views of the same call)."""
     first = node.first
     st.markdown(
-        f"#### {plain_label(step_label(node.step))} ／ {plain_label(node.flow or '-')} ／ "
+        f"#### {plain_label(step_label(node.step))} ／ {plain_label(words.flow(node.flow))} ／ "
         f"{plain_label(status_text(node.ok, node.result.error_type if node.result else None))}"
     )
     st.caption(
         f"call_id {plain_label(node.call_id)} ・ 試行 {len(node.attempts)} 回 ・ "
-        f"合計 {node.latency_ms:,.0f} ms ・ この下の呼び出し {len(node.children)} 件"
+        f"合計 {latency(node.latency_ms, first.provider if first else None)} ・ "
+        f"この下の呼び出し {len(node.children)} 件"
     )
     _tokens(node, prices)
     _notes(node)

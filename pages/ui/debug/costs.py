@@ -20,30 +20,41 @@ from core.workbench.report import (
 from core.workbench.tree import ConversationNode
 from pages.ui.debug import call as debug_call
 from pages.ui.debug import source as debug_source
+from pages.ui.debug.names import conversation_title
+from pages.ui.shell import words
 
-FLAT = alt.Axis(labelAngle=0)
+NAMES = alt.Axis(labelLimit=240, labelOverlap=False)
 
 
 def _charts(tree: Sequence[ConversationNode], prices: Mapping[str, Price]) -> None:
-    sums = costs_by_flow(tree, prices)
+    sums = {words.flow(flow): c for flow, c in costs_by_flow(tree, prices).items()}
     g1, g2 = st.columns(2)
     with g1:
         st.markdown("**フローごとの費用**")
         rows = cost_chart_rows(sums, "フロー")
-        if rows.empty:
-            st.caption("価格のあるモデルの呼び出しがありません。")
+        if rows.empty or not rows["費用"].any():
+            # a chart of zero-height bars reads as broken: say why there is nothing to draw
+            st.caption(
+                "費用のかかった呼び出しはありません（デモモデルは無料です。価格のないモデルは表の「費用」に"
+                "「価格未設定」と出ます）。"
+            )
         else:
             chart = (
-                alt.Chart(rows).mark_bar().encode(x="フロー:N", y="費用:Q", color="通貨:N", xOffset="通貨:N")
+                alt.Chart(rows)
+                .mark_bar()
+                .encode(
+                    y=alt.Y("フロー:N", title=None, axis=NAMES), x="費用:Q", color="通貨:N", yOffset="通貨:N"
+                )
             )
             st.altair_chart(chart, width="stretch")
     with g2:
         st.markdown("**フローごとのトークン**")
         tokens = tokens_chart_rows(sums, "フロー")
+        # bars run sideways so every flow's name fits on its own line
         chart = (
             alt.Chart(tokens)
             .mark_bar()
-            .encode(x=alt.X("フロー:N", axis=FLAT), y="トークン:Q", color="種類:N")
+            .encode(y=alt.Y("フロー:N", title=None, axis=NAMES), x="トークン:Q", color="種類:N")
         )
         st.altair_chart(chart, width="stretch")
     st.dataframe(cost_table(sums, "フロー"), hide_index=True, width="stretch", key="debug_cost_flow")
@@ -55,7 +66,7 @@ def _latency(events: Sequence[DebugEvent]) -> None:
     if frame.empty:
         st.caption("呼び出しがありません。")
         return
-    frame["モデル"] = frame["プロバイダー"] + " / " + frame["モデル"]
+    frame["モデル"] = frame["プロバイダー"].map(words.provider) + " / " + frame["モデル"]
     chart = (
         alt.Chart(frame[["モデル", "レイテンシ(ms)"]])
         .mark_boxplot(extent="min-max")
@@ -91,6 +102,7 @@ def render(
     st.markdown("**ガード付き呼び出し1回あたりの平均試行回数**")
     attempts = attempts_per_flow(events)
     if not attempts.empty:
+        attempts["フロー"] = attempts["フロー"].map(words.flow)
         st.dataframe(attempts, hide_index=True, key="debug_attempts_flow")
     s1, s2 = st.columns(2)
     with s1:
@@ -103,7 +115,9 @@ def render(
         )
     with s2:
         st.markdown("**会話ごと**")
-        by_conversation = costs_by(tree, prices, lambda c: f"{c.flow or '-'} ／ {c.label}")
+        by_conversation = costs_by(
+            tree, prices, lambda c: conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)
+        )
         st.dataframe(
             cost_table(by_conversation, "会話"),
             hide_index=True,

@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.workbench.diff import AttemptDiff, AttemptText
+from pages.ui.shell import words
 from pages.ui.shell.render import llm_caption, llm_cell, raw_excerpt
 
 DIFF_CHARS = 50_000
@@ -23,7 +24,7 @@ def _value(value: Any, present: bool) -> str:
 def _side(column: Any, title: str, text: AttemptText) -> None:
     with column:
         st.markdown(f"**{title}（試行 {text.attempt}）**")
-        fixes = "、".join(text.fixes) if text.fixes else "なし"
+        fixes = words.fixes(text.fixes) if text.fixes else "なし"
         llm_caption(f"ローカル修復: {fixes}")
         st.code(raw_excerpt(text.raw or "（空）", DIFF_CHARS), language=None, wrap_lines=True)
         if text.parse_error:
@@ -57,7 +58,7 @@ def render(diff: AttemptDiff, key: str) -> None:
         fixes = [
             {
                 "試行": t.attempt,
-                "ローカル修復": "、".join(t.fixes) or "なし",
+                "ローカル修復": words.fixes(t.fixes) or "なし",
                 "適用した出力の先頭": llm_cell(t.raw, 80),
             }
             for t in diff.attempts

@@ -6,6 +6,7 @@ is sent again through the flow's real code on a temporary store, and the table s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import streamlit as st
@@ -15,64 +16,63 @@ from core.flows import review_chat
 from core.flows.review_chat import FLOW as REVIEW_FLOW
 from core.flows.review_chat import ReviewRecord
 from core.settings import provider_label
-from core.text.export import csv_text
-from core.workbench.replay import ReplayReport, conversations, replay
+from core.text.export import excel_csv
+from core.workbench.replay import RecordedConversation, ReplayReport, conversations, replay
 from core.workbench.replay_budget import confirm_threshold, expected_calls, replay_plan_text, too_many_turns
 from core.workbench.replay_flows import REPLAYABLE
 from core.workbench.rerun import Target, targets
 from pages.ui.debug import tab_memory
-from pages.ui.debug.source import read_upload, show_import_errors, upload_caption
+from pages.ui.debug.names import conversation_title
 from pages.ui.diagnosis import session as diagnosis_session
-from pages.ui.shell import state
+from pages.ui.shell import state, words
 from pages.ui.shell.render import llm_cell, plain_label
 
 RESULT_KEY = "debug_replay_report"  # data key: the last ReplayReport
 RESULT_FOR = "debug_replay_report_for"  # data key: the label of the conversation it replayed
-SOURCE_KEY, CONVERSATION_KEY, TARGET_KEY = (
-    "debug_replay_source",
+CONVERSATION_KEY, TARGET_KEY = (
     "debug_replay_conversation",
     "debug_replay_target",
 )
-SESSION, UPLOAD = "このセッションのログ", "JSONLファイルを読み込む"
 STOPPED_KEY = "debug_replay_stopped"  # data key: 停止 was pressed
 
 
-def _source_events(events: Sequence[DebugEvent]) -> list[DebugEvent] | None:
-    tab_memory.restore(SOURCE_KEY)
-    source = st.radio("読み込み元", [SESSION, UPLOAD], horizontal=True, key=SOURCE_KEY)
-    tab_memory.remember(SOURCE_KEY)
-    if source == SESSION:
-        return list(events)
-    upload = st.file_uploader("エクスポートしたログ（JSONL）", type=["jsonl"], key="debug_replay_file")
-    upload_caption()
-    if upload is None:
-        return None
-    checked = read_upload(upload)
-    if checked.errors:
-        show_import_errors(checked.errors)
-        return None
-    return checked.events
+def _title(conversation: RecordedConversation) -> str:
+    c = conversation
+    return f"{conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)}（{len(c.turns)} ターン）"
 
 
-def _csv(report: ReplayReport) -> str:
-    """The table as CSV; the 入力 column comes from an uploaded file, so no cell may read as a formula."""
+def _csv(report: ReplayReport) -> bytes:
+    """The table as CSV for Excel in Japan (its column names are Japanese already); the 入力 column comes
+    from an uploaded file, so no cell may read as a formula."""
     rows = report.table()
-    return csv_text(rows, list(rows[0]) if rows else ["ターン"])
+    return excel_csv(rows, {name: name for name in (rows[0] if rows else ["ターン"])})
 
 
 def _stop() -> None:
     st.session_state[STOPPED_KEY] = True
 
 
+def _words(column: str, value: object) -> object:
+    """A 「記録→再生」 cell of phase, mode or action ids in Japanese (the CSV keeps the ids)."""
+    if not column.endswith("（記録→再生）") or not isinstance(value, str):
+        return value
+    return "→".join(words.any_word(part) for part in value.split("→"))
+
+
+def _summary_words(summary: str) -> str:
+    """The report's summary with the ids in it (phases, actions) in Japanese."""
+    return re.sub(r"[a-z]+(?:_[a-z]+)+|[a-z]{4,}", lambda m: words.any_word(m.group()), summary)
+
+
 def _show(report: ReplayReport) -> None:
     if report.stopped:
         st.warning(f"停止しました（{len(report.rows)} ターンまで）。", icon=":material/stop_circle:")
-    st.markdown(f"**{plain_label(report.summary)}**")
+    st.markdown(f"**{plain_label(_summary_words(report.summary))}**")
     conversation = st.session_state.get(RESULT_FOR, "-")
     st.caption(
         f"会話: {plain_label(conversation)} ・ 再生したモデル: {plain_label(f'{provider_label(report.provider)} / {report.model}')}"
     )
-    rows = [{k: llm_cell(v) for k, v in row.items()} for row in report.table()]
+    rows = [{k: llm_cell(_words(k, v)) for k, v in row.items()} for row in report.table()]
     st.dataframe(rows, hide_index=True, width="stretch", key="debug_replay_table")
     st.download_button(
         "表をCSVで保存",
@@ -85,11 +85,9 @@ def _show(report: ReplayReport) -> None:
 
 
 def _controls(events: Sequence[DebugEvent]) -> None:
-    """Source, conversation, model and the 「リプレイ」 button (which stores its report in RESULT_KEY)."""
-    source = _source_events(events)
-    if source is None:
-        return
-    found = [c for c in conversations(source) if c.flow in REPLAYABLE]
+    """Conversation, model and the 「リプレイ」 button (which stores its report in RESULT_KEY). The log is the
+    page's: this session's, or the file read at the top of the page (one uploader for the whole page)."""
+    found = [c for c in conversations(events) if c.flow in REPLAYABLE]
     if not found:
         st.info(
             "リプレイできる会話がありません（会話IDとターンごとの入力が記録された、ナレッジ・講評チャット・"
@@ -99,7 +97,10 @@ def _controls(events: Sequence[DebugEvent]) -> None:
         return
     tab_memory.restore(CONVERSATION_KEY, lambda i: i in range(len(found)))
     index = st.selectbox(
-        "会話", range(len(found)), format_func=lambda i: found[i].label, key=CONVERSATION_KEY
+        "会話",
+        range(len(found)),
+        format_func=lambda i: _title(found[i]),
+        key=CONVERSATION_KEY,
     )
     options = [t for t in targets(state.settings()) if t.current or t.provider != state.settings().provider]
     tab_memory.restore(TARGET_KEY, lambda t: t in options)
@@ -125,7 +126,7 @@ def _controls(events: Sequence[DebugEvent]) -> None:
         st.session_state[STOPPED_KEY] = False
         report = ReplayReport(conversation.flow, target.provider, target.model)
         st.session_state[RESULT_KEY] = report  # the turns done stay when 停止 ends this run
-        st.session_state[RESULT_FOR] = conversation.label
+        st.session_state[RESULT_FOR] = _title(conversation)
         with st.status(f"リプレイ中（{len(conversation.turns)} ターン）…", expanded=False) as status:
             bar = st.progress(0.0)
 
@@ -168,6 +169,10 @@ def render(events: Sequence[DebugEvent]) -> None:
     st.caption(
         "会話のユーザー入力をすべて、選んだモデルで実際のフローのコードにもう一度通し、記録と比べます"
         "（一時的な保存先を使うため、保存済みの会話やデータは変わりません）。モデルやプロンプトを切り替える前の確認に使います。"
+    )
+    st.caption(
+        "対象は、このページに表示中のログです（別のログをリプレイするには、ページ上部の"
+        "「エクスポートしたログを読み込む（JSONL）」で読み込みます）。"
     )
     _controls(events)
     shown = st.session_state.get(RESULT_KEY)

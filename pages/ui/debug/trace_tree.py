@@ -18,6 +18,8 @@ from core.workbench.ratings import Ratings
 from core.workbench.report import RATING_WORDS
 from core.workbench.tree import CallNode, ConversationNode, TurnNode, waterfall
 from pages.ui.debug import call as debug_call
+from pages.ui.debug.names import DEMO_LATENCY, DEMO_PROVIDER, conversation_title, latency
+from pages.ui.shell import words
 from pages.ui.shell.render import llm_label, plain_label
 
 CONVERSATION_KEY = "debug_conversation"
@@ -86,7 +88,8 @@ def apply_link(tree: Sequence[ConversationNode], link: DeepLink) -> bool:
 def _conversation_label(tree: Sequence[ConversationNode], index: int) -> str:
     c = tree[index]
     calls = len(c.all_calls())
-    return f"{c.flow or '-'} ／ {c.label} — {len(c.turns)} ターン・{calls} 呼び出し"
+    title = conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)
+    return f"{title} — {len(c.turns)} ターン・{calls} 呼び出し"
 
 
 def _ordered_calls(conversation: ConversationNode) -> list[tuple[TurnNode, CallNode, int]]:
@@ -131,7 +134,7 @@ def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
         f"{_badge(node)} **{plain_label(debug_call.step_label(node.step))}**",
         plain_label(first.model if first else "-"),
         f"試行 {len(node.attempts)}",
-        f"{node.latency_ms:,.0f} ms",
+        latency(node.latency_ms, first.provider if first else None),
         f"入力 {c.tokens.input:,} / 出力 {c.tokens.output:,}",
         plain_label(c.text()),
     ]
@@ -159,14 +162,24 @@ def tree_markdown(
     for turn in conversation.turns:
         calls = turn.all_calls()
         c = total(calls, prices)
+        demo = all(n.first is None or n.first.provider == DEMO_PROVIDER for n in calls)
+        model_time = DEMO_LATENCY if demo else f"モデル {sum(n.latency_ms for n in calls):,.0f} ms"
         lines.append(
-            f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ "
-            f"{sum(n.latency_ms for n in calls):,.0f} ms ・ {plain_label(c.text())}"
-            + _rating(conversation, turn, ratings)
+            f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ 経過 {turn_wall_ms(turn):,.0f} ms"
+            f"（{model_time}） ・ {plain_label(c.text())}" + _rating(conversation, turn, ratings)
         )
         for _, node, depth in _turn_calls(turn):
             lines.append("    " * (depth + 1) + "- " + _call_line(node, prices))
     return "\n".join(lines)
+
+
+def turn_wall_ms(turn: TurnNode) -> float:
+    """From the start of the turn's first call to the last event of its calls (what the person waited for
+    the calls, background work included), in ms."""
+    calls = turn.all_calls()
+    if not calls:
+        return 0.0
+    return max(0.0, (max(n.end for n in calls) - turn.start) * 1000)
 
 
 def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
@@ -176,7 +189,7 @@ def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
         return None
     frame = pd.DataFrame(rows)
     frame["呼び出し"] = [
-        f"{i + 1:02d} {'  ' * r['depth']}{r['step'] or '呼び出し'} 試行{r['attempt']}"
+        f"{i + 1:02d} {'  ' * r['depth']}{words.step(r['step'])} 試行{r['attempt']}"
         for i, r in enumerate(rows)
     ]
     frame["終了"] = frame["offset_ms"] + frame["duration_ms"]

@@ -237,7 +237,7 @@ def _render_own_interviews(overview: ka.InterviewOverview) -> None:
     m = st.columns(3)
     m[0].metric("聞き取り数", len(frame))
     m[1].metric("草案までの平均ターン", f"{reached.mean():.1f}" if len(reached) else "—")
-    m[2].metric("まとめ（finalize）までの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
+    m[2].metric("まとめまでの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
     counts = overview.stop_counts
     chart = pd.DataFrame(
         {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
@@ -256,7 +256,7 @@ def _render_own_interviews(overview: ka.InterviewOverview) -> None:
                 "title": "聞き取り",
                 "turns": "ターン数",
                 "to_draft": "草案到達ターン",
-                "to_finalize": "finalize到達ターン",
+                "to_finalize": "まとめに達したターン",
                 "last_phase": "最後のフェーズ",
             }
         ),

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from core.flows.memory import (
+    DEMO_TURNS,
     SAMPLE_EPISODES,
     SummaryOutcome,
     counts,
@@ -20,10 +21,6 @@ from core.flows.memory import (
     run_summaries,
 )
 from pages.ui.shell import state
-
-DEMO_FIRST_INPUT = (
-    "こんばんは、灯。同僚の田中さんとまた新宿でラーメンを食べてきたよ。来週は締切があってちょっと不安。"
-)
 
 
 def repo() -> Any:
@@ -60,23 +57,31 @@ def reconcile_on_start() -> None:
 
 
 def load_samples() -> int:
-    """Load the seeded sample conversation (the flow uses the offline demo model); 0 when already loaded."""
-    return load_demo_samples(repo(), collection(), state.sink())
+    """Load the seeded sample conversation (the flow uses the offline demo model) with a progress bar in a
+    status box; 0 when already loaded."""
+    with st.status("サンプル記憶を読み込んでいます…", expanded=True) as box:
+        bar = st.progress(0.0, text="会話を記憶に整理しています…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"会話を記憶に整理しています…（{done} / {total} 件）")
+
+        loaded = load_demo_samples(repo(), collection(), state.sink(), progress=progress)
+        box.update(label=f"サンプル記憶を {loaded} 件読み込みました", state="complete", expanded=False)
+    return loaded
 
 
 def load_demo() -> None:
-    """One-click demo: sample memories (once) and a first scripted exchange."""
+    """One-click demo: sample memories (once) and the first demo turn."""
     if counts(repo()).get("EPISODE", 0) == 0:
         try:
-            with st.spinner("サンプル記憶を読み込んでいます…"):
-                load_samples()
+            load_samples()
         except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
             st.session_state["memory_error"] = (
                 "サンプル記憶の読み込み中にエラーが発生しました。もう一度お試しください。"
             )
             return
     if not st.session_state.chat["memory"]:
-        st.session_state["memory_pending_input"] = DEMO_FIRST_INPUT
+        st.session_state["memory_pending_input"] = DEMO_TURNS[0]
     st.toast("サンプル記憶を読み込みました。会話タブで続きを話しかけてみてください。")
 
 
@@ -87,16 +92,16 @@ def render_toolbar() -> None:
             f"**記憶の件数** エピソード {n.get('EPISODE', 0)} ・ 事実 {n.get('FACT', 0)} ・ "
             f"約束 {n.get('LOOP', 0)} ・ サマリー {n.get('SUMMARY', 0)}"
         )
-        cols = st.columns(4)
-        if cols[0].button(
+        # one row that wraps, each button as wide as its label (four equal columns cut the labels at 1280 px)
+        row = st.container(horizontal=True, gap="small")
+        if row.button(
             "サンプル記憶を読み込む",
             key="memory_load_samples",
             icon=":material/upload:",
             help=f"約{SAMPLE_EPISODES}件の会話（固定シード）を、デモモデルで抽出しながら読み込みます。",
         ):
             try:
-                with st.spinner("サンプル記憶を読み込んでいます…"):
-                    loaded = load_samples()
+                loaded = load_samples()
             except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
                 st.session_state["memory_error"] = "サンプル記憶の読み込み中にエラーが発生しました。"
             else:
@@ -106,7 +111,7 @@ def render_toolbar() -> None:
                     else "サンプル記憶はすでに読み込まれています（同じ会話を重ねて追加しないため、何もしませんでした）。"
                 )
             st.rerun()
-        if cols[1].button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
+        if row.button("サマリーを今すぐ作成", key="memory_run_summaries", icon=":material/summarize:"):
             try:
                 with st.spinner("サマリーを作成しています…"):
                     outcomes = run_summaries(
@@ -117,7 +122,7 @@ def render_toolbar() -> None:
             else:
                 st.session_state["memory_notice"] = summaries_notice(outcomes)
             st.rerun()
-        if cols[2].button(
+        if row.button(
             "抽出を再試行",
             key="memory_retry_extraction",
             icon=":material/refresh:",
@@ -137,7 +142,7 @@ def render_toolbar() -> None:
                     else "再試行が必要なエピソードはありません。"
                 )
             st.rerun()
-        if cols[3].button(
+        if row.button(
             "索引を照合",
             key="memory_reconcile",
             icon=":material/sync:",

@@ -8,9 +8,11 @@ but shown with both states and a choice.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -21,7 +23,7 @@ from pages.ui.memory.detail import render_detail, select_unit
 from pages.ui.memory.entities import render_entity_tools
 
 if TYPE_CHECKING:
-    from streamlit.elements.lib.color_util import Color
+    pass
 
 TABLES = {
     "エピソード": "EPISODE",
@@ -34,6 +36,7 @@ TABLES = {
 LABELS = list(AFFECT_LABELS)
 AFFECT_COLORS = {"喜び": "#f2a900", "悲しみ": "#3b7dd8", "怒り": "#d62728", "不安": "#8e5cc4"}
 STATE_JA = {"active": "有効", "deleted": "削除済み"}
+EXTRACT_JA = {"done": "完了", "pending": "処理待ち", "failed": "失敗"}
 SENSITIVITY_JA = {0: "0: 通常", 1: "1: 私的", 2: "2: 秘密（会話に注入しない）"}
 PREDICATE_JA = {
     "name_is": "名前",
@@ -79,6 +82,24 @@ RELATION_JA = {
     "related": "関連",
     "other": "その他",
 }
+ENTITY_TYPE_JA = {"PERSON": "人物", "PLACE": "場所", "TOPIC": "話題", "THING": "もの", "ORG": "組織"}
+ROLE_JA = {
+    "speaker": "話し手",
+    "person": "人物",
+    "place": "場所",
+    "topic": "話題",
+    "mentioned": "言及",
+    "fact": "事実",
+    "loop": "約束",
+    **RELATION_JA,
+}
+
+
+def speaker_name(name: str) -> str:
+    """SPEAKER (the person talking to 灯) as ユーザー, also inside 「PERSON:SPEAKER」."""
+    return name.replace("SPEAKER", "ユーザー")
+
+
 SNIPPET_COLUMN = {
     "EPISODE": "input_text",
     "FACT": "object_text",
@@ -115,25 +136,70 @@ COLUMN_LABELS = {
     "version": "版",
 }
 
+# What a row is about comes first, so it is on screen without scrolling sideways.
+LEAD_COLUMNS = {
+    "EPISODE": ("input_text", "reply_text", "persona_affect_label"),
+    "FACT": ("subject", "predicate", "object_text"),
+    "LOOP": ("loop_text", "due_at"),
+    "SUMMARY": ("scope_label", "scope_key", "summary_text"),
+}
+# The text a person reads gets the room; short codes and numbers stay narrow (pixels: a cell shows ~35 characters).
+COLUMN_WIDTHS: dict[str, Any] = {
+    "input_text": 520,
+    "reply_text": 420,
+    "object_text": 260,
+    "loop_text": 520,
+    "summary_text": 560,
+    "id": 60,
+    "version": 50,
+    "pin": 50,
+}
+
 
 def _option_label(labels: Mapping[Any, str]) -> Callable[[object], str]:
     """A select column's format_func: the option's Japanese label, or the option itself."""
     return lambda value: labels.get(value, str(value))
 
 
+PERIODS = {"全期間": None, "直近7日": 7, "直近30日": 30, "直近90日": 90, "日付を指定": -1}
+
+
+def _period(col: Any) -> list[dt.date]:
+    """The period filter as [from, to] dates ([] for every date): a choice in words, and a date range only
+    when one is asked for (an empty date box would show its English placeholder)."""
+    choice = col.selectbox("期間", list(PERIODS), key="memory_f_period")
+    days = PERIODS[choice]
+    today = dt.date.today()
+    if days is None:
+        return []
+    if days > 0:
+        return [today - dt.timedelta(days=days), today]
+    picked = col.date_input(
+        "開始日〜終了日",
+        value=(today - dt.timedelta(days=30), today),
+        key="memory_f_dates",
+        format="YYYY/MM/DD",
+    )
+    return list(picked) if isinstance(picked, tuple | list) else [picked]
+
+
+def _entity_label(label: str) -> str:
+    """「PERSON: 田中」 as 「人物: 田中」."""
+    kind, sep, name = label.partition(": ")
+    return f"{ENTITY_TYPE_JA.get(kind, kind)}{sep}{name}"
+
+
 def _filters(kind: str) -> browse.Filters:
     with st.container(border=True):
         c = st.columns(4)
         state_label = c[0].selectbox("状態", ["すべて", "有効", "削除済み"], key="memory_f_state")
-        dates = c[1].date_input(
-            "期間", value=[], key="memory_f_dates", help="開始日と終了日を選びます（空欄なら全期間）"
-        )
+        dates = _period(c[1])
         entity_map = browse.entity_options(actions.repo())
         entity_id = c[2].selectbox(
             "エンティティ",
             [None, *entity_map],
             key="memory_f_entity",
-            format_func=lambda i: "（すべて）" if i is None else entity_map[i],
+            format_func=lambda i: "（すべて）" if i is None else _entity_label(entity_map[i]),
         )
         tag = c[3].text_input("タグを含む", key="memory_f_tag")
         c2 = st.columns(4)
@@ -179,7 +245,9 @@ def _unit_table(kind: str) -> None:
     )
     editable = set(EDITABLE_COLUMNS[kind])
     config = {
-        col: st.column_config.Column(COLUMN_LABELS.get(col, col), disabled=col not in editable)
+        col: st.column_config.Column(
+            COLUMN_LABELS.get(col, col), disabled=col not in editable, width=COLUMN_WIDTHS.get(col)
+        )
         for col in frame.columns
     }
     config["state"] = st.column_config.SelectboxColumn(
@@ -197,6 +265,10 @@ def _unit_table(kind: str) -> None:
             config[col] = st.column_config.NumberColumn(
                 COLUMN_LABELS[col], min_value=0.0, max_value=1.0, step=0.05
             )
+    if "extract_state" in frame:
+        config["extract_state"] = st.column_config.SelectboxColumn(
+            "抽出", options=list(EXTRACT_JA), format_func=_option_label(EXTRACT_JA), disabled=True
+        )
     if "persona_affect_label" in frame:
         config["persona_affect_label"] = st.column_config.SelectboxColumn(
             "感情", options=LABELS, format_func=_option_label(AFFECT_LABELS_JA)
@@ -205,12 +277,14 @@ def _unit_table(kind: str) -> None:
         config["predicate"] = st.column_config.SelectboxColumn(
             "述語",
             options=list(PREDICATE_JA),
-            format_func=lambda k: f"{_option_label(PREDICATE_JA)(k)}（{k}）",
+            format_func=_option_label(PREDICATE_JA),
         )
     config["version"] = st.column_config.NumberColumn("版", disabled=True, help="表を読み込んだときの版")
+    lead = ["id", *LEAD_COLUMNS.get(kind, ())]
     edited = st.data_editor(
         frame,
         column_config=config,
+        column_order=[c for c in lead if c in frame] + [c for c in frame.columns if c not in lead],
         hide_index=True,
         width="stretch",
         num_rows="fixed",
@@ -221,13 +295,18 @@ def _unit_table(kind: str) -> None:
         grid.save(kind, frame, edited)
     grid.render_stale(COLUMN_LABELS)
     if len(frame):
-        snippets = dict(zip(frame["id"], frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
+        ids = [int(i) for i in frame["id"]]
+        snippets = dict(zip(ids, frame[SNIPPET_COLUMN[kind]].astype(str), strict=True))
+        # the picker shows the memory the detail below shows, or nothing when that one is not in this table
+        chosen = st.session_state.get("memory_unit_id")
+        st.session_state["memory_pick"] = chosen if chosen in ids else None
         c[1].selectbox(
             "詳細を見る記憶",
-            frame["id"].tolist(),
+            ids,
             key="memory_pick",
+            placeholder="表の記憶から選ぶ",
             format_func=lambda i: f"#{i} {snippets.get(i, '')[:30]}",
-            on_change=lambda: select_unit(st.session_state["memory_pick"]),
+            on_change=lambda: select_unit(st.session_state["memory_pick"] or 0),
         )
 
 
@@ -239,8 +318,16 @@ def _graph_table(
         c = st.columns([2, 2, 1, 1])
         needle = c[0].text_input("名前を含む", key="memory_g_name").strip()
         types = sorted(frame["type_label"].unique()) if "type_label" in frame else []
-        chosen = c[1].multiselect(
-            "種類", types, key="memory_g_types", placeholder="すべて", disabled=not types
+        chosen = (
+            c[1].pills(
+                "種類（選ばなければすべて）",
+                types,
+                selection_mode="multi",
+                key="memory_g_types",
+                format_func=lambda t: ENTITY_TYPE_JA.get(t, t),
+                disabled=not types,
+            )
+            or []
         )
         size = c[3].selectbox("1ページの件数", [50, 100, 200], key="memory_g_size")
         if needle:
@@ -255,7 +342,16 @@ def _graph_table(
     st.caption(
         f"{len(frame)} 件中 {min(size, len(frame) - (page - 1) * size)} 件を表示（{page}/{pages} ページ）。{note}"
     )
-    shown = frame.iloc[(page - 1) * size : page * size]
+    shown = frame.iloc[(page - 1) * size : page * size].copy()
+    if "type_label" in shown:  # words for the person reading; the store keeps PERSON / speaker ...
+        shown["type_label"] = shown["type_label"].map(lambda t: ENTITY_TYPE_JA.get(t, t))
+    if "roles" in shown:
+        shown["roles"] = shown["roles"].map(
+            lambda roles: [ROLE_JA.get(r, r) for r in roles] if isinstance(roles, list) else roles
+        )
+    for col in ("name", "src", "dst"):
+        if col in shown:
+            shown[col] = shown[col].map(lambda n: speaker_name(n) if isinstance(n, str) else n)
     st.dataframe(shown.rename(columns=labels), hide_index=True, width="stretch")
 
 
@@ -273,19 +369,32 @@ def render_browser() -> None:
         render_entity_tools()
     elif kind == "EDGES":
         frame = browse.edges_frame(actions.repo())
-        frame["relation"] = frame["relation"].map(
-            lambda r: f"{RELATION_JA[r]}（{r}）" if r in RELATION_JA else r
-        )
+        frame["relation"] = frame["relation"].map(lambda r: RELATION_JA.get(r, r))
         _graph_table(
             frame, ("src", "dst"), EDGE_COLUMNS, "エンティティ同士の関係と、その根拠になったエピソードです。"
         )
     else:
         _unit_table(kind)
     render_detail()
-    st.markdown("#### 灯の感情の推移（週ごとの平均の強さ）")
+    st.markdown("#### 灯の感情の推移（週ごとの回数）")
     series = affect_series(actions.repo())
     if series.empty:
-        st.caption("まだエピソードがありません。")
+        st.caption("まだ感情の動いたエピソードがありません。")
     else:
-        colors: list[Color] = [AFFECT_COLORS.get(col, "#999999") for col in series.columns]
-        st.bar_chart(series, stack=False, x_label="週", y_label="平均の強さ", color=colors)
+        long = series.reset_index().melt(id_vars="week", var_name="感情", value_name="エピソード数")
+        labels = list(series.columns)
+        chart = (
+            alt.Chart(long)
+            .mark_bar()
+            .encode(
+                x=alt.X("week:N", title="週（月曜から）", axis=alt.Axis(labelAngle=0)),
+                y=alt.Y("エピソード数:Q", title="エピソード数"),
+                color=alt.Color(
+                    "感情:N",
+                    scale=alt.Scale(domain=labels, range=[AFFECT_COLORS.get(k, "#999999") for k in labels]),
+                ),
+                tooltip=[alt.Tooltip("week:N", title="週"), "感情:N", "エピソード数:Q"],
+            )
+        )
+        st.altair_chart(chart, width="stretch")
+        st.caption("灯がその週の会話で感じた感情ごとの回数です（「平常」は除く）。")

@@ -14,6 +14,7 @@ import streamlit as st
 from core.flows.chat_item import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
 from core.flows.feedback import new_conversation_id, reply_turns
 from core.flows.memory import (
+    DEMO_TURNS,
     describe_errors,
     discard_cut_memory_turn,
     finish_continuation,
@@ -200,12 +201,31 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     items.append(answer)
 
 
+def _say(text: str) -> None:
+    st.session_state["memory_pending_input"] = text
+
+
+def _render_suggestions(items: list[ChatItem]) -> None:
+    """After the one-click demo's first turn, the demo turns not said yet, one click each."""
+    said = {i.get("content") for i in items if i.get("role") == "user"}
+    if DEMO_TURNS[0] not in said:
+        return
+    left = [t for t in DEMO_TURNS if t not in said][:2]
+    if not left:
+        return
+    st.caption("デモの続き（押すと、その文を灯に話しかけます）")
+    for index, text in enumerate(left):
+        st.button(
+            text, key=f"memory_suggest_{index}", icon=":material/chat_bubble:", on_click=_say, args=(text,)
+        )
+
+
 def render_chat() -> None:
     items: list[ChatItem] = st.session_state.chat["memory"]
     st.session_state.setdefault(CONVERSATION_KEY, new_conversation_id())
     if not items:
         st.info(
-            "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、予定（明日・来週・次回）を話すと、"
+            "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、約束や予定（〜する約束・〜するつもり）を話すと、"
             "記憶ブラウザに人物・事実・約束として残ります。",
             icon=":material/chat:",
         )
@@ -215,6 +235,7 @@ def render_chat() -> None:
     if st.session_state.get("memory_continuing"):
         _run_continuation(items)
     bg.status(actions.job_key(), WORKING)
+    _render_suggestions(items)
     pending = st.session_state.pop("memory_pending_input", None)
     typed = st.chat_input("灯に話しかける…", key="memory_input")
     user_input = typed or pending

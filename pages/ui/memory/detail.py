@@ -182,16 +182,12 @@ def _versions(unit_id: int, state: str) -> None:
 
 def render_detail() -> None:
     st.markdown("#### 記憶の詳細・版の履歴・出どころ")
-    unit_id = st.number_input(
-        "記憶ID",
-        min_value=0,
-        step=1,
-        key="memory_unit_id",
-        help="表の「詳細を見る記憶」で選ぶか、IDを直接入力します。",
-    )
+    # One source of truth: a data key set by the table's 「詳細を見る記憶」 and the provenance buttons.
+    unit_id = int(st.session_state.get("memory_unit_id") or 0)
     if not unit_id:
         st.caption(
-            "IDを選ぶと、版の履歴・削除・出どころ（根拠のエピソードと、そこから生まれた記憶）を表示します。"
+            "表の上の「詳細を見る記憶」で記憶を選ぶと、版の履歴・削除・出どころ（根拠のエピソードと、"
+            "そこから生まれた記憶）を表示します。"
         )
         return
     info = unit_summary(actions.repo(), int(unit_id))

@@ -21,8 +21,8 @@ LANE_JA = {
 }
 SCORE_JA = {
     "vector": "類似度",
-    "trigram": "bm25（小さいほど良い）",
-    "bigram": "bm25（小さいほど良い）",
+    "trigram": "全文検索の順位点（小さいほど良い）",
+    "bigram": "全文検索の順位点（小さいほど良い）",
     "entity": "一致数",
 }
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
@@ -38,28 +38,27 @@ COLUMNS_JA = {
     "unit_id": "ID",
     "kind": "種類",
     "decision": "判定",
-    "final": "final",
-    "rrf_norm": "rrf_norm",
-    "lex": "lex",
-    "rec": "rec",
-    "rrf": "RRF",
+    "final": "最終スコア",
+    "rrf_norm": "順位統合",
+    "lex": "語の重なり",
+    "rec": "新しさ",
+    "rrf": "順位統合（正規化前）",
     "lanes": "ヒットしたレーン",
     "text": "本文",
 }
 HOW_IT_WORKS = f"""
 1. **2つの固定クエリ**: Q1 = 入力そのもの、Q2 = 直近{c.HISTORY_MESSAGES_FOR_Q2}件の会話 + `---` + 入力（Q1と同じなら1回だけ）。
 2. **候補集め（LLMなし）**: クエリごとに各レーン最大{c.LANE_K}件。
-   - ベクトル: 文字n-gramの埋め込みのコサイン類似度。**{c.VECTOR_MIN_SIMILARITY} 未満は除外**します
-     （n-gramの埋め込みはどんな文同士でも少し重なるため、低い類似度はノイズです。
-     これは元の設計にない、このアプリ独自のしきい値です）。
-   - キーワード: 3文字以上の語はFTS5 trigram、「締切」のような2文字の語は2文字索引で探します。
+   - ベクトル: 埋め込み（検索の埋め込みモデル）のコサイン類似度。**{c.VECTOR_MIN_SIMILARITY} 未満は除外**します
+     （どんな文同士でも少し似るため、低い類似度はノイズです。これは元の設計にない、このアプリ独自のしきい値です）。
+   - キーワード: 3文字以上の語は全文検索（3文字ずつの索引）、「締切」のような2文字の語は2文字索引で探します。
    - エンティティ: 入力に含まれる人物・場所などの名前（別名を含む、最長一致）に結びついた記憶。
-3. **RRFで統合**: 各リストの順位 r（0始まり）に 1/({c.RRF_K}+r+1) を足し合わせ、上位{c.RRF_TOP}件。
-   rrf_norm = RRF ÷（ヒットのあったリストすべてで1位だった場合の値）。
-4. **再ランク**: final = {c.W_RRF:.2f}·rrf_norm + {c.W_LEX:.2f}·lex + {c.W_REC:.2f}·rec。
-   lex = 文字3-gramのDice係数（クエリ末尾{c.LEX_CHARS}字 × 記憶の先頭{c.LEX_CHARS}字）× min(1, クエリの3-gram数/{c.LEX_FULL_GRAMS})、
-   rec = exp(−経過日数/{c.RECENCY_TAU_DAYS:g})。
-5. **選別**: final {c.DROP_BELOW:.2f} 未満は捨てる → 採用済みとの重なり {c.DEDUPE_OVERLAP:.2f} 以上は重複として飛ばす →
+3. **順位で統合（RRF）**: 各リストの順位 r（0始まり）に 1/({c.RRF_K}+r+1) を足し合わせ、上位{c.RRF_TOP}件。
+   順位統合 = その和 ÷（ヒットのあったリストすべてで1位だった場合の値）。
+4. **再ランク**: 最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·語の重なり + {c.W_REC:.2f}·新しさ。
+   語の重なり = 3文字ずつの一致率（ダイス係数。クエリ末尾{c.LEX_CHARS}字 × 記憶の先頭{c.LEX_CHARS}字）×
+   （クエリの3文字組の数 ÷ {c.LEX_FULL_GRAMS}、最大1）、新しさ = exp(−経過日数/{c.RECENCY_TAU_DAYS:g})。
+5. **選別**: 最終スコア {c.DROP_BELOW:.2f} 未満は捨てる → 採用済みとの重なり {c.DEDUPE_OVERLAP:.2f} 以上は重複として飛ばす →
    最大{c.MAX_INJECTED}件 → 最高点が {c.INJECT_MIN_BEST:.2f} 未満なら何も注入しない。
    削除済みの記憶と、機微度 {c.INJECT_MAX_SENSITIVITY + 1}（秘密）の記憶は注入しません。
 6. **事実**: 最新{c.FACT_POOL}件から {c.FACT_W_CONFIDENCE:.2f}·確信度 + {c.FACT_W_SALIENCE:.2f}·重要度 +
@@ -70,7 +69,7 @@ HOW_IT_WORKS = f"""
 
 def _decision(text: str) -> str:
     if text.startswith("below_"):
-        return f"final が {text.removeprefix('below_')} 未満"
+        return f"最終スコアが {text.removeprefix('below_')} 未満"
     if text.startswith("duplicate_of_"):
         return f"#{text.removeprefix('duplicate_of_')} とほぼ重複"
     if text.startswith("best_below_"):
@@ -117,7 +116,9 @@ def _render_lanes(result: RetrievalResult) -> None:
 
 
 def _render_scores(result: RetrievalResult) -> None:
-    st.markdown(f"#### スコア表（final = {c.W_RRF:.2f}·rrf_norm + {c.W_LEX:.2f}·lex + {c.W_REC:.2f}·rec）")
+    st.markdown(
+        f"#### スコア表（最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·語の重なり + {c.W_REC:.2f}·新しさ）"
+    )
     rows = [{**cand.row(), "text": cand.body[:80]} for cand in result.candidates]
     if rows:
         st.dataframe(score_table(rows), hide_index=True, width="stretch")
@@ -131,7 +132,7 @@ def _render_scores(result: RetrievalResult) -> None:
                 "内容": llm_cell(result.texts.get(f["unit_id"], "")),
                 "確信度": round(f["confidence"], 2),
                 "重要度": round(f["salience"], 2),
-                "新しさ(rec)": f["rec"],
+                "新しさ": f["rec"],
                 "固定": bool(f["pin"]),
                 "スコア": f["score"],
             }

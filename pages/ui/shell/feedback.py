@@ -76,6 +76,15 @@ def _notice(key: str) -> None:
         st.warning(text, icon=":material/warning:")
 
 
+# What a comment on a reply of each flow typically says (the field's placeholder).
+COMMENT_EXAMPLES = {
+    "review": "例: 段落番号の読み違いがある",
+    "memory": "例: 前に話した内容を取り違えている",
+    "diagnosis": "例: 症状と関係のない質問をしている",
+    "knowledge": "例: 条項の要約が契約書の文言と違う",
+}
+
+
 @st.fragment
 def render(flow: str, conversation_id: str | None, turn: int) -> None:
     """The rating of one finished reply; nothing when the conversation has no id yet (not stored)."""
@@ -103,7 +112,7 @@ def render(flow: str, conversation_id: str | None, turn: int) -> None:
                 key=f"{key}_comment",
                 value=stored.comment if stored else "",
                 max_chars=COMMENT_MAX_CHARS,
-                placeholder="例: 段落番号の読み違いがある",
+                placeholder=COMMENT_EXAMPLES.get(flow, "例: 質問に答えていない"),
             )
             st.button(
                 "評価を保存",

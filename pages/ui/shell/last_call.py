@@ -15,29 +15,11 @@ import streamlit as st
 
 from core.debuglog import trace
 from core.debuglog.events import CaptureSink
-from pages.ui.shell import state
+from pages.ui.shell import state, words
 from pages.ui.shell.render import llm_caption, llm_label, plain_label, raw_excerpt
 
-# Names of the LLM calls (request tags["step"]) as staff read them.
-STEP_LABELS = {
-    "interview_turn": "聞き取りのターン",
-    "chat": "返答",
-    "reply": "返答",
-    "summary": "会話の要約",
-    "summarize": "会話の要約",
-    "reflection": "内省（Reflection）",
-    "extract_entities": "人物・関係の抽出",
-    "extract_facts": "事実の抽出",
-    "extract_loops": "約束の抽出",
-    "extract_all": "人物・事実・約束の抽出",
-    "summary_bond": "関係のサマリー",
-    "summary_person": "人物のサマリー",
-    "summary_topic": "話題のサマリー",
-    "diagnosing": "問診の質問・回答",
-    "spec_check": "仕様確認",
-    "urgency_check": "緊急度の判定",
-    "rag_answer": "取扱説明書の要約",
-}
+ROLES = {"system": "システム", "user": "ユーザー", "assistant": "アシスタント"}
+STEP_LABELS = words.STEPS  # names of the LLM calls as staff read them (pages/ui/shell/words.py)
 
 
 def key(flow: str) -> str:
@@ -63,7 +45,7 @@ def clear(flow: str) -> None:
 
 def _call(index: int, call: dict[str, Any]) -> None:
     label = STEP_LABELS.get(call["step"], call["step"] or "呼び出し")
-    status = "成功" if call["ok"] else f"失敗（{call['error_type']}）"
+    status = "成功" if call["ok"] else f"失敗（{words.result(call['error_type'])}）"
     schema = call["schema"] or "なし（テキスト）"
     attempt = "初回" if call["attempt"] <= 1 else f"修復 {call['attempt'] - 1} 回目"
     st.markdown(
@@ -71,15 +53,16 @@ def _call(index: int, call: dict[str, Any]) -> None:
     )
     st.caption(f"送信メッセージ（{len(call['messages'])} 件）")
     for message in call["messages"]:
-        st.caption(f"{llm_label(message['role'])}（{len(message['content']):,}字）")
+        role = ROLES.get(message["role"], message["role"])
+        st.caption(f"{llm_label(role)}（{len(message['content']):,}字）")
         st.text(raw_excerpt(message["content"]))
     st.caption("返答（生の出力）")
     st.text(raw_excerpt(call["raw"] or "（空）"))
     if call["fixes"]:
-        llm_caption("ローカル修復: " + "、".join(call["fixes"]))
+        llm_caption("ローカル修復: " + words.fixes(call["fixes"]))
     if call["errors"]:
-        st.caption("エラー")
-        st.text("\n".join(call["errors"]))
+        st.caption("エラー: " + " / ".join(words.validator_errors(call["errors"])))
+        st.text("\n".join(call["errors"]))  # as the validator wrote them
 
 
 def debug_links(calls: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -108,7 +91,7 @@ def _links(calls: list[dict[str, Any]]) -> None:
     for params in links:
         label = "このターンをデバッグログで開く"
         if len(links) > 1:
-            label += f"（{params['flow']} ／ {params['conversation'] or '会話IDなし'}）"
+            label += f"（{words.flow(params['flow'])}{'' if params['conversation'] else '・会話IDなし'}）"
         st.page_link(
             "pages/debug_log.py",
             label=plain_label(label),
