@@ -6,8 +6,8 @@ repository itself is core/store/memory/repository.py), trailer (stream splitter)
 edges), versions (edits, revert, soft delete), deletion (cascading hard delete), lanes + scoring + retrieval
 + pack (search, rerank, what is injected), mood, extraction + extraction_store (reflection fill-in,
 entities / facts / loops, one combined call or three), summaries, chat (one turn: prepare_turn ->
-stream_reply -> finish_turn, run_turn) + background (the one job per turn after the reply) + job_status
-(what the job stored, read back) + items (the turn as a ChatItem) + continuation (a reply cut short:
+stream_reply -> finish_turn, run_turn) + conversation (the chat kept in the store) + background (the one
+job per turn after the reply) + job_status (what the job stored, read back) + items (the turn as a ChatItem) + continuation (a reply cut short:
 続きを生成 / 再試行), browse + provenance + edits + entities (the memory browser; rename and merge), sample_data + evaluation (seeded samples, recall), demo + demo_patterns (the demo model's
 persona).
 """
@@ -47,6 +47,7 @@ from core.flows.memory.continuation import (
     prepare_continuation,
     stream_continuation,
 )
+from core.flows.memory.conversation import load_conversation, save_conversation
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.edits import (
     EDITABLE_COLUMNS,
@@ -133,6 +134,7 @@ __all__ = [
     "format_pack",
     "hard_delete",
     "latest_trace",
+    "load_conversation",
     "load_demo_samples",
     "memory_collection",
     "memory_job_key",
@@ -151,6 +153,7 @@ __all__ = [
     "retry_pending_extractions",
     "revert_unit",
     "run_summaries",
+    "save_conversation",
     "save_trace_for",
     "soft_delete",
     "stale_comparison",
