@@ -25,7 +25,7 @@ from core.llm.registry import build_client
 from core.llm.server_profiles import remembered_forms
 from core.search.embedders import Embedder, build_embedder
 from core.settings import Settings
-from core.store import StoreUnavailable, open_store
+from core.store import StoreBusy, StoreUnavailable, open_store
 
 if TYPE_CHECKING:  # chromadb is imported where a Chroma client is first opened, not here
     from chromadb.api import ClientAPI as ChromaClient
@@ -38,6 +38,7 @@ __all__ = [
     "LLMClient",
     "ServerStoreRequired",
     "Services",
+    "StoreBusy",
     "StoreUnavailable",
     "open_services",
     "remembered_forms",

@@ -2,6 +2,6 @@
 knowledge), a module for the small ones (diagnosis, feedback, people), shared pieces (db, migrate, owners,
 lexical, base)."""
 
-from core.store.db import StoreUnavailable, init_db, make_engine, metadata, open_store
+from core.store.db import StoreBusy, StoreUnavailable, init_db, make_engine, metadata, open_store
 
-__all__ = ["StoreUnavailable", "init_db", "make_engine", "metadata", "open_store"]
+__all__ = ["StoreBusy", "StoreUnavailable", "init_db", "make_engine", "metadata", "open_store"]
