@@ -4,7 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.services import StoreBusy
 from pages.ui.shell import auth, sidebar, state
+from pages.ui.shell.error_card import store_busy_card
 from pages.ui.shell.nav import HOME, existing_pages
 
 # A file shipped with the app, not a `:material/...:` icon: for those the browser fetches the favicon
@@ -17,13 +19,16 @@ person = auth.sign_in()  # before anything else: with [auth], nothing but the si
 if person is None:
     st.navigation([st.Page(auth.sign_in_page, title="サインイン", icon=":material/login:")]).run()
     st.stop()
-state.init_session()
-auth.record(person)
+try:  # every connection of this replica in use: a Japanese card saying what to do, not a traceback
+    state.init_session()
+    auth.record(person)
 
-auth.render_identity(person)
-sidebar.render()
-state.client()  # build (or rebuild) the session's client before any page runs
-pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
-navigation = st.navigation(pages)
-state.follow_deep_link()
-navigation.run()
+    auth.render_identity(person)
+    sidebar.render()
+    state.client()  # build (or rebuild) the session's client before any page runs
+    pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
+    navigation = st.navigation(pages)
+    state.follow_deep_link()
+    navigation.run()
+except StoreBusy as exc:
+    store_busy_card(str(exc))

@@ -159,6 +159,13 @@ def remembered_forms() -> dict[str, str]:
         return {url: form for url, (form, _) in _working.items()}
 
 
+def forget_form(base_url: str) -> None:
+    """Forget the form remembered for one base URL (the sidebar's 「構造化出力の形式をもう一度試す」): its next
+    structured call tries the profile's preferred form again."""
+    with _lock:
+        _working.pop(base_url, None)
+
+
 def forget_forms() -> None:
     """Forget every remembered form (tests; a server swapped behind the same URL)."""
     with _lock:

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.jobs.worker import BackgroundWorker
-from core.llm.base import LLMClient
+from core.llm.base import LLMClient, base_host
 from core.llm.demo import Persona
 from core.llm.providers import DESCRIPTORS
-from core.llm.server_profiles import remembered_forms
+from core.llm.server_profiles import forget_form, remembered_forms
 from core.services.clients import build_client
-from core.settings import Settings
-from core.store import StoreUnavailable
+from core.settings import Settings, provider_label
+from core.store import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:  # chromadb and SQLAlchemy are imported where they are first opened, not here
     from chromadb.api import ClientAPI as ChromaClient
@@ -34,11 +34,15 @@ __all__ = [
     "DESCRIPTORS",
     "BackgroundWorker",
     "ChromaClient",
+    "DeploymentView",
     "Engine",
     "LLMClient",
     "ServerStoreRequired",
     "Services",
+    "StoreBusy",
     "StoreUnavailable",
+    "deployment_view",
+    "forget_form",
     "open_services",
     "remembered_forms",
 ]
@@ -106,3 +110,58 @@ class Services:
 def open_services(settings: Settings, *, worker: BackgroundWorker | None = None) -> Services:
     """The door: nothing opens until it is first used (see the module docstring)."""
     return Services(settings=settings, worker=worker or BackgroundWorker(threads=2))
+
+
+# Where a provider's SDK goes when no base URL is configured (what the sidebar names as its model server).
+DEFAULT_MODEL_HOSTS = {"openai": "api.openai.com", "anthropic": "api.anthropic.com"}
+
+
+@dataclass(frozen=True)
+class DeploymentView:
+    """What one replica uses, in Japanese and safe to show (no user, password or key): the store, the vector
+    store, the job engine and the model server."""
+
+    store: str
+    vectors: str
+    jobs: str
+    model: str
+
+
+def _database_place(url: str) -> str:
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - SQLAlchemy: only with DATABASE_URL
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return "DATABASE_URL を読み取れません"
+    where = f"{parsed.host or ''}{f':{parsed.port}' if parsed.port else ''}"
+    return f"{where}/{parsed.database or ''}"
+
+
+def deployment_view(settings: Settings, model_host: str | None = None) -> DeploymentView:
+    """What `settings` imply this replica uses: SQLite file or PostgreSQL host and database; embedded Chroma
+    path or Chroma server; the in-process worker or the PostgreSQL job queue (DATABASE_URL set); the
+    provider and its server (`model_host`: the client's own base host when known, else the base URL
+    configured, else the provider's default)."""
+    s = settings
+    if s.database_url:
+        store = f"PostgreSQL（{_database_place(s.database_url)}）"
+        jobs = "PostgreSQL のジョブキュー"
+    else:
+        store = f"SQLite ファイル（{s.data_dir / 'app.db'}）"
+        jobs = "このプロセス内のワーカー"
+    if s.chroma_host:
+        vectors = f"Chroma サーバー（{s.chroma_host}:{s.chroma_port}）"
+    else:
+        vectors = f"組み込みの Chroma（{s.data_dir / 'chroma'}）"
+    label = provider_label(s.provider)
+    if s.provider == "demo":
+        return DeploymentView(store, vectors, jobs, f"{label}（オフライン・サーバーなし）")
+    configured = {"openai": s.base_url, "anthropic": s.anthropic_base_url}.get(s.provider)
+    host = (
+        model_host
+        or (base_host(configured) if configured else None)
+        or DEFAULT_MODEL_HOSTS.get(s.provider, "プロバイダーの既定のエンドポイント")
+    )
+    return DeploymentView(store, vectors, jobs, f"{label}（{host}）")

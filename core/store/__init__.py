@@ -11,12 +11,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from core.store.errors import StoreUnavailable
+from core.store.errors import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:
     from core.store.db import init_db, make_engine, metadata, open_store
 
-__all__ = ["StoreUnavailable", "init_db", "make_engine", "metadata", "open_store"]
+__all__ = ["StoreBusy", "StoreUnavailable", "init_db", "make_engine", "metadata", "open_store"]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,9 +16,11 @@ from typing import Any
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool
 
 from core.settings import PoolSettings
-from core.store.errors import StoreUnavailable
+from core.store.errors import StoreBusy, StoreUnavailable
 
 STORE_DIR = (
     Path(__file__).resolve().parent
@@ -43,6 +45,23 @@ def database_url(url: str) -> str:
     return url
 
 
+class ReportingQueuePool(QueuePool):
+    """QueuePool whose exhaustion raises StoreBusy with a Japanese message naming the limits and the settings
+    that change them, so the page can say it instead of a traceback."""
+
+    def _do_get(self) -> ConnectionPoolEntry:
+        try:
+            return super()._do_get()
+        except PoolTimeout as exc:
+            limit = self.size() + max(self._max_overflow, 0)
+            raise StoreBusy(
+                f"データベースへの接続が混み合っています（このサーバーの接続 {limit} 本がすべて使用中で、"
+                f"{self._timeout:g} 秒待っても空きませんでした）。少し待ってから、もう一度操作してください。"
+                "続くときは管理者に連絡してください（KATACHI_DB_POOL_SIZE / KATACHI_DB_MAX_OVERFLOW を"
+                "増やすか、PgBouncer を使います）。"
+            ) from exc
+
+
 def make_engine(
     data_dir: Path | str = ".data", *, url: str | None = None, pool: PoolSettings | None = None
 ) -> Engine:
@@ -63,6 +82,7 @@ def make_engine(
     pool = pool or PoolSettings()
     return create_engine(
         url,
+        poolclass=ReportingQueuePool,
         pool_pre_ping=True,
         pool_size=pool.size,
         max_overflow=pool.max_overflow,

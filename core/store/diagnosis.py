@@ -8,7 +8,9 @@ a booking in diagnosis_booking_details (every symptom, the answers to the questi
 coverage); a detail row belongs to its booking's owner and is read only through that booking.
 diagnosis_sessions keeps each session's state as JSON after every turn, so a session survives a browser
 reload (its id is in the page's URL) and a server restart; each row carries its person's `owner_id`, and
-another person's session id reads as unknown.
+another person's session id reads as unknown. Each row has a `version`: a save names the version it started
+from and changes the row only if it is still that one, so a replica holding an older copy cannot overwrite
+a turn another replica stored (`SessionConflict`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, and_, delete, desc, select
+from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, and_, delete, desc, select, update
+from sqlalchemy.exc import IntegrityError
 
 from core.store.base import EpochSeconds, OwnedRepository, inserted_id
 from core.store.db import metadata
@@ -61,6 +64,7 @@ diagnosis_sessions = Table(
     Column("state", Text, nullable=False),  # JSON of the SessionState (snapshots included)
     Column("updated_at", EpochSeconds, nullable=False),  # UTC epoch seconds
     owner_column(),
+    Column("version", Integer, nullable=False),  # 1 for the first save, +1 for every later one
 )
 DETAIL_FIELDS = ("symptoms", "answers", "summary", "manual_coverage")
 
@@ -78,6 +82,16 @@ FIELDS = (
     "urgency_level",
     "visit_urgency",
 )
+
+
+class SessionConflict(Exception):
+    """A save named a stored version the session no longer has: another replica saved a turn (or restarted
+    the session) since this copy was loaded. Nothing was written; reload and apply the turn again."""
+
+    def __init__(self, session_id: str, expected: int):
+        super().__init__(f"diagnosis session {session_id} is no longer at version {expected}")
+        self.session_id = session_id
+        self.expected = expected
 
 
 def _row(mapping: Any) -> dict[str, Any]:
@@ -153,31 +167,52 @@ class DiagnosisRepository(OwnedRepository):
             diagnosis_sessions.c.session_id == session_id, owned_by(diagnosis_sessions, self.owner_id)
         )
 
-    def save_session(self, session_id: str, state: dict[str, Any]) -> None:
-        """Store (or replace) one of this person's sessions as JSON, stamped with the clock. Another person's
-        row of the same id is never replaced (the insert fails instead; ids are fresh uuids)."""
+    def save_session(self, session_id: str, state: dict[str, Any], expected_version: int = 0) -> int:
+        """Store one of this person's sessions as JSON, stamped with the clock, if the stored row is still at
+        `expected_version` (0: no row yet, the first save inserts it); returns the new version. Raises
+        SessionConflict, writing nothing, when the row moved on, was deleted, or (first save) already exists;
+        another person's row of the same id is never touched."""
         body = json.dumps(
             state, ensure_ascii=False, default=str
         )  # a stray non-JSON value must not end the turn
+        version = expected_version + 1
+        if expected_version == 0:
+            row = {"session_id": session_id, "state": body, "owner_id": self.owner_id, "version": version}
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(diagnosis_sessions.insert().values(**row, updated_at=self.now()))
+            except IntegrityError as exc:  # the id is stored already (saved by another replica)
+                raise SessionConflict(session_id, expected_version) from exc
+            return version
         with self.engine.begin() as conn:
-            conn.execute(delete(diagnosis_sessions).where(self._own_session(session_id)))
-            conn.execute(
-                diagnosis_sessions.insert().values(
-                    session_id=session_id, state=body, updated_at=self.now(), owner_id=self.owner_id
-                )
-            )
+            changed = conn.execute(
+                update(diagnosis_sessions)
+                .where(self._own_session(session_id), diagnosis_sessions.c.version == expected_version)
+                .values(state=body, updated_at=self.now(), version=version)
+            ).rowcount
+        if changed != 1:
+            raise SessionConflict(session_id, expected_version)
+        return version
+
+    def session_version(self, session_id: str) -> int | None:
+        """The stored version of one of this person's sessions (None: no such row, or another person's)."""
+        query = select(diagnosis_sessions.c.version).where(self._own_session(session_id))
+        with self.engine.connect() as conn:
+            version = conn.execute(query).scalar()
+        return None if version is None else int(version)
 
     def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None:
-        """One of this person's stored sessions, or None when unknown, another person's, or older than
-        `max_age` seconds."""
-        query = select(diagnosis_sessions.c.state, diagnosis_sessions.c.updated_at).where(
-            self._own_session(session_id)
-        )
+        """One of this person's stored sessions with its stored version as `store_version`, or None when
+        unknown, another person's, or older than `max_age` seconds."""
+        query = select(
+            diagnosis_sessions.c.state, diagnosis_sessions.c.updated_at, diagnosis_sessions.c.version
+        ).where(self._own_session(session_id))
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         if row is None or (max_age is not None and self.now() - int(row[1]) > max_age):
             return None
         state: dict[str, Any] = json.loads(row[0])
+        state["store_version"] = int(row[2])
         return state
 
     def delete_session(self, session_id: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.services import ServerStoreRequired, open_services
+from core.services import DeploymentView, ServerStoreRequired, deployment_view, open_services
 from core.settings import PoolSettings, load_settings
 from core.store import make_engine
 
@@ -45,3 +45,29 @@ def test_without_the_requirement_the_embedded_default_still_opens(tmp_path: Path
     services = open_services(load_settings(env={"APP_DATA_DIR": str(tmp_path)}))
     assert not services.settings.require_server_store
     assert services.engine().dialect.name == "sqlite" and (tmp_path / "app.db").exists()
+
+
+def test_the_deployment_view_names_model_servers_from_the_settings_when_the_client_does_not() -> None:
+    anthropic = load_settings(
+        env={"KATACHI_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-x", "APP_DATA_DIR": "/srv/k"}
+    )
+    assert deployment_view(anthropic) == DeploymentView(
+        store="SQLite ファイル（/srv/k/app.db）",
+        vectors="組み込みの Chroma（/srv/k/chroma）",
+        jobs="このプロセス内のワーカー",
+        model="Anthropic（api.anthropic.com）",
+    )
+    openai = load_settings(env={"KATACHI_PROVIDER": "openai", "OPENAI_API_KEY": "sk-x"})
+    assert deployment_view(openai).model == "OpenAI・互換サーバー（api.openai.com）"
+    assert (
+        deployment_view(openai, "gateway.internal:8443").model
+        == "OpenAI・互換サーバー（gateway.internal:8443）"
+    )
+    team = load_settings(env={"DATABASE_URL": "postgres://k:secret@db:5432/katachi", "CHROMA_HOST": "vec"})
+    view = deployment_view(team)
+    assert (view.store, view.vectors, view.jobs) == (
+        "PostgreSQL（db:5432/katachi）",
+        "Chroma サーバー（vec:8000）",
+        "PostgreSQL のジョブキュー",
+    )
+    assert "secret" not in repr(view)

@@ -98,6 +98,7 @@ def test_session_defaults_exactly() -> None:
         "booking_id": None,
         "visited_steps": ["vehicle_id"],
         "owner_id": "local",
+        "store_version": 0,  # never stored yet
     }
     assert [str(step) for step in ChatStep] == [
         "vehicle_id",

@@ -186,7 +186,11 @@ def test_a_database_from_main_with_people_is_brought_to_head_with_its_rows_and_o
         assert fts_search(conn, FTS_LEXICAL, ["ネコ"], 5, alice_id)  # the lexical lane kept its rows
         assert not fts_search(conn, FTS_LEXICAL, ["ネコ"], 5, LOCAL_PERSON.id)
         assert "search_text" not in {c["name"] for c in inspect(conn).get_columns("knowledge_entries")}
-    assert DiagnosisRepository(main_people, owner_id=alice_id).load_session("s1") == {"phase": "x"}
+    # a session stored before sessions had versions is at version 1
+    assert DiagnosisRepository(main_people, owner_id=alice_id).load_session("s1") == {
+        "phase": "x",
+        "store_version": 1,
+    }
     assert DiagnosisRepository(main_people, owner_id=LOCAL_PERSON.id).load_session("s1") is None
 
 

@@ -24,9 +24,12 @@ class BookingStore(Protocol):
 
 
 class SessionArchive(Protocol):
-    """Where session state is kept between turns (core.store.diagnosis.DiagnosisRepository; issue 12)."""
+    """Where session state is kept between turns (core.store.diagnosis.DiagnosisRepository): the truth every
+    replica reads; a save names the version it started from and raises SessionConflict when it moved on."""
 
-    def save_session(self, session_id: str, state: dict[str, Any]) -> None: ...
+    def save_session(self, session_id: str, state: dict[str, Any], expected_version: int = 0) -> int: ...
+
+    def session_version(self, session_id: str) -> int | None: ...
 
     def load_session(self, session_id: str, max_age: int | None = None) -> dict[str, Any] | None: ...
 

@@ -27,6 +27,8 @@ class ChatStep(StrEnum):
     DONE = "done"
 
 
+# Fields a dump leaves out: the rewind snapshots themselves, and where the store is (a rewind keeps it).
+NOT_DUMPED = ("state_snapshots", "store_version")
 URGENCY_ORDER = ("none", "low", "medium", "high", "critical")
 VISIT_URGENCY_ORDER = ("when_convenient", "this_week", "today", "immediate")
 
@@ -71,6 +73,8 @@ class SessionState:
     visited_steps: list[str] = field(default_factory=list)
     # Whose session this is: the session store hands it only to this person.
     owner_id: str = LOCAL_PERSON_ID
+    # The stored version this copy was loaded at or last saved as (0: never stored); not part of a dump.
+    store_version: int = 0
 
     def __post_init__(self) -> None:
         if not self.visited_steps:
@@ -84,20 +88,21 @@ class SessionState:
                 visited.append(str(value))
 
     def dump(self) -> dict[str, Any]:
-        """A deep copy of every field except `state_snapshots` (what a snapshot stores, spec 04 §4 D.2)."""
+        """A deep copy of every field except `state_snapshots` and `store_version` (what a snapshot stores,
+        spec 04 §4 D.2)."""
         data = {
-            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "state_snapshots"
+            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in NOT_DUMPED
         }
         data["current_step"] = str(self.current_step)
         return data
 
     def restore(self, data: dict[str, Any]) -> None:
-        """Set every field from a dump, leaving `state_snapshots` alone (spec 04 §4 A.2)."""
+        """Set every field from a dump, leaving `state_snapshots` and `store_version` alone (spec 04 §4 A.2)."""
         for f in fields(self):
             if f.name == "conversation_history" and f.name in data:
                 # in place: the page holds this list object as chat["diagnosis"]
                 self.conversation_history[:] = copy.deepcopy(data[f.name])
-            elif f.name != "state_snapshots" and f.name in data:
+            elif f.name not in NOT_DUMPED and f.name in data:
                 setattr(self, f.name, copy.deepcopy(data[f.name]))
         # set last: setting current_step appends to visited_steps, which must stay as dumped
         self.__dict__["current_step"] = ChatStep(self.current_step)

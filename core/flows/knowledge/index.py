@@ -8,7 +8,10 @@ the entry's version (reconcile re-indexes an entry whose vector is of an older v
 an entry is indexed when saved or edited, removed when archived, indexed again when restored. The database is
 the truth: a lookup reads the entries back and drops any that are archived or gone, and
 `reconcile_knowledge_index` (on the page's first visit in a process, and from its button) indexes what is
-missing and deletes what should not be there.
+missing and deletes what should not be there. Vectors are written from the stored row after its save has
+committed, carry when they were written, and a reconcile deletes one only once it is older than the grace
+period (core.search.vector_age): another replica may have just saved and indexed an entry this reconcile
+read too early to see.
 
 Similar entries are the closest `SIMILAR_K` within `SIMILAR_MAX_DISTANCE` (1 - calibrated relevance); a draft's
 near-duplicates are entries within `NEAR_DUPLICATE_DISTANCE`, or with the same contract type and clause.
@@ -23,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.clock import utc_now
 from core.debuglog.kept_going import kept_going
 from core.flows.chat_item import ChatItem
 from core.flows.knowledge.items import case_text
 from core.search.embedders import Embedder, default_embedder, relevance
 from core.search.scores import relevance_score
+from core.search.vector_age import settled, stamped
 from core.store.knowledge.entries import KnowledgeBaseRepository
 from core.text.textnorm import fold
 
@@ -107,7 +112,7 @@ def index_entries(collection: Collection, entries: Iterable[Mapping[str, Any]]) 
         collection.upsert(
             ids=[str(e["id"]) for e in rows],
             documents=[entry_document(e) for e in rows],
-            metadatas=[{"version": int(e["version"])} for e in rows],
+            metadatas=[stamped({"version": int(e["version"])}) for e in rows],
         )
 
 
@@ -121,18 +126,21 @@ def reconcile_knowledge_index(
     collection: Collection,
     progress: Callable[[int, int], object] | None = None,
     batch: int = 200,
+    now: int | None = None,
 ) -> IndexReport:
     """Index every active entry whose vector is missing or of an older version; delete vectors of entries that
-    are archived or gone. A collection of another embedder starts empty, so switching embedders re-indexes
-    every entry here; `progress(done, total)` follows the batches."""
+    are archived or gone, once older than the grace period at `now` (default: the clock). A collection of
+    another embedder starts empty, so switching embedders re-indexes every entry here; `progress(done, total)`
+    follows the batches."""
+    stored = collection.get(include=["metadatas"])  # before the entries: a vector written later is not seen
     active = base.active_versions()
-    stored = collection.get(include=["metadatas"])
     versions = {
         i: (m or {}).get("version") for i, m in zip(stored["ids"], stored["metadatas"] or [], strict=True)
     }
+    old = settled(stored["ids"], stored["metadatas"], utc_now() if now is None else now)
     report = IndexReport(entries=len(active), vectors=len(versions))
     report.indexed = sorted(i for i, v in active.items() if versions.get(str(i)) != v)
-    report.removed = sorted(i for i in versions if not i.isdigit() or int(i) not in active)
+    report.removed = sorted(i for i in versions if (not i.isdigit() or int(i) not in active) and i in old)
     for start in range(0, len(report.indexed), batch):
         part = report.indexed[start : start + batch]
         index_entries(collection, base.get_entries(part).values())

@@ -73,6 +73,10 @@ if TYPE_CHECKING:
         prepare_continuation,
         stream_continuation,
     )
+    from core.flows.memory.conversation import (
+        load_conversation,
+        save_conversation,
+    )
     from core.flows.memory.deletion import (
         hard_delete,
     )
@@ -197,6 +201,7 @@ __all__ = [
     "format_pack",
     "hard_delete",
     "latest_trace",
+    "load_conversation",
     "load_demo_samples",
     "memory_collection",
     "memory_job_key",
@@ -215,6 +220,7 @@ __all__ = [
     "retry_pending_extractions",
     "revert_unit",
     "run_summaries",
+    "save_conversation",
     "save_trace_for",
     "soft_delete",
     "split_raw_reply",
@@ -282,6 +288,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "format_pack": ("core.flows.memory.retrieval", "format_pack"),
     "hard_delete": ("core.flows.memory.deletion", "hard_delete"),
     "latest_trace": ("core.flows.memory.provenance", "latest_trace"),
+    "load_conversation": ("core.flows.memory.conversation", "load_conversation"),
     "load_demo_samples": ("core.flows.memory.sample_data", "load_demo_samples"),
     "memory_collection": ("core.flows.memory.stores", "memory_collection"),
     "memory_job_key": ("core.flows.memory.background", "memory_job_key"),
@@ -300,6 +307,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "retry_pending_extractions": ("core.flows.memory.extraction", "retry_pending_extractions"),
     "revert_unit": ("core.flows.memory.versions", "revert_unit"),
     "run_summaries": ("core.flows.memory.summaries", "run_summaries"),
+    "save_conversation": ("core.flows.memory.conversation", "save_conversation"),
     "save_trace_for": ("core.flows.memory.retrieval", "save_trace_for"),
     "soft_delete": ("core.flows.memory.versions", "soft_delete"),
     "split_raw_reply": ("core.flows.memory.trailer", "split_raw_reply"),

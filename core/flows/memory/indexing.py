@@ -1,4 +1,9 @@
-"""Keep the keyword indexes (FTS5) and the vector lane (Chroma) in step with the units."""
+"""Keep the keyword indexes (FTS5) and the vector lane (Chroma) in step with the units.
+
+The keyword rows are written in the caller's transaction; the vector writes wait for its commit
+(core.store.after_commit: the repository's `begin()`), so no replica sees a vector before its unit, and a
+rolled-back unit leaves no vector. Each vector carries when it was written (core.search.vector_age).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
+from core.search.vector_age import stamped
+from core.store.after_commit import after_commit
 from core.store.memory.keyword_lanes import fts_delete, fts_upsert
 from core.store.memory.tables import (
     KIND_EPISODE,
@@ -80,7 +87,7 @@ def index_units(
     conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500
 ) -> None:
     """(Re)index units in FTS5 and, when a collection is given, in Chroma (the collection of the units'
-    person; each vector also carries its `owner_id`)."""
+    person; each vector also carries its `owner_id` and `indexed_at`) once the transaction has committed."""
     texts = unit_texts(conn, unit_ids)
     meta = {
         r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at), "owner_id": r.owner_id}
@@ -96,13 +103,17 @@ def index_units(
         return
     dense = {**texts, **episode_inputs(conn, [i for i in texts if meta[i]["kind"] == KIND_EPISODE])}
     ids = list(texts)
-    for start in range(0, len(ids), batch):
-        part = ids[start : start + batch]
-        collection.upsert(
-            ids=[str(i) for i in part],
-            documents=[dense[i] for i in part],
-            metadatas=[meta[i] for i in part],
-        )
+
+    def write() -> None:
+        for start in range(0, len(ids), batch):
+            part = ids[start : start + batch]
+            collection.upsert(
+                ids=[str(i) for i in part],
+                documents=[dense[i] for i in part],
+                metadatas=[stamped(meta[i]) for i in part],
+            )
+
+    after_commit(conn, write)
 
 
 def episode_inputs(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
@@ -119,7 +130,7 @@ def episode_inputs(conn: Connection, unit_ids: list[int]) -> dict[int, str]:
 
 
 def unindex_unit(conn: Connection, collection: Collection | None, unit_id: int) -> None:
-    """Remove a unit from FTS5 and Chroma."""
+    """Remove a unit from FTS5, and from Chroma once the transaction has committed."""
     fts_delete(conn, unit_id)
     if collection is not None:
-        collection.delete(ids=[str(unit_id)])
+        after_commit(conn, lambda: collection.delete(ids=[str(unit_id)]))

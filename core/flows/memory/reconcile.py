@@ -1,10 +1,12 @@
 """Crash consistency of the memory stores: the database and Chroma agree again.
 
-A unit is written to SQLite (with its FTS5 rows, in one transaction) and upserted into Chroma inside
-that transaction. A crash can leave either side behind: the sample loader indexed vectors only after
-all episodes were saved, so a kill while loading left episodes without vectors, and a kill between
-the Chroma upsert and the commit leaves a vector without a unit. `reconcile_memory_index` indexes
-every unit that has no vector (or no FTS5 row) and removes every vector whose unit is gone.
+A unit is written to the database (with its keyword rows, in one transaction) and upserted into Chroma
+after that transaction commits (core.flows.memory.indexing). A crash can leave either side behind: a kill
+between the commit and the upsert leaves a unit without a vector; a unit deleted by a process killed before
+its vector was removed leaves a vector without a unit. `reconcile_memory_index` indexes every unit that has
+no vector (or no keyword row) and removes every vector whose unit is gone, but only once that vector is
+older than the grace period (core.search.vector_age): another replica may have just written it for a unit
+committed after this reconcile read the units. Vectors are listed before the units for the same reason.
 
 Per person: it runs over one person's units (`repo.owner_id`) and that person's own Chroma
 collection (core.flows.memory.stores.memory_collection), so a vector is "without a unit" only when its
@@ -21,7 +23,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
+from core.clock import utc_now
 from core.flows.memory.indexing import index_units
+from core.search.vector_age import settled
 from core.store.memory.keyword_lanes import fts_bodies
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import KIND_EPISODE, KIND_FACT, KIND_LOOP, KIND_SUMMARY, mine, units
@@ -60,12 +64,16 @@ def reconcile_memory_index(
     collection: Collection | None,
     batch: int = 2_000,
     progress: Callable[[int, int], object] | None = None,
+    now: int | None = None,
 ) -> ReconcileReport:
-    """Index the person's units without vectors or FTS5 rows; delete vectors without units from the
-    person's `collection` (`repo` and `collection` are one person's). A collection of another embedder starts
-    empty, so switching embedders re-indexes everything here; `progress(done, total)` follows the batches."""
+    """Index the person's units without vectors or FTS5 rows; delete vectors without units, older than the
+    grace period at `now` (default: the clock), from the person's `collection` (`repo` and `collection` are
+    one person's). A collection of another embedder starts empty, so switching embedders re-indexes
+    everything here; `progress(done, total)` follows the batches."""
     report = ReconcileReport()
-    with repo.begin() as conn:
+    now = utc_now() if now is None else now
+    stored = collection.get(include=["metadatas"]) if collection is not None else None  # before the units
+    with repo.connect() as conn:
         expected = [
             int(i)
             for i in conn.execute(
@@ -76,18 +84,19 @@ def reconcile_memory_index(
         in_fts: set[int] = set()
         for start in range(0, len(expected), batch):
             in_fts.update(fts_bodies(conn, expected[start : start + batch]))
-        missing = set(expected) - in_fts
-        if collection is not None:
-            vector_ids = set(collection.get(include=[])["ids"])
-            report.vectors = len(vector_ids)
-            wanted = {str(i) for i in expected}
-            missing |= {i for i in expected if str(i) not in vector_ids}
-            report.removed = sorted(vector_ids - wanted)
-        report.indexed = sorted(missing)
-        for start in range(0, len(report.indexed), batch):
+    missing = set(expected) - in_fts
+    if stored is not None:
+        vector_ids = set(stored["ids"])
+        report.vectors = len(vector_ids)
+        wanted = {str(i) for i in expected}
+        missing |= {i for i in expected if str(i) not in vector_ids}
+        report.removed = sorted((vector_ids - wanted) & settled(stored["ids"], stored["metadatas"], now))
+    report.indexed = sorted(missing)
+    for start in range(0, len(report.indexed), batch):
+        with repo.begin() as conn:  # one transaction per batch: its vectors are written when it commits
             index_units(conn, collection, report.indexed[start : start + batch])
-            if progress is not None:
-                progress(min(start + batch, len(report.indexed)), len(report.indexed))
+        if progress is not None:
+            progress(min(start + batch, len(report.indexed)), len(report.indexed))
     if collection is not None and report.removed:
         collection.delete(ids=report.removed)
     return report

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, select, update
 
+from core.store.after_commit import begin_then
 from core.store.base import OwnedRepository, inserted_id
 from core.store.memory.tables import (
     KIND_EPISODE,
@@ -56,8 +57,9 @@ class MemoryRepository(OwnedRepository):
             )
 
     def begin(self) -> AbstractContextManager[Connection]:
-        """A transaction on the store (commits on success)."""
-        return self.engine.begin()
+        """A transaction on the store (commits on success); the vector writes registered in it
+        (core.store.after_commit) run after the commit."""
+        return begin_then(self.engine)
 
     def connect(self) -> Connection:
         """A read connection."""

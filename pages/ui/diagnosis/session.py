@@ -50,8 +50,9 @@ SESSION_NOT_FOUND = (
 
 @st.cache_resource(show_spinner=False)
 def chat_service() -> ChatService:
-    """One in-memory session store for the server (spec 04 §1); sessions are keyed by diagnosis_session_id
-    and handed only to the person who started them."""
+    """One in-memory session store for the server (spec 04 §1), a cache of the stored sessions (a newer
+    stored version, saved by another replica, replaces it); sessions are keyed by diagnosis_session_id and
+    handed only to the person who started them."""
     return ChatService()
 
 

@@ -2,10 +2,13 @@
 
 The input is usable again as soon as the reply is shown: reflection, extraction and summaries run as one
 background job (core/flows/memory/background.py); each reply's details fill in from the store when it lands.
+The conversation is kept in the store and named in the URL (`?companion=<id>`): the message is stored before
+the model is called, so a reload or a restart shows the conversation again, an interrupted message included.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -19,10 +22,12 @@ from core.flows.memory import (
     discard_cut_memory_turn,
     finish_continuation,
     finish_turn,
+    load_conversation,
     prepare_continuation,
     prepare_turn,
     refresh_items,
     reply_item,
+    save_conversation,
     stream_continuation,
     stream_reply,
     unexpected_error_item,
@@ -48,9 +53,40 @@ SOURCE_JA = {
 }
 FLOW = "memory"
 WORKING = "記憶を整理しています…"
-# Data key: the id of this browser session's memory chat (the memory flow stores episodes, not
-# conversations; the chat is one conversation per session). Ratings of its replies are stored under it.
+# Data key: the id of this browser session's memory chat (kept in the store; ratings of its replies are
+# stored under it too). The same id is in the URL, so a reload or a restart opens the same conversation.
 CONVERSATION_KEY = "memory_conversation_id"
+URL_KEY = "companion"  # st.query_params key of the conversation id
+CONVERSATION_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+SAVE_FAILED = (
+    "会話を保存できませんでした。再読み込みすると、この会話の最後のやり取りが表示されないことがあります。"
+)
+
+
+def open_conversation(items: list[ChatItem]) -> str:
+    """This tab's conversation id: from session state, else from the URL (its stored items loaded into
+    `items`: a reload or a restart), else a new one; the id is put in the URL."""
+    ss = st.session_state
+    if CONVERSATION_KEY not in ss:
+        wanted = st.query_params.get(URL_KEY, "")
+        if CONVERSATION_ID.fullmatch(wanted):
+            ss[CONVERSATION_KEY] = wanted
+            if not items:
+                items[:] = load_conversation(actions.repo(), wanted)
+        else:
+            ss[CONVERSATION_KEY] = new_conversation_id()
+    conversation_id: str = ss[CONVERSATION_KEY]
+    if st.query_params.get(URL_KEY) != conversation_id:
+        st.query_params[URL_KEY] = conversation_id
+    return conversation_id
+
+
+def store_conversation(items: list[ChatItem]) -> None:
+    """Save the conversation as shown (only what changed is written); a failure is said, not raised."""
+    try:
+        save_conversation(actions.repo(), st.session_state[CONVERSATION_KEY], items)
+    except Exception:  # noqa: BLE001 - the chat goes on; the person is told the store did not keep it
+        st.session_state["memory_error"] = SAVE_FAILED
 
 
 def _render_details(details: dict[str, Any]) -> None:
@@ -176,7 +212,8 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     prior = history(items)
     turn = sum(1 for i in items if i["role"] == "user") + 1
     user = user_item(user_input, turn=turn)
-    items.append(user)  # saved before the model is called
+    items.append(user)
+    store_conversation(items)  # saved before the model is called: a restart mid-reply keeps the message
     with st.chat_message("user"):
         llm_markdown(user_input)
     repo, collection, client = actions.repo(), actions.collection(), state.client()
@@ -199,6 +236,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
     bg.track(FLOW, actions.job_key(), job_id, job_sink)  # after capture: its calls join this turn's view
     user["status"] = "error" if answer["status"] == "error" else "done"
     items.append(answer)
+    store_conversation(items)
 
 
 def _say(text: str) -> None:
@@ -222,7 +260,7 @@ def _render_suggestions(items: list[ChatItem]) -> None:
 
 def render_chat() -> None:
     items: list[ChatItem] = st.session_state.chat["memory"]
-    st.session_state.setdefault(CONVERSATION_KEY, new_conversation_id())
+    open_conversation(items)
     if not items:
         st.info(
             "灯に話しかけてみてください。人の名前（〜さん）、好きなもの・苦手なもの、約束や予定（〜する約束・〜するつもり）を話すと、"
@@ -231,6 +269,7 @@ def render_chat() -> None:
         )
     bg.landed(FLOW)
     refresh_items(actions.repo(), items)  # what the background jobs stored since the last run
+    store_conversation(items)  # a retry or a continuation changed it on the last run; details landed
     _render_history(items)
     if st.session_state.get("memory_continuing"):
         _run_continuation(items)

@@ -54,6 +54,13 @@ def error_card(
     return clicked
 
 
+def store_busy_card(message: str) -> None:
+    """The page could not get a database connection in time (the replica's pool is exhausted): the Japanese
+    sentence of StoreBusy (what happened, what to do) and 「再試行」, which runs the page again."""
+    st.error(message, icon=":material/hourglass_top:")
+    st.button(RETRY_LABEL, key="app_store_busy_retry", icon=":material/refresh:", type="primary")
+
+
 def fallback_notice(text: str, *, error_type: str | None, errors: Sequence[str] = (), raw: str = "") -> None:
     """A call that failed while the flow went on with a fallback (the diagnosis interview): the sentence as
     a warning, the same 「詳細」 as the card."""

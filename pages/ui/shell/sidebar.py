@@ -12,7 +12,7 @@ import uuid
 
 import streamlit as st
 
-from core.services import DESCRIPTORS, remembered_forms
+from core.services import DESCRIPTORS, deployment_view, forget_form, remembered_forms
 from core.settings import SERVER_LABELS, SERVERS, Settings, provider_label, provider_names
 from pages.ui.shell import state
 
@@ -89,6 +89,14 @@ def _provider_fields(current: Settings) -> None:
         form = remembered_forms().get(url)
         if form:
             st.caption(f":material/data_object: このサーバーで使える形式: {FORM_LABELS.get(form, form)}")
+            st.button(
+                "構造化出力の形式をもう一度試す",
+                key=_key("retry_form"),
+                icon=":material/restart_alt:",
+                on_click=forget_form,
+                args=(url,),
+                help="サーバーが json_schema を受け付けるようになったときに。次の呼び出しで最も厳密な形式から試します。",
+            )
     descriptor = DESCRIPTORS[provider]
     missing = descriptor.missing_modules()
     if missing:
@@ -152,3 +160,14 @@ def render() -> None:
             format_func=lambda v: f"{v}%",
             help="指定した割合でLLMの出力をわざと壊したり、通信エラー（タイムアウト・429・5xx）を起こしたりして、ガードが修復・報告する様子をデバッグログで確認できます。",
         )
+        _deployment(current)
+
+
+def _deployment(current: Settings) -> None:
+    """Which store, vector store, job engine and model server this replica uses (never a password or key)."""
+    view = deployment_view(current, getattr(state.client(), "base_host", None))
+    with st.expander("このサーバーの接続先", icon=":material/dns:"):
+        st.text(f"データベース: {view.store}")
+        st.text(f"ベクトル検索: {view.vectors}")
+        st.text(f"バックグラウンド処理: {view.jobs}")
+        st.text(f"モデルサーバー: {view.model}")
