@@ -67,8 +67,10 @@ def excel_csv(
 
 
 def markdown_text(value: Any) -> str:
-    """Text for a Markdown export: cleaned, then inert (no image, raw HTML or live link), as on screen."""
-    return safe_llm_markdown(clean_text(value)[0])
+    """Text for a Markdown export: cleaned, then inert (no image, raw HTML or live link), as on screen. Every
+    `<` is written as `&lt;`, inside code spans too: fields are joined into one document, so a backtick of
+    one field can pair with another's and turn text the screen showed as code into live HTML."""
+    return safe_llm_markdown(clean_text(value)[0]).replace("<", "&lt;")
 
 
 def xml_text(value: Any) -> str:

@@ -43,3 +43,15 @@ def test_a_flow_loads_its_libraries_when_it_is_used() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert {"pypdf", "docx", "sqlalchemy", "sudachipy"} <= set(loaded)
+
+
+def test_no_public_name_of_a_flow_is_also_one_of_its_modules() -> None:
+    """A lazily loaded name that is also a submodule's name would turn into the module once the submodule is
+    imported (Python sets the package attribute), so the two must differ."""
+    import importlib  # noqa: PLC0415
+
+    for flow in ("knowledge", "review_chat", "memory", "diagnosis"):
+        package = ROOT / "core" / "flows" / flow
+        modules = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if p.is_dir()}
+        exported = set(importlib.import_module(f"core.flows.{flow}").__all__)
+        assert not exported & modules, (flow, sorted(exported & modules))

@@ -140,3 +140,11 @@ def test_excel_csv_is_for_excel_in_japan() -> None:
         ["2026-11-18 20:06:40", "'=SUM(A1)", "3"],
         ["", "memory", "-1"],
     ]
+
+
+def test_markdown_export_text_has_no_angle_bracket_even_in_a_code_span() -> None:
+    from core.text.export import markdown_text  # noqa: PLC0415
+
+    assert markdown_text("``<img src=x>``") == "``&lt;img src=x>``"
+    assert markdown_text("a `<b>` c") == "a `&lt;b>` c"
+    assert "<" not in markdown_text("`") + markdown_text("<img src=x onerror=1>`")

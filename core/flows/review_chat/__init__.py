@@ -3,7 +3,7 @@
 A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply` -> `finish_turn`
 (or `run_turn`); a reply cut short continued or asked again: `continuation`; the summary as a background
 job: `summary_job`; reviews and threads for the page: `threads`; one's own review material (the form, edits,
-rename, delete without duplicates): `answer_split`, `material`, `manage`; a thread exported: `thread_export`.
+rename, delete without duplicates): `answer_split`, `material`, `manage`; a thread exported: `exports`.
 
 
 The names below load on first use (PEP 562): importing the package (or one of its modules) does not
@@ -60,6 +60,14 @@ if TYPE_CHECKING:
         request_continuation,
         stream_continuation,
     )
+    from core.flows.review_chat.exports import (
+        ExportTurn,
+        ThreadExport,
+        export_docx,
+        export_file_name,
+        export_markdown,
+        thread_export,
+    )
     from core.flows.review_chat.manage import (
         NOT_OWN,
         REVIEW_TITLE_CHARS,
@@ -114,14 +122,6 @@ if TYPE_CHECKING:
         summary_backlog,
         summary_job_key,
         wait_for_summary,
-    )
-    from core.flows.review_chat.thread_export import (
-        ExportTurn,
-        ThreadExport,
-        export_docx,
-        export_file_name,
-        export_markdown,
-        thread_export,
     )
     from core.flows.review_chat.threads import (
         ImportResult,
@@ -261,7 +261,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ChatMessage": ("core.flows.review_chat.models", "ChatMessage"),
     "ContextBlock": ("core.flows.review_chat.context", "ContextBlock"),
     "Continuation": ("core.flows.review_chat.continuation", "Continuation"),
-    "ExportTurn": ("core.flows.review_chat.thread_export", "ExportTurn"),
+    "ExportTurn": ("core.flows.review_chat.exports", "ExportTurn"),
     "FLOW": ("core.flows.review_chat.constants", "FLOW"),
     "ImportCheck": ("core.flows.review_chat.records", "ImportCheck"),
     "ImportResult": ("core.flows.review_chat.threads", "ImportResult"),
@@ -285,7 +285,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SaveResult": ("core.flows.review_chat.manage", "SaveResult"),
     "SummaryOutcome": ("core.flows.review_chat.summary", "SummaryOutcome"),
     "THREAD_TITLE_CHARS": ("core.flows.review_chat.manage", "THREAD_TITLE_CHARS"),
-    "ThreadExport": ("core.flows.review_chat.thread_export", "ThreadExport"),
+    "ThreadExport": ("core.flows.review_chat.exports", "ThreadExport"),
     "ThreadState": ("core.flows.review_chat.models", "ThreadState"),
     "TurnOutcome": ("core.flows.review_chat.turn", "TurnOutcome"),
     "TurnPlan": ("core.flows.review_chat.turn", "TurnPlan"),
@@ -304,9 +304,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "discard_cut_turn": ("core.flows.review_chat.continuation", "discard_cut_turn"),
     "draft_from_record": ("core.flows.review_chat.material", "draft_from_record"),
     "editable_draft": ("core.flows.review_chat.manage", "editable_draft"),
-    "export_docx": ("core.flows.review_chat.thread_export", "export_docx"),
-    "export_file_name": ("core.flows.review_chat.thread_export", "export_file_name"),
-    "export_markdown": ("core.flows.review_chat.thread_export", "export_markdown"),
+    "export_docx": ("core.flows.review_chat.exports", "export_docx"),
+    "export_file_name": ("core.flows.review_chat.exports", "export_file_name"),
+    "export_markdown": ("core.flows.review_chat.exports", "export_markdown"),
     "extract_paragraph_numbers_from_user_input": (
         "core.flows.review_chat.paragraphs",
         "extract_paragraph_numbers_from_user_input",
@@ -364,7 +364,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "summarizing": ("core.flows.review_chat.notices", "summarizing"),
     "summary_backlog": ("core.flows.review_chat.summary_job", "summary_backlog"),
     "summary_job_key": ("core.flows.review_chat.summary_job", "summary_job_key"),
-    "thread_export": ("core.flows.review_chat.thread_export", "thread_export"),
+    "thread_export": ("core.flows.review_chat.exports", "thread_export"),
     "thread_items": ("core.flows.review_chat.threads", "thread_items"),
     "unexpected_failure": ("core.flows.review_chat.chat_turn", "unexpected_failure"),
     "wait_for_summary": ("core.flows.review_chat.summary_job", "wait_for_summary"),
