@@ -21,6 +21,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.jobs.tasks import JobContext, JobFailed, Task, json_args
+
 log = logging.getLogger(__name__)
 
 JobStatus = Literal["queued", "running", "done", "failed"]
@@ -28,12 +30,7 @@ MAX_QUEUED = 256  # jobs waiting in the whole process
 KEEP_FINISHED = 20  # finished jobs remembered per key (for the page's status line)
 
 
-class JobFailed(Exception):
-    """Raised by a job to report a failure a person should see (`message` is Japanese)."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+__all__ = ["BackgroundWorker", "Job", "JobFailed", "JobStatus"]
 
 
 @dataclass
@@ -45,6 +42,7 @@ class Job:
     label: str
     run: Callable[[], str | None]
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    queueing_lock: str = ""
     status: JobStatus = "queued"
     message: str = ""
     submitted_at: float = field(default_factory=time.time)
@@ -90,7 +88,9 @@ class BackgroundWorker:
             thread.start()
 
     # -- submitting and reading ---------------------------------------------------------------
-    def submit(self, key: Hashable, kind: str, label: str, run: Callable[[], str | None]) -> Job | None:
+    def submit(
+        self, key: Hashable, kind: str, label: str, run: Callable[[], str | None], *, job_id: str = ""
+    ) -> Job | None:
         """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later).
 
         The job runs in a copy of the caller's context (contextvars), so the trace bound around the
@@ -99,7 +99,7 @@ class BackgroundWorker:
         with self._cond:
             if self._closed or self._queued >= self.max_queued:
                 return None
-            job = Job(key, kind, label, run)
+            job = Job(key, kind, label, run, **({"id": job_id} if job_id else {}))
             self._queues.setdefault(key, deque()).append(job)
             self._remember(job)
             self._queued += 1
@@ -107,6 +107,28 @@ class BackgroundWorker:
                 self._ready.append(key)
             self._cond.notify()
             return job
+
+    def defer(
+        self, task: Task, key: Hashable, args: dict[str, Any], context: JobContext | None = None
+    ) -> Job | None:
+        """Queue the named task with JSON `args` (the same call the database-backed engine takes); it runs
+        here with `context` (the caller's live objects). A task with a queueing lock that already waits under
+        `key` is not queued twice: the waiting job is returned."""
+        if context is None:
+            raise ValueError("the in-process worker needs the job context")
+        args = json_args(args)
+        lock = task.name if task.queueing_lock else ""
+        with self._cond:
+            if lock:
+                for job in self._queues.get(key, ()):
+                    if job.queueing_lock == lock:
+                        return job
+        job_id = uuid.uuid4().hex[:12]
+        ctx = context.with_job(job_id)
+        job = self.submit(key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)
+        if job is not None:
+            job.queueing_lock = lock
+        return job
 
     def jobs(self, key: Hashable) -> list[dict[str, Any]]:
         """Recent jobs of `key`, oldest first (queued and running ones included)."""
@@ -132,6 +154,12 @@ class BackgroundWorker:
                     return False
                 self._cond.wait(left)
             return True
+
+    def summary(self) -> dict[str, Any]:
+        """What the queue holds, for an admin: counts per status, the oldest waiting job, recent failures."""
+        with self._cond:
+            every = [job for history in self._history.values() for job in history]
+        return queue_summary([job.view() for job in every], engine="in-process")
 
     def close(self, timeout: float = 5.0) -> None:
         """Refuse new jobs, let queued ones finish, stop the threads."""
@@ -185,3 +213,23 @@ class BackgroundWorker:
                 )
             job.finished_at = time.time()
             self._finish(job)
+
+
+def queue_summary(views: list[dict[str, Any]], engine: str) -> dict[str, Any]:
+    """Counts per status, the oldest waiting job's age in seconds, the last failures (newest first)."""
+    counts = {status: 0 for status in ("queued", "running", "done", "failed")}
+    for view in views:
+        counts[view["status"]] = counts.get(view["status"], 0) + 1
+    waiting = [v["submitted_at"] for v in views if v["status"] == "queued" and v.get("submitted_at")]
+    failures = sorted(
+        (v for v in views if v["status"] == "failed"), key=lambda v: v.get("finished_at") or 0, reverse=True
+    )
+    return {
+        "engine": engine,
+        "counts": counts,
+        "oldest_waiting_s": round(time.time() - min(waiting), 1) if waiting else None,
+        "failures": [
+            {"id": v["id"], "label": v["label"], "message": v["message"], "finished_at": v.get("finished_at")}
+            for v in failures[:10]
+        ],
+    }
