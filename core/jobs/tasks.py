@@ -60,6 +60,9 @@ class Task:
     label: str
     run: TaskFunction
     queueing_lock: bool = False
+    # whether the sweep queues owed work again after this task's last job under the key failed (False when
+    # nothing else bounds the attempts: the page's 再試行 decides)
+    requeue_after_failure: bool = True
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class OwedJob:
     """Work the database says is owed (found by a flow's finder), to be queued again."""
 
     task: Task
-    key: tuple[str, str]
+    key: Hashable
     args: dict[str, Any]
     dedupe: str = ""  # a queueing lock, so the same owed work is never waiting twice
 

@@ -21,7 +21,10 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.jobs.tasks import JobContext, JobFailed, Task, json_args
+from sqlalchemy.engine import Engine
+
+from core.jobs.sweep import SWEEP_EVERY_S, requeue_owed
+from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry, json_args
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +75,17 @@ class Job:
 class BackgroundWorker:
     """A bounded, per-key ordered job runner on a few daemon threads."""
 
-    def __init__(self, threads: int = 2, max_queued: int = MAX_QUEUED, name: str = "katachi-worker"):
+    def __init__(
+        self,
+        threads: int = 2,
+        max_queued: int = MAX_QUEUED,
+        name: str = "katachi-worker",
+        *,
+        context: Callable[[], JobContext] | None = None,
+    ):
         self.max_queued = max_queued
+        self._context = context
+        self._sweeper: threading.Thread | None = None
         self._cond = threading.Condition()
         self._queues: dict[Hashable, deque[Job]] = {}
         self._ready: deque[Hashable] = deque()  # keys with queued jobs and nothing running
@@ -109,26 +121,63 @@ class BackgroundWorker:
             return job
 
     def defer(
-        self, task: Task, key: Hashable, args: dict[str, Any], context: JobContext | None = None
+        self,
+        task: Task,
+        key: Hashable,
+        args: dict[str, Any],
+        context: JobContext | None = None,
+        *,
+        dedupe: str | None = None,
     ) -> Job | None:
-        """Queue the named task with JSON `args` (the same call the database-backed engine takes); it runs
-        here with `context` (the caller's live objects). A task with a queueing lock that already waits under
-        `key` is not queued twice: the waiting job is returned."""
+        """Queue the named task with JSON `args` (the call the database-backed engine takes too); it runs here
+        with `context` (the caller's live objects; else the worker's context factory). A job with the same
+        queueing lock (`dedupe`, by default the task's name when it has one) already waiting under `key` is
+        not queued twice: the waiting job is returned."""
+        lock = (task.name if task.queueing_lock else "") if dedupe is None else dedupe
+        return self._defer(OwedJob(task, key, args, lock), context)
+
+    def use_context(self, context: Callable[[], JobContext]) -> None:
+        """The factory of contexts for jobs queued without one (owed work found by the sweep)."""
+        self._context = context
+
+    def defer_owed(self, owed: OwedJob) -> Job | None:
+        """Queue work the database says is owed (core.jobs.sweep), with the worker's context factory."""
+        return self._defer(owed, None)
+
+    def _defer(self, owed: OwedJob, context: JobContext | None) -> Job | None:
         if context is None:
-            raise ValueError("the in-process worker needs the job context")
-        args = json_args(args)
-        lock = task.name if task.queueing_lock else ""
+            if self._context is None:
+                raise ValueError("the in-process worker was given no job context")
+            context = self._context()
+        args = json_args(owed.args)
         with self._cond:
-            if lock:
-                for job in self._queues.get(key, ()):
-                    if job.queueing_lock == lock:
+            if owed.dedupe:
+                for job in self._queues.get(owed.key, ()):
+                    if job.queueing_lock == owed.dedupe:
                         return job
         job_id = uuid.uuid4().hex[:12]
-        ctx = context.with_job(job_id)
-        job = self.submit(key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)
+        ctx, task = context.with_job(job_id), owed.task
+        job = self.submit(owed.key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)
         if job is not None:
-            job.queueing_lock = lock
+            job.queueing_lock = owed.dedupe
         return job
+
+    def start_sweep(self, engine: Engine, registry: TaskRegistry, every: float = SWEEP_EVERY_S) -> None:
+        """Queue owed work found in the database now and every `every` seconds (a daemon thread; once)."""
+        if self._sweeper is not None:
+            return
+
+        def loop() -> None:
+            while not self._closed:
+                try:
+                    requeue_owed(engine, registry, self.defer_owed, self.jobs)
+                except Exception:  # the sweep outlives a locked database; it runs again next round
+                    log.exception("job sweep failed")
+                with self._cond:
+                    self._cond.wait_for(lambda: self._closed, timeout=every)
+
+        self._sweeper = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
+        self._sweeper.start()
 
     def jobs(self, key: Hashable) -> list[dict[str, Any]]:
         """Recent jobs of `key`, oldest first (queued and running ones included)."""

@@ -94,7 +94,9 @@ def jobs_of_key(engine: Engine, key: str, limit: int = 20) -> list[dict[str, Any
 
 def unfinished_count(engine: Engine, key: str, tasks: tuple[str, ...] | None = None) -> int:
     """Jobs under `key` (of `tasks`, when given) still waiting or running, on any replica."""
-    query = "SELECT COUNT(*) FROM procrastinate_jobs WHERE lock = :key AND status IN ('todo','doing','aborting')"
+    query = (
+        "SELECT COUNT(*) FROM procrastinate_jobs WHERE lock = :key AND status IN ('todo','doing','aborting')"
+    )
     params: dict[str, Any] = {"key": key}
     if tasks is not None:
         query += " AND task_name = ANY(:tasks)"

@@ -1,0 +1,52 @@
+"""Nothing owed is forgotten: work the database says is owed is queued again, on start and periodically.
+
+Each flow registers finders (core.jobs.tasks.TaskRegistry.owe) that read its tables: episodes whose
+extraction is pending (or was claimed by a job that died), review threads missing a due summary. Queueing
+them again is safe because every job claims its work atomically and writes with ON CONFLICT: a duplicate
+finds nothing to do. Each owed job carries a queueing lock, so the same work never waits twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from core.jobs.tasks import OwedJob, TaskRegistry
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY_S = 60.0  # Ours: how often a worker looks for owed work (KATACHI_JOB_SWEEP_S)
+
+
+def owed_jobs(engine: Engine, registry: TaskRegistry) -> list[OwedJob]:
+    """Everything the registered finders say is owed, in their order."""
+    return [owed for finder in registry.finders for owed in finder(engine)]
+
+
+def last_failed(jobs: Callable[[Any], list[dict[str, Any]]], owed: OwedJob) -> bool:
+    """Whether the newest job of the owed task's kind under its key failed (read through `jobs(key)`)."""
+    mine = [j for j in jobs(owed.key) if j.get("kind") == owed.task.kind]
+    return bool(mine) and mine[-1]["status"] == "failed"
+
+
+def requeue_owed(
+    engine: Engine,
+    registry: TaskRegistry,
+    defer: Callable[[OwedJob], Any],
+    jobs: Callable[[Any], list[dict[str, Any]]] | None = None,
+) -> int:
+    """Queue every owed job with `defer` (skipping a task that says so whose last job under the key failed,
+    read through `jobs`); the number handed over (some may have been waiting already)."""
+    found = [
+        owed
+        for owed in owed_jobs(engine, registry)
+        if owed.task.requeue_after_failure or jobs is None or not last_failed(jobs, owed)
+    ]
+    for owed in found:
+        defer(owed)
+    if found:
+        log.info("queued %d owed jobs again", len(found))
+    return len(found)
