@@ -74,6 +74,7 @@ from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, 
 from core.flows.memory.sample_data import SAMPLE_EPISODES, load_demo_samples
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
+from core.flows.memory.tasks import MEMORY_TURN_TASK, defer_memory_retry, register_memory_tasks
 from core.flows.memory.versions import (
     EditError,
     StaleEdit,
@@ -103,6 +104,7 @@ __all__ = [
     "LEX_CHARS",
     "LEX_FULL_GRAMS",
     "MAX_INJECTED",
+    "MEMORY_TURN_TASK",
     "RECENCY_TAU_DAYS",
     "RRF_K",
     "RRF_TOP",
@@ -122,6 +124,7 @@ __all__ = [
     "affect_series",
     "apply_edits",
     "counts",
+    "defer_memory_retry",
     "describe_errors",
     "discard_cut_memory_turn",
     "edges_frame",
@@ -143,6 +146,7 @@ __all__ = [
     "prepare_turn",
     "reconcile_memory_index",
     "refresh_items",
+    "register_memory_tasks",
     "rename_entity",
     "reply_item",
     "restore",

@@ -22,9 +22,10 @@ from core.flows.memory.extraction import (
     ExtractionOutcome,
     extract_for_episode,
     fill_pending_reflection,
+    inline_claim,
     retry_pending_extractions,
 )
-from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors, log_step
+from core.flows.memory.extraction_store import FINISHED_STEP, claim_extraction, describe_errors, log_step
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
@@ -55,12 +56,21 @@ def extraction_failure(outcome: ExtractionOutcome) -> str:
     )
 
 
+def already_handled(episode_id: int) -> str:
+    """The message of a job that found its episode claimed by another job (or already done)."""
+    return (
+        f"エピソード #{episode_id} は別の処理がすでに整理した（または整理中の）ため、"
+        "この処理では何もしませんでした。"
+    )
+
+
 @dataclass
 class MemoryJobResult:
-    """What one turn's background job did (all of it is also in the store)."""
+    """What one turn's background job did (all of it is also in the store). `extraction` is None when
+    another job had claimed the episode: this one did nothing."""
 
     episode_id: int
-    extraction: ExtractionOutcome
+    extraction: ExtractionOutcome | None
     reflection: tuple[dict[str, Any], str] | None = None  # (reflection, source) when it was pending
     retried: list[ExtractionOutcome] = field(default_factory=list)
     summaries: list[SummaryOutcome] = field(default_factory=list)
@@ -68,11 +78,14 @@ class MemoryJobResult:
     @property
     def failure(self) -> str | None:
         """A Japanese message when the episode's extraction failed, else None."""
-        return None if self.extraction.ok else extraction_failure(self.extraction)
+        x = self.extraction
+        return None if x is None or x.ok else extraction_failure(x)
 
     def message(self) -> str:
         """A one-line Japanese account for the page's job list."""
         x = self.extraction
+        if x is None:
+            return already_handled(self.episode_id)
         text = (
             f"エピソード #{self.episode_id} を記憶しました"
             f"（人物・場所など {len(x.entities)} 件・事実 {len(x.facts)} 件・約束 {len(x.loops)} 件）。"
@@ -94,17 +107,30 @@ def run_memory_job(
     now: int | None = None,
     sink: DebugSink | None = None,
     mode: str = DEFAULT_EXTRACTION,
+    claim: str = "",
 ) -> MemoryJobResult:
-    """The work after one episode (spec 03): reflection when pending, extraction, one catch-up of an earlier
+    """The work after one episode (spec 03): claim it (pending -> running, atomically: a second job for the
+    same episode stops here and says so), reflection when pending, extraction, one catch-up of an earlier
     episode (only when this extraction worked: the model answers again), then the due summaries, each
-    summary and the end of the job logged on the episode. Inline or on the worker, the same function."""
+    summary and the end of the job logged on the episode. Inline or on a worker, the same function."""
     now = repo.now() if now is None else now
+    claim = claim or inline_claim()
+    if not claim_extraction(repo, episode_id, claim, now):
+        return MemoryJobResult(episode_id, None)
     reflection = fill_pending_reflection(repo, client, episode_id, now, sink)
     extraction = extract_for_episode(repo, collection, client, episode_id, now, sink, mode)
     result = MemoryJobResult(episode_id, extraction, reflection)
     if extraction.ok:
         result.retried = retry_pending_extractions(
-            repo, collection, client, now, sink, EXTRACT_RETRIES_PER_TURN, mode, before=episode_id
+            repo,
+            collection,
+            client,
+            now,
+            sink,
+            EXTRACT_RETRIES_PER_TURN,
+            mode,
+            before=episode_id,
+            claim=claim,
         )
     result.summaries = run_summaries(repo, collection, client, now, sink)
     with repo.begin() as conn:

@@ -99,7 +99,9 @@ from core.flows.review_chat.summary import (
     summarize_if_due,
 )
 from core.flows.review_chat.summary_job import (
+    SUMMARY_TASK,
     SUMMARY_WAIT_SECONDS,
+    register_review_tasks,
     submit_summary_job,
     summary_backlog,
     summary_job_key,
@@ -148,6 +150,7 @@ __all__ = [
     "REVIEW_TITLE_CHARS",
     "SPECIFIED_WINDOW",
     "SUMMARY_EVERY_TURNS",
+    "SUMMARY_TASK",
     "SUMMARY_WAIT_SECONDS",
     "THREAD_TITLE_CHARS",
     "ChatMessage",
@@ -213,6 +216,7 @@ __all__ = [
     "prepare_review_turn",
     "prepare_turn",
     "read_review_file",
+    "register_review_tasks",
     "rename_review",
     "rename_thread",
     "repository",

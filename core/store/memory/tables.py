@@ -52,7 +52,9 @@ units = Table(
     Column("topic_tags", Text, nullable=False, default="[]"),
     Column("persona_affect_label", String(16), nullable=True),
     Column("persona_affect_intensity", Float, nullable=True),
-    Column("extract_state", String(16), nullable=False, default="none"),  # none | pending | running | done | failed
+    Column(
+        "extract_state", String(16), nullable=False, default="none"
+    ),  # none | pending | running | done | failed
     Column("extract_attempts", Integer, nullable=False, default=0),
     # the job that claimed the extraction (pending/failed -> running in one UPDATE), and when
     Column("extract_claim", String(64), nullable=True),
