@@ -22,6 +22,7 @@ from core.search.embedders import Embedder
 from core.services import (
     BackgroundWorker,
     Engine,
+    JobQueue,
     LLMClient,
     ServerStoreRequired,
     Services,
@@ -192,9 +193,24 @@ def chroma() -> ChromaClient:
 
 @st.cache_resource(show_spinner=False)
 def worker() -> BackgroundWorker:
-    """The process's one background worker (memory extraction, summaries; issue #16): two threads, a
-    bounded queue. Jobs write to the store; pages poll it from the script thread, never from the worker."""
+    """The process's one in-process worker: two threads, a bounded queue. It runs every job on the embedded
+    default; with PostgreSQL it runs only what a turn awaits beside it (the diagnosis summary)."""
     return BackgroundWorker(threads=2)
+
+
+def start_jobs() -> None:
+    """Open the job interface once per process, so its worker and the owed-work sweep run from the first page
+    on (the home page too); a database that cannot be reached is reported by the page that needs it."""
+    try:
+        services().jobs()
+    except StoreUnavailable:
+        return
+
+
+def jobs() -> JobQueue:
+    """The deployment's job interface: the in-process worker, or the PostgreSQL job engine whose status every
+    replica reads alike. Jobs write to the store; pages poll from the script thread, never from a worker."""
+    return services().jobs()
 
 
 @st.cache_resource(show_spinner=False)
