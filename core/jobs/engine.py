@@ -30,12 +30,13 @@ from sqlalchemy.engine import Engine
 from core.jobs.sweep import requeue_owed
 from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry, json_args, key_text
 from core.jobs.worker import BackgroundWorker, Job
-from core.store.jobs import jobs_of_key, queue_rows, record_job, unfinished_count
+from core.store.jobs import jobs_of_key, queue_rows, record_job, unfinished_count, waiting_job
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # an unexpected error (database blip, a bug) is tried three times; JobFailed never again
 UNEXPECTED = "予期しないエラーで失敗しました（{name}）。"
+REPLACED = "停止したワーカーの同じ処理を再開したため、この待機分は取り消しました。"
 
 
 class EngineRetry(BaseRetryStrategy):
@@ -113,8 +114,8 @@ class EngineQueue:
         try:
             return EngineJob(str(deferrer.defer(**json_args(owed.args))))
         except AlreadyEnqueued:
-            waiting = [j for j in jobs_of_key(self.engine, lock) if j["status"] == "queued"]
-            return EngineJob(waiting[-1]["id"]) if waiting else None
+            waiting = waiting_job(self.engine, queueing_lock or "")
+            return EngineJob(str(waiting)) if waiting is not None else None
 
     def submit(
         self, key: Hashable, kind: str, label: str, run: Callable[[], str | None], *, job_id: str = ""
@@ -238,6 +239,18 @@ class EngineQueue:
             finally:
                 side.cancel()
 
+    async def _requeue_stalled(self, app: App, job: Any) -> None:
+        """A job whose worker died goes back in the queue with its id (the claims it made are still its own,
+        and it keeps its place in its key's order). When an equal job already waits (the sweep queued the
+        owed work again while this one looked alive), that newer one is cancelled first."""
+        if job.queueing_lock:
+            waiting = await asyncio.to_thread(waiting_job, self.engine, job.queueing_lock)
+            if waiting is not None:
+                await app.job_manager.cancel_job_by_id_async(waiting)
+                record_job(self.engine, str(waiting), job.lock or "", job.task_name, "failed", REPLACED)
+        await app.job_manager.retry_job(job)
+        log.warning("job %s (%s) stalled on a dead worker: queued again", job.id, job.task_name)
+
     async def _sweep(self, app: App) -> None:
         """On start and every `sweep_every` seconds: put jobs of dead workers back in the queue, then queue
         what the database says is owed (pending extractions, missing summaries)."""
@@ -245,8 +258,7 @@ class EngineQueue:
             try:
                 stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=self.stalled_after)
                 for job in stalled:
-                    log.warning("job %s (%s) stalled on a dead worker: queued again", job.id, job.task_name)
-                    await app.job_manager.retry_job(job)
+                    await self._requeue_stalled(app, job)
                 await asyncio.to_thread(requeue_owed, self.engine, self.registry, self.defer_owed, self.jobs)
             except Exception:  # the sweep must outlive a database blip; it runs again next round
                 log.exception("job sweep failed")

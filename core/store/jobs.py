@@ -92,6 +92,15 @@ def jobs_of_key(engine: Engine, key: str, limit: int = 20) -> list[dict[str, Any
     ]
 
 
+def waiting_job(engine: Engine, queueing_lock: str) -> int | None:
+    """The id of the job waiting (todo) under `queueing_lock`, if any (at most one: the engine's rule)."""
+    with engine.connect() as conn:
+        return conn.execute(
+            text("SELECT id FROM procrastinate_jobs WHERE queueing_lock = :q AND status = 'todo'"),
+            {"q": queueing_lock},
+        ).scalar()
+
+
 def unfinished_count(engine: Engine, key: str, tasks: tuple[str, ...] | None = None) -> int:
     """Jobs under `key` (of `tasks`, when given) still waiting or running, on any replica."""
     query = (
