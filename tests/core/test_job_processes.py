@@ -129,7 +129,6 @@ def test_a_worker_killed_mid_job_leaves_nothing_owed_and_nothing_done_twice(
             defer_episode(queue, owner, episode_id)
     threads = [thread_with_five_turns(pg_engine, "alice", f"MT{i}") for i in range(2)]
     for thread_id in threads:
-        repo = ReviewRepository(pg_engine, utc_now, owner_id="alice")
         assert queue.defer(
             SUMMARY_TASK, summary_job_key(thread_id, "alice"), {"owner": "alice", "thread_id": thread_id}
         )
