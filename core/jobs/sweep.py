@@ -32,19 +32,31 @@ def last_failed(jobs: Callable[[Any], list[dict[str, Any]]], owed: OwedJob) -> b
     return bool(mine) and mine[-1]["status"] == "failed"
 
 
+def unfinished(jobs: Callable[[Any], list[dict[str, Any]]], owed: OwedJob) -> bool:
+    """Whether a job of the owed task's kind is still waiting or running under its key."""
+    return any(
+        j.get("kind") == owed.task.kind and j["status"] in ("queued", "running") for j in jobs(owed.key)
+    )
+
+
 def requeue_owed(
     engine: Engine,
     registry: TaskRegistry,
     defer: Callable[[OwedJob], Any],
     jobs: Callable[[Any], list[dict[str, Any]]] | None = None,
 ) -> int:
-    """Queue every owed job with `defer` (skipping a task that says so whose last job under the key failed,
-    read through `jobs`); the number handed over (some may have been waiting already)."""
-    found = [
-        owed
-        for owed in owed_jobs(engine, registry)
-        if owed.task.requeue_after_failure or jobs is None or not last_failed(jobs, owed)
-    ]
+    """Queue every owed job with `defer`; the number handed over (some may have been waiting already).
+    Read through `jobs(key)`, a one-per-key task (a queueing lock: the thread's summary) is not queued while
+    one runs, nor after its last job failed when it says so (the page's 再試行 decides then)."""
+
+    def wanted(owed: OwedJob) -> bool:
+        if jobs is None:
+            return True
+        if owed.task.queueing_lock and unfinished(jobs, owed):
+            return False
+        return owed.task.requeue_after_failure or not last_failed(jobs, owed)
+
+    found = [owed for owed in owed_jobs(engine, registry) if wanted(owed)]
     for owed in found:
         defer(owed)
     if found:
