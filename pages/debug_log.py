@@ -6,6 +6,7 @@ import streamlit as st
 from pages.ui.debug import calls as debug_calls
 from pages.ui.debug import costs as debug_costs
 from pages.ui.debug import export as debug_export
+from pages.ui.debug import queue as debug_queue
 from pages.ui.debug import replay as debug_replay
 from pages.ui.debug import source as debug_source
 from pages.ui.debug import trace_tree as debug_trace
@@ -22,6 +23,7 @@ st.caption(
 )
 
 st.caption(f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {state.embedder().label}")
+debug_queue.render()
 
 debug_source.import_box()
 events, imported = debug_source.events()
