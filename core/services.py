@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Engine
 
@@ -155,7 +155,7 @@ class Services:
                     self._jobs = self.worker
             return self._jobs
 
-    def queue_summary(self) -> dict[str, object]:
+    def queue_summary(self) -> dict[str, Any]:
         """For an admin: the job engine, counts per status, the oldest waiting job, recent failures."""
         return self.jobs().summary()
 

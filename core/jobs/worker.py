@@ -111,7 +111,9 @@ class BackgroundWorker:
         with self._cond:
             if self._closed or self._queued >= self.max_queued:
                 return None
-            job = Job(key, kind, label, run, **({"id": job_id} if job_id else {}))
+            job = Job(key, kind, label, run)
+            if job_id:
+                job.id = job_id
             self._queues.setdefault(key, deque()).append(job)
             self._remember(job)
             self._queued += 1
@@ -152,9 +154,9 @@ class BackgroundWorker:
         args = json_args(owed.args)
         with self._cond:
             if owed.dedupe:
-                for job in self._queues.get(owed.key, ()):
-                    if job.queueing_lock == owed.dedupe:
-                        return job
+                for waiting in self._queues.get(owed.key, ()):
+                    if waiting.queueing_lock == owed.dedupe:
+                        return waiting
         job_id = uuid.uuid4().hex[:12]
         ctx, task = context.with_job(job_id), owed.task
         job = self.submit(owed.key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)

@@ -117,9 +117,12 @@ def unfinished_count(engine: Engine, key: str, tasks: tuple[str, ...] | None = N
 def queue_rows(engine: Engine) -> dict[str, Any]:
     """For an admin: jobs per status, the oldest waiting job's age (seconds), the ten newest failures."""
     with engine.connect() as conn:
-        counts = dict(
-            conn.execute(text("SELECT status, COUNT(*) FROM procrastinate_jobs GROUP BY status")).all()
-        )
+        counts: dict[str, int] = {
+            str(status): int(n)
+            for status, n in conn.execute(
+                text("SELECT status, COUNT(*) FROM procrastinate_jobs GROUP BY status")
+            )
+        }
         oldest = conn.execute(
             text(
                 "SELECT EXTRACT(EPOCH FROM NOW() - MIN(scheduled_at_or_now)) FROM ("
@@ -137,10 +140,10 @@ def queue_rows(engine: Engine) -> dict[str, Any]:
         ).all()
     return {
         "counts": {
-            "queued": int(counts.get("todo", 0)),
-            "running": int(counts.get("doing", 0)) + int(counts.get("aborting", 0)),
-            "done": int(counts.get("succeeded", 0)),
-            "failed": sum(int(counts.get(k, 0)) for k in ("failed", "cancelled", "aborted")),
+            "queued": counts.get("todo", 0),
+            "running": counts.get("doing", 0) + counts.get("aborting", 0),
+            "done": counts.get("succeeded", 0),
+            "failed": sum(counts.get(k, 0) for k in ("failed", "cancelled", "aborted")),
         },
         "oldest_waiting_s": round(float(oldest), 1) if oldest is not None else None,
         "failures": [
