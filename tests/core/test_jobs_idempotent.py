@@ -214,3 +214,31 @@ def test_a_stale_claim_is_owed_again(engine: Engine, when: str) -> None:
     assert [o.args["episode_id"] for o in owed_extractions(engine)] == [unit_id]
     assert claim_extraction(repo, unit_id, "new-job")
     assert owed_extractions(engine) == []  # a live claim is not owed
+
+
+def test_services_open_the_engine_on_postgresql_and_the_worker_on_sqlite(
+    pg_database: str, tmp_path: Path
+) -> None:
+    from core.services import open_services  # noqa: PLC0415 - beside the engine test it belongs to
+    from core.settings import JobSettings, Settings  # noqa: PLC0415
+
+    local = open_services(Settings(data_dir=tmp_path / "one"))
+    assert isinstance(local.jobs(), BackgroundWorker) and local.jobs().summary()["engine"] == "in-process"
+    local.worker.close()
+
+    team = open_services(
+        Settings(data_dir=tmp_path / "team", database_url=pg_database, jobs=JobSettings(sweep_s=1.0))
+    )
+    queue = team.jobs()
+    try:
+        assert isinstance(queue, EngineQueue)
+        thread_id = thread_with_five_turns(team.engine())
+        # the replica's own worker (started by jobs()) finds the owed summary and makes it with the demo model
+        state = ReviewRepository(team.engine(), utc_now, owner_id="alice").thread_state(thread_id)
+        deadline = time.monotonic() + 90
+        while state.summary_up_to_turn != 5 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            state = ReviewRepository(team.engine(), utc_now, owner_id="alice").thread_state(thread_id)
+        assert state.summary_up_to_turn == 5
+    finally:
+        queue.close()
