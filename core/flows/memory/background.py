@@ -1,8 +1,10 @@
 """What follows a memory reply, as ONE background job per turn (spec 03 Reflection,
 Entity / Fact / OpenLoops 抽出, summaries).
 
-The turn saves the episode and returns; the job then fills a pending reflection, extracts entities, facts
-and loops, catches up on one earlier failed or unprocessed extraction, and runs the summaries that are due.
+The turn saves the episode and returns; the job (the named task `memory.turn`, core/flows/memory/tasks.py)
+first claims the episode (pending -> running in one UPDATE; a job that finds it claimed does nothing and says
+so), then fills a pending reflection, extracts entities, facts and loops, catches up on one earlier failed or
+unprocessed extraction, and runs the summaries that are due.
 Results and failures land in the store (extraction state and log, see extraction_store.py); the job's
 Japanese summary or failure message lands in the worker's job list. Jobs of one person run one at a time,
 in order, under `memory_job_key(owner)`. Without a worker (scripts, tests) the same job runs inline.
@@ -142,26 +144,6 @@ def run_memory_job(
     return result
 
 
-def memory_job(
-    repo: MemoryRepository,
-    collection: Collection | None,
-    client: LLMClient,
-    episode_id: int,
-    now: int,
-    sink: DebugSink | None = None,
-    mode: str = DEFAULT_EXTRACTION,
-) -> Callable[[], str]:
-    """`run_memory_job` as a worker job: its message, or JobFailed when the extraction failed."""
-
-    def run() -> str:
-        result = run_memory_job(repo, collection, client, episode_id, now, sink, mode)
-        if result.failure:
-            raise JobFailed(result.failure)
-        return result.message()
-
-    return run
-
-
 def retry_job(
     repo: MemoryRepository,
     collection: Collection | None,
@@ -169,7 +151,8 @@ def retry_job(
     sink: DebugSink | None = None,
     mode: str = DEFAULT_EXTRACTION,
 ) -> Callable[[], str]:
-    """The page's 再試行 as a worker job: catch up on failed or unprocessed episodes."""
+    """再試行 as a closure on these live objects, for scripts and tests that submit it by hand (pages queue the
+    named task, core/flows/memory/tasks.py `defer_memory_retry`): catch up on failed or unprocessed episodes."""
 
     def run() -> str:
         results = retry_pending_extractions(repo, collection, client, sink=sink, limit=RETRY_LIMIT, mode=mode)
