@@ -205,8 +205,7 @@ class EngineQueue:
     def _wrap(self, task: Task) -> Callable[..., None]:
         def run(job: EngineJobContext, **args: Any) -> None:
             job_id, key = str(job.job.id), job.job.lock or ""
-            record_job(self.engine, job_id, key, task.name, "running")
-            try:
+            try:  # the engine knows it runs; only what the job says is written here (one commit per job)
                 message = task.run(self.context().with_job(job_id), args)
             except JobFailed as exc:
                 record_job(self.engine, job_id, key, task.name, "failed", exc.message)

@@ -43,7 +43,7 @@ UNFINISHED = ("todo", "doing", "aborting")
 
 
 def record_job(engine: Engine, job_id: str, key: str, task: str, status: str, message: str = "") -> None:
-    """Upsert what the job `job_id` is doing or did (started_at is kept from its first run)."""
+    """Upsert what the job `job_id` did (its Japanese message) or, with status running, that it started."""
     now = time.time()
     values: dict[str, Any] = {"job_id": job_id, "job_key": key, "task": task, "status": status}
     values["message"] = message
@@ -60,9 +60,11 @@ def record_job(engine: Engine, job_id: str, key: str, task: str, status: str, me
 
 _JOBS_OF_KEY = text(
     """
-    SELECT j.id, j.task_name, j.status, j.attempts, m.message, m.started_at, m.finished_at,
+    SELECT j.id, j.task_name, j.status, j.attempts, m.message, m.finished_at,
            (SELECT EXTRACT(EPOCH FROM MIN(e.at)) FROM procrastinate_events e
-             WHERE e.job_id = j.id AND e.type = 'deferred') AS submitted_at
+             WHERE e.job_id = j.id AND e.type = 'deferred') AS submitted_at,
+           (SELECT EXTRACT(EPOCH FROM MAX(e.at)) FROM procrastinate_events e
+             WHERE e.job_id = j.id AND e.type = 'started') AS started_at
       FROM procrastinate_jobs j
       LEFT JOIN job_messages m ON m.job_id = CAST(j.id AS TEXT)
      WHERE j.lock = :key
@@ -85,7 +87,7 @@ def jobs_of_key(engine: Engine, key: str, limit: int = 20) -> list[dict[str, Any
             "message": r.message or "",
             "attempts": int(r.attempts),
             "submitted_at": float(r.submitted_at) if r.submitted_at is not None else None,
-            "started_at": r.started_at,
+            "started_at": float(r.started_at) if r.started_at is not None else None,
             "finished_at": r.finished_at,
         }
         for r in reversed(rows)
