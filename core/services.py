@@ -149,9 +149,8 @@ class Services:
                         queue.start_worker()
                     self._jobs = queue
                 else:
-                    self.worker.use_context(self.job_context)
                     if js.in_process:
-                        self.worker.start_sweep(engine, self.registry, js.sweep_s)
+                        self.worker.start_sweep(engine, self.registry, self.job_context, js.sweep_s)
                     self._jobs = self.worker
             return self._jobs
 

@@ -85,7 +85,7 @@ class BackgroundWorker:
     ):
         self.max_queued = max_queued
         self._context = context
-        self._sweeper: threading.Thread | None = None
+        self._sweepers: dict[str, threading.Thread] = {}
         self._cond = threading.Condition()
         self._queues: dict[Hashable, deque[Job]] = {}
         self._ready: deque[Hashable] = deque()  # keys with queued jobs and nothing running
@@ -138,13 +138,9 @@ class BackgroundWorker:
         lock = (task.name if task.queueing_lock else "") if dedupe is None else dedupe
         return self._defer(OwedJob(task, key, args, lock), context)
 
-    def use_context(self, context: Callable[[], JobContext]) -> None:
-        """The factory of contexts for jobs queued without one (owed work found by the sweep)."""
-        self._context = context
-
-    def defer_owed(self, owed: OwedJob) -> Job | None:
-        """Queue work the database says is owed (core.jobs.sweep), with the worker's context factory."""
-        return self._defer(owed, None)
+    def defer_owed(self, owed: OwedJob, context: JobContext | None = None) -> Job | None:
+        """Queue work the database says is owed (core.jobs.sweep) with `context`, else the worker's factory."""
+        return self._defer(owed, context)
 
     def _defer(self, owed: OwedJob, context: JobContext | None) -> Job | None:
         if context is None:
@@ -164,22 +160,31 @@ class BackgroundWorker:
             job.queueing_lock = owed.dedupe
         return job
 
-    def start_sweep(self, engine: Engine, registry: TaskRegistry, every: float = SWEEP_EVERY_S) -> None:
-        """Queue owed work found in the database now and every `every` seconds (a daemon thread; once)."""
-        if self._sweeper is not None:
-            return
+    def start_sweep(
+        self,
+        engine: Engine,
+        registry: TaskRegistry,
+        context: Callable[[], JobContext],
+        every: float = SWEEP_EVERY_S,
+    ) -> None:
+        """Queue owed work found in `engine`'s database now and every `every` seconds, each job with a context
+        from `context` (a daemon thread; once per database)."""
+        name = engine.url.render_as_string(hide_password=True)
+        with self._cond:
+            if name in self._sweepers:
+                return
 
-        def loop() -> None:
-            while not self._closed:
-                try:
-                    requeue_owed(engine, registry, self.defer_owed, self.jobs)
-                except Exception:  # the sweep outlives a locked database; it runs again next round
-                    log.exception("job sweep failed")
-                with self._cond:
-                    self._cond.wait_for(lambda: self._closed, timeout=every)
+            def loop() -> None:
+                while not self._closed:
+                    try:
+                        requeue_owed(engine, registry, lambda owed: self._defer(owed, context()), self.jobs)
+                    except Exception:  # the sweep outlives a locked database; it runs again next round
+                        log.exception("job sweep failed")
+                    with self._cond:
+                        self._cond.wait_for(lambda: self._closed, timeout=every)
 
-        self._sweeper = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
-        self._sweeper.start()
+            self._sweepers[name] = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
+            self._sweepers[name].start()
 
     def jobs(self, key: Hashable) -> list[dict[str, Any]]:
         """Recent jobs of `key`, oldest first (queued and running ones included)."""
