@@ -23,7 +23,6 @@ st.caption(
 )
 
 st.caption(f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {state.embedder().label}")
-debug_queue.render()
 
 debug_source.import_box()
 events, imported = debug_source.events()
@@ -35,6 +34,7 @@ if not st.session_state.get("app_debug"):
     )
 if not events:
     st.write("まだ記録がありません。ホームからデモを実行するか、各ページでLLMを呼び出してください。")
+    debug_queue.render()
     st.stop()
 
 tree = debug_source.tree(events)
@@ -66,3 +66,4 @@ if export_tab.open is not False:
 if replay_tab.open is not False:
     with replay_tab:
         debug_replay.render(events)
+debug_queue.render()  # below the log: the process's background jobs, not this session's calls
