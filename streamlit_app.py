@@ -26,6 +26,7 @@ try:  # every connection of this replica in use: a Japanese card saying what to 
     auth.render_identity(person)
     sidebar.render()
     state.client()  # build (or rebuild) the session's client before any page runs
+    state.start_jobs()  # the background worker and the owed-work sweep (once per process)
     pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
     navigation = st.navigation(pages)
     state.follow_deep_link()

@@ -77,6 +77,17 @@ class PoolSettings:
 
 
 @dataclass(frozen=True)
+class JobSettings:
+    """Background jobs (core/jobs): whether this process runs a worker (`in_process`; off for replicas that
+    leave jobs to `python -m core.jobs` processes), how many jobs it runs at once, and how often it looks
+    for owed work (pending extractions, missing summaries) to queue again."""
+
+    in_process: bool = True
+    concurrency: int = 2
+    sweep_s: float = 60.0
+
+
+@dataclass(frozen=True)
 class Settings:
     provider: str = "demo"
     model: str = "katachi-demo"
@@ -94,6 +105,7 @@ class Settings:
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     pool: PoolSettings = field(default_factory=lambda: PoolSettings())
     require_server_store: bool = False  # KATACHI_REQUIRE_SERVER_STORE=1: refuse SQLite / embedded Chroma
+    jobs: JobSettings = field(default_factory=lambda: JobSettings())
     # The settings the descriptor providers read (region, keys, project ids), as (name, value) pairs.
     credentials: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -240,6 +252,11 @@ def load_settings(env: Mapping[str, str] | None = None, secrets: Mapping[str, An
         ),
         require_server_store=(_pick("KATACHI_REQUIRE_SERVER_STORE", env, secrets) or "").lower()
         in ("1", "true", "yes", "on"),
+        jobs=JobSettings(
+            in_process=(_pick("KATACHI_JOB_WORKER", env, secrets) or "in-process").lower() != "off",
+            concurrency=_port(_pick("KATACHI_JOB_CONCURRENCY", env, secrets), JobSettings.concurrency),
+            sweep_s=float(_port(_pick("KATACHI_JOB_SWEEP_S", env, secrets), int(JobSettings.sweep_s))),
+        ),
         credentials=load_credentials(env, secrets),
     )
     return settings

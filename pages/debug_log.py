@@ -6,6 +6,7 @@ import streamlit as st
 from pages.ui.debug import calls as debug_calls
 from pages.ui.debug import costs as debug_costs
 from pages.ui.debug import export as debug_export
+from pages.ui.debug import queue as debug_queue
 from pages.ui.debug import replay as debug_replay
 from pages.ui.debug import source as debug_source
 from pages.ui.debug import trace_tree as debug_trace
@@ -33,6 +34,7 @@ if not st.session_state.get("app_debug"):
     )
 if not events:
     st.write("まだ記録がありません。ホームからデモを実行するか、各ページでLLMを呼び出してください。")
+    debug_queue.render()
     st.stop()
 
 tree = debug_source.tree(events)
@@ -64,3 +66,4 @@ if export_tab.open is not False:
 if replay_tab.open is not False:
     with replay_tab:
         debug_replay.render(events)
+debug_queue.render()  # below the log: the process's background jobs, not this session's calls

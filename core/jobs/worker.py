@@ -19,7 +19,13 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.jobs.sweep import SWEEP_EVERY_S, requeue_owed
+from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry, json_args
+
+if TYPE_CHECKING:  # SQLAlchemy is imported by the store when an engine opens
+    from sqlalchemy.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +34,7 @@ MAX_QUEUED = 256  # jobs waiting in the whole process
 KEEP_FINISHED = 20  # finished jobs remembered per key (for the page's status line)
 
 
-class JobFailed(Exception):
-    """Raised by a job to report a failure a person should see (`message` is Japanese)."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+__all__ = ["BackgroundWorker", "Job", "JobFailed", "JobStatus"]
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Job:
     label: str
     run: Callable[[], str | None]
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    queueing_lock: str = ""
     status: JobStatus = "queued"
     message: str = ""
     submitted_at: float = field(default_factory=time.time)
@@ -74,8 +76,17 @@ class Job:
 class BackgroundWorker:
     """A bounded, per-key ordered job runner on a few daemon threads."""
 
-    def __init__(self, threads: int = 2, max_queued: int = MAX_QUEUED, name: str = "katachi-worker"):
+    def __init__(
+        self,
+        threads: int = 2,
+        max_queued: int = MAX_QUEUED,
+        name: str = "katachi-worker",
+        *,
+        context: Callable[[], JobContext] | None = None,
+    ):
         self.max_queued = max_queued
+        self._context = context
+        self._sweepers: dict[str, threading.Thread] = {}
         self._cond = threading.Condition()
         self._queues: dict[Hashable, deque[Job]] = {}
         self._ready: deque[Hashable] = deque()  # keys with queued jobs and nothing running
@@ -90,7 +101,9 @@ class BackgroundWorker:
             thread.start()
 
     # -- submitting and reading ---------------------------------------------------------------
-    def submit(self, key: Hashable, kind: str, label: str, run: Callable[[], str | None]) -> Job | None:
+    def submit(
+        self, key: Hashable, kind: str, label: str, run: Callable[[], str | None], *, job_id: str = ""
+    ) -> Job | None:
         """Queue `run` under `key`; None when the queue is full or the worker is closed (keep it for later).
 
         The job runs in a copy of the caller's context (contextvars), so the trace bound around the
@@ -100,6 +113,8 @@ class BackgroundWorker:
             if self._closed or self._queued >= self.max_queued:
                 return None
             job = Job(key, kind, label, run)
+            if job_id:
+                job.id = job_id
             self._queues.setdefault(key, deque()).append(job)
             self._remember(job)
             self._queued += 1
@@ -107,6 +122,70 @@ class BackgroundWorker:
                 self._ready.append(key)
             self._cond.notify()
             return job
+
+    def defer(
+        self,
+        task: Task,
+        key: Hashable,
+        args: dict[str, Any],
+        context: JobContext | None = None,
+        *,
+        dedupe: str | None = None,
+    ) -> Job | None:
+        """Queue the named task with JSON `args` (the call the database-backed engine takes too); it runs here
+        with `context` (the caller's live objects; else the worker's context factory). A job with the same
+        queueing lock (`dedupe`, by default the task's name when it has one) already waiting under `key` is
+        not queued twice: the waiting job is returned."""
+        lock = (task.name if task.queueing_lock else "") if dedupe is None else dedupe
+        return self._defer(OwedJob(task, key, args, lock), context)
+
+    def defer_owed(self, owed: OwedJob, context: JobContext | None = None) -> Job | None:
+        """Queue work the database says is owed (core.jobs.sweep) with `context`, else the worker's factory."""
+        return self._defer(owed, context)
+
+    def _defer(self, owed: OwedJob, context: JobContext | None) -> Job | None:
+        if context is None:
+            if self._context is None:
+                raise ValueError("the in-process worker was given no job context")
+            context = self._context()
+        args = json_args(owed.args)
+        with self._cond:
+            if owed.dedupe:
+                for waiting in self._queues.get(owed.key, ()):
+                    if waiting.queueing_lock == owed.dedupe:
+                        return waiting
+        job_id = uuid.uuid4().hex[:12]
+        ctx, task = context.with_job(job_id), owed.task
+        job = self.submit(owed.key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)
+        if job is not None:
+            job.queueing_lock = owed.dedupe
+        return job
+
+    def start_sweep(
+        self,
+        engine: Engine,
+        registry: TaskRegistry,
+        context: Callable[[], JobContext],
+        every: float = SWEEP_EVERY_S,
+    ) -> None:
+        """Queue owed work found in `engine`'s database now and every `every` seconds, each job with a context
+        from `context` (a daemon thread; once per database)."""
+        name = engine.url.render_as_string(hide_password=True)
+        with self._cond:
+            if name in self._sweepers:
+                return
+
+            def loop() -> None:
+                while not self._closed:
+                    try:
+                        requeue_owed(engine, registry, lambda owed: self._defer(owed, context()), self.jobs)
+                    except Exception:  # the sweep outlives a locked database; it runs again next round
+                        log.exception("job sweep failed")
+                    with self._cond:
+                        self._cond.wait_for(lambda: self._closed, timeout=every)
+
+            self._sweepers[name] = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
+            self._sweepers[name].start()
 
     def jobs(self, key: Hashable) -> list[dict[str, Any]]:
         """Recent jobs of `key`, oldest first (queued and running ones included)."""
@@ -132,6 +211,12 @@ class BackgroundWorker:
                     return False
                 self._cond.wait(left)
             return True
+
+    def summary(self) -> dict[str, Any]:
+        """What the queue holds, for an admin: counts per status, the oldest waiting job, recent failures."""
+        with self._cond:
+            every = [job for history in self._history.values() for job in history]
+        return queue_summary([job.view() for job in every], engine="in-process")
 
     def close(self, timeout: float = 5.0) -> None:
         """Refuse new jobs, let queued ones finish, stop the threads."""
@@ -185,3 +270,23 @@ class BackgroundWorker:
                 )
             job.finished_at = time.time()
             self._finish(job)
+
+
+def queue_summary(views: list[dict[str, Any]], engine: str) -> dict[str, Any]:
+    """Counts per status, the oldest waiting job's age in seconds, the last failures (newest first)."""
+    counts = {status: 0 for status in ("queued", "running", "done", "failed")}
+    for view in views:
+        counts[view["status"]] = counts.get(view["status"], 0) + 1
+    waiting = [v["submitted_at"] for v in views if v["status"] == "queued" and v.get("submitted_at")]
+    failures = sorted(
+        (v for v in views if v["status"] == "failed"), key=lambda v: v.get("finished_at") or 0, reverse=True
+    )
+    return {
+        "engine": engine,
+        "counts": counts,
+        "oldest_waiting_s": round(time.time() - min(waiting), 1) if waiting else None,
+        "failures": [
+            {"id": v["id"], "label": v["label"], "message": v["message"], "finished_at": v.get("finished_at")}
+            for v in failures[:10]
+        ],
+    }

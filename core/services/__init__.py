@@ -1,20 +1,28 @@
 """What a process opens once, behind one typed door: the store engine, the Chroma client, the embedder, the
-client factory and the background worker (ARCHITECTURE.md "The house").
+client factory and the background jobs (ARCHITECTURE.md "The house").
 
 The shell builds one `Services` per storage configuration (`open_services(settings)`, cached with
 st.cache_resource) and hands its parts to the flows, so pages never import core.llm, core.store or chromadb.
 The engine and the Chroma client open on first use and are kept once open: chromadb takes over a second to
 import and the home and debug pages never need it; a database or Chroma server that cannot be reached raises
 on every use until it can (the shell turns that into a Japanese notice).
+
+Jobs: `jobs()` is the one job interface. With DATABASE_URL on PostgreSQL it is the procrastinate engine
+(core/jobs/engine.py; a worker runs in this process unless KATACHI_JOB_WORKER=off); otherwise the in-process
+worker. Either way the flows' tasks come from `task_registry()` (this is the composition root that wires
+them) and a job's dependencies from `job_context()`.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from core.jobs.queue import JobQueue
+from core.jobs.tasks import JobContext, TaskRegistry
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMClient, base_host
 from core.llm.demo import Persona
@@ -36,6 +44,7 @@ __all__ = [
     "ChromaClient",
     "DeploymentView",
     "Engine",
+    "JobQueue",
     "LLMClient",
     "ServerStoreRequired",
     "Services",
@@ -45,7 +54,21 @@ __all__ = [
     "forget_form",
     "open_services",
     "remembered_forms",
+    "task_registry",
 ]
+
+
+def task_registry() -> TaskRegistry:
+    """Every flow's background tasks and finders of owed work (the diagnosis summary is no task: the turn
+    that starts it awaits its result in the same process)."""
+    # The flows' task modules import what their jobs need (Sudachi, SQLAlchemy, numpy): only when jobs start.
+    from core.flows.memory import register_memory_tasks  # noqa: PLC0415
+    from core.flows.review_chat import register_review_tasks  # noqa: PLC0415
+
+    registry = TaskRegistry()
+    register_memory_tasks(registry)
+    register_review_tasks(registry)
+    return registry
 
 
 class ServerStoreRequired(StoreUnavailable):
@@ -60,8 +83,15 @@ class Services:
     settings: Settings
     worker: BackgroundWorker
     _engine: Engine | None = field(default=None, repr=False)
+    _jobs: JobQueue | None = field(default=None, repr=False)
+    _jobs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _chroma: ChromaClient | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @functools.cached_property
+    def registry(self) -> TaskRegistry:
+        """Every flow's background tasks (built on first use: the flows' job code is heavy to import)."""
+        return task_registry()
 
     def engine(self) -> Engine:
         """The shared SQLAlchemy engine; raises StoreUnavailable while the database cannot be reached."""
@@ -105,6 +135,43 @@ class Services:
     ) -> LLMClient:
         """A client for these provider settings; `fault_rate` > 0 wraps it in the fault injector."""
         return build_client(settings, fault_rate=fault_rate, personas=personas)
+
+    def job_context(self) -> JobContext:
+        """What a job run by a worker gets: the shared engine, Chroma and embedder, and a client of the
+        deployment's configured provider (a person's sidebar choice stays with their own session)."""
+        return JobContext(
+            self.engine(), self.client(self.settings), chroma=self.chroma, embedder=self.embedder()
+        )
+
+    def jobs(self) -> JobQueue:
+        """The job interface of this deployment, opened (and its worker and sweep started) on first use."""
+        with self._jobs_lock:
+            if self._jobs is None:
+                engine = self.engine()
+                js = self.settings.jobs
+                if engine.dialect.name == "postgresql":
+                    from core.jobs.engine import EngineQueue  # noqa: PLC0415 - procrastinate only for a team
+
+                    queue = EngineQueue(
+                        engine,
+                        self.registry,
+                        self.job_context,
+                        local=self.worker,
+                        concurrency=js.concurrency,
+                        sweep_every=js.sweep_s,
+                    )
+                    if js.in_process:
+                        queue.start_worker()
+                    self._jobs = queue
+                else:
+                    if js.in_process:
+                        self.worker.start_sweep(engine, self.registry, self.job_context, js.sweep_s)
+                    self._jobs = self.worker
+            return self._jobs
+
+    def queue_summary(self) -> dict[str, Any]:
+        """For an admin: the job engine, counts per status, the oldest waiting job, recent failures."""
+        return self.jobs().summary()
 
 
 def open_services(settings: Settings, *, worker: BackgroundWorker | None = None) -> Services:

@@ -34,8 +34,9 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PG_LOCK_KEY = 0x4B41_5441_4348_4931  # "KATACHI1": the advisory lock every process takes to migrate
 LOCK_TIMEOUT_S = 300  # a migration of a large database may take minutes; waiting longer means a stuck peer
 # What engine-specific revisions manage and `metadata` does not declare (FTS5 and its shadow tables on
-# SQLite, the lexical documents and pg_trgm indexes on PostgreSQL): autogenerate neither drops nor creates them.
-UNMANAGED_PREFIXES = ("memory_fts_", "memory_lex_")
+# SQLite; the lexical documents, pg_trgm indexes and the job engine's tables on PostgreSQL): autogenerate
+# neither drops nor creates them.
+UNMANAGED_PREFIXES = ("memory_fts_", "memory_lex_", "procrastinate_")
 UNMANAGED_INDEX_SUFFIX = "_trgm"
 
 

@@ -11,7 +11,7 @@ from core.clock import Clock, utc_now
 from core.debuglog.events import DebugSink
 from core.flows.diagnosis.rag import RagAnswer
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge
-from core.jobs.worker import BackgroundWorker
+from core.jobs.queue import JobQueue
 from core.llm.base import LLMClient
 from core.people import LOCAL_PERSON_ID, Person
 from core.store.diagnosis import DiagnosisRepository
@@ -70,7 +70,7 @@ class DiagnosisDeps:
     store: BookingStore | None = None
     clock: Clock = utc_now
     sink: DebugSink | None = None
-    worker: BackgroundWorker | None = None
+    worker: JobQueue | None = None
     owner: str = LOCAL_PERSON_ID
     sessions: SessionArchive | None = None
     urgency_judge: UrgencyJudge | None = None  # urgency by meaning beside the rules (None: the rules alone)
@@ -84,7 +84,7 @@ def open_deps(
     rag: Any = None,
     sink: DebugSink | None = None,
     clock: Clock = utc_now,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
     urgency_judge: UrgencyJudge | None = None,
 ) -> DiagnosisDeps:
     """Deps over the shared engine for `person`: their session, and bookings and session state saved to their

@@ -137,6 +137,11 @@ if TYPE_CHECKING:
         SummaryOutcome,
         run_summaries,
     )
+    from core.flows.memory.tasks import (
+        MEMORY_TURN_TASK,
+        defer_memory_retry,
+        register_memory_tasks,
+    )
     from core.flows.memory.trailer import (
         split_raw_reply,
     )
@@ -171,6 +176,7 @@ __all__ = [
     "LEX_CHARS",
     "LEX_FULL_GRAMS",
     "MAX_INJECTED",
+    "MEMORY_TURN_TASK",
     "RECENCY_TAU_DAYS",
     "RRF_K",
     "RRF_TOP",
@@ -190,6 +196,7 @@ __all__ = [
     "affect_series",
     "apply_edits",
     "counts",
+    "defer_memory_retry",
     "describe_errors",
     "discard_cut_memory_turn",
     "edges_frame",
@@ -212,6 +219,7 @@ __all__ = [
     "prepare_turn",
     "reconcile_memory_index",
     "refresh_items",
+    "register_memory_tasks",
     "rename_entity",
     "reply_item",
     "restore",
@@ -262,6 +270,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LEX_CHARS": ("core.flows.memory.constants", "LEX_CHARS"),
     "LEX_FULL_GRAMS": ("core.flows.memory.constants", "LEX_FULL_GRAMS"),
     "MAX_INJECTED": ("core.flows.memory.constants", "MAX_INJECTED"),
+    "MEMORY_TURN_TASK": ("core.flows.memory.tasks", "MEMORY_TURN_TASK"),
     "RECENCY_TAU_DAYS": ("core.flows.memory.constants", "RECENCY_TAU_DAYS"),
     "RRF_K": ("core.flows.memory.constants", "RRF_K"),
     "RRF_TOP": ("core.flows.memory.constants", "RRF_TOP"),
@@ -277,6 +286,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "affect_series": ("core.flows.memory.provenance", "affect_series"),
     "apply_edits": ("core.flows.memory.edits", "apply_edits"),
     "counts": ("core.flows.memory.browse", "counts"),
+    "defer_memory_retry": ("core.flows.memory.tasks", "defer_memory_retry"),
     "describe_errors": ("core.flows.memory.extraction_store", "describe_errors"),
     "discard_cut_memory_turn": ("core.flows.memory.continuation", "discard_cut_memory_turn"),
     "edges_frame": ("core.flows.memory.browse", "edges_frame"),
@@ -299,6 +309,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "prepare_turn": ("core.flows.memory.chat", "prepare_turn"),
     "reconcile_memory_index": ("core.flows.memory.reconcile", "reconcile_memory_index"),
     "refresh_items": ("core.flows.memory.items", "refresh_items"),
+    "register_memory_tasks": ("core.flows.memory.tasks", "register_memory_tasks"),
     "rename_entity": ("core.flows.memory.entities", "rename_entity"),
     "reply_item": ("core.flows.memory.items", "reply_item"),
     "restore": ("core.flows.memory.versions", "restore"),

@@ -1,8 +1,10 @@
 """What follows a memory reply, as ONE background job per turn (spec 03 Reflection,
 Entity / Fact / OpenLoops 抽出, summaries).
 
-The turn saves the episode and returns; the job then fills a pending reflection, extracts entities, facts
-and loops, catches up on one earlier failed or unprocessed extraction, and runs the summaries that are due.
+The turn saves the episode and returns; the job (the named task `memory.turn`, core/flows/memory/tasks.py)
+first claims the episode (pending -> running in one UPDATE; a job that finds it claimed does nothing and says
+so), then fills a pending reflection, extracts entities, facts and loops, catches up on one earlier failed or
+unprocessed extraction, and runs the summaries that are due.
 Results and failures land in the store (extraction state and log, see extraction_store.py); the job's
 Japanese summary or failure message lands in the worker's job list. Jobs of one person run one at a time,
 in order, under `memory_job_key(owner)`. Without a worker (scripts, tests) the same job runs inline.
@@ -20,9 +22,10 @@ from core.flows.memory.extraction import (
     ExtractionOutcome,
     extract_for_episode,
     fill_pending_reflection,
+    inline_claim,
     retry_pending_extractions,
 )
-from core.flows.memory.extraction_store import FINISHED_STEP, describe_errors, log_step
+from core.flows.memory.extraction_store import FINISHED_STEP, claim_extraction, describe_errors, log_step
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
 from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
@@ -56,12 +59,21 @@ def extraction_failure(outcome: ExtractionOutcome) -> str:
     )
 
 
+def already_handled(episode_id: int) -> str:
+    """The message of a job that found its episode claimed by another job (or already done)."""
+    return (
+        f"エピソード #{episode_id} は別の処理がすでに整理した（または整理中の）ため、"
+        "この処理では何もしませんでした。"
+    )
+
+
 @dataclass
 class MemoryJobResult:
-    """What one turn's background job did (all of it is also in the store)."""
+    """What one turn's background job did (all of it is also in the store). `extraction` is None when
+    another job had claimed the episode: this one did nothing."""
 
     episode_id: int
-    extraction: ExtractionOutcome
+    extraction: ExtractionOutcome | None
     reflection: tuple[dict[str, Any], str] | None = None  # (reflection, source) when it was pending
     retried: list[ExtractionOutcome] = field(default_factory=list)
     summaries: list[SummaryOutcome] = field(default_factory=list)
@@ -69,11 +81,14 @@ class MemoryJobResult:
     @property
     def failure(self) -> str | None:
         """A Japanese message when the episode's extraction failed, else None."""
-        return None if self.extraction.ok else extraction_failure(self.extraction)
+        x = self.extraction
+        return None if x is None or x.ok else extraction_failure(x)
 
     def message(self) -> str:
         """A one-line Japanese account for the page's job list."""
         x = self.extraction
+        if x is None:
+            return already_handled(self.episode_id)
         text = (
             f"エピソード #{self.episode_id} を記憶しました"
             f"（人物・場所など {len(x.entities)} 件・事実 {len(x.facts)} 件・約束 {len(x.loops)} 件）。"
@@ -95,17 +110,30 @@ def run_memory_job(
     now: int | None = None,
     sink: DebugSink | None = None,
     mode: str = DEFAULT_EXTRACTION,
+    claim: str = "",
 ) -> MemoryJobResult:
-    """The work after one episode (spec 03): reflection when pending, extraction, one catch-up of an earlier
+    """The work after one episode (spec 03): claim it (pending -> running, atomically: a second job for the
+    same episode stops here and says so), reflection when pending, extraction, one catch-up of an earlier
     episode (only when this extraction worked: the model answers again), then the due summaries, each
-    summary and the end of the job logged on the episode. Inline or on the worker, the same function."""
+    summary and the end of the job logged on the episode. Inline or on a worker, the same function."""
     now = repo.now() if now is None else now
+    claim = claim or inline_claim()
+    if not claim_extraction(repo, episode_id, claim, now):
+        return MemoryJobResult(episode_id, None)
     reflection = fill_pending_reflection(repo, client, episode_id, now, sink)
     extraction = extract_for_episode(repo, collection, client, episode_id, now, sink, mode)
     result = MemoryJobResult(episode_id, extraction, reflection)
     if extraction.ok:
         result.retried = retry_pending_extractions(
-            repo, collection, client, now, sink, EXTRACT_RETRIES_PER_TURN, mode, before=episode_id
+            repo,
+            collection,
+            client,
+            now,
+            sink,
+            EXTRACT_RETRIES_PER_TURN,
+            mode,
+            before=episode_id,
+            claim=claim,
         )
     result.summaries = run_summaries(repo, collection, client, now, sink)
     with repo.begin() as conn:
@@ -117,26 +145,6 @@ def run_memory_job(
     return result
 
 
-def memory_job(
-    repo: MemoryRepository,
-    collection: Collection | None,
-    client: LLMClient,
-    episode_id: int,
-    now: int,
-    sink: DebugSink | None = None,
-    mode: str = DEFAULT_EXTRACTION,
-) -> Callable[[], str]:
-    """`run_memory_job` as a worker job: its message, or JobFailed when the extraction failed."""
-
-    def run() -> str:
-        result = run_memory_job(repo, collection, client, episode_id, now, sink, mode)
-        if result.failure:
-            raise JobFailed(result.failure)
-        return result.message()
-
-    return run
-
-
 def retry_job(
     repo: MemoryRepository,
     collection: Collection | None,
@@ -144,7 +152,8 @@ def retry_job(
     sink: DebugSink | None = None,
     mode: str = DEFAULT_EXTRACTION,
 ) -> Callable[[], str]:
-    """The page's 再試行 as a worker job: catch up on failed or unprocessed episodes."""
+    """再試行 as a closure on these live objects, for scripts and tests that submit it by hand (pages queue the
+    named task, core/flows/memory/tasks.py `defer_memory_retry`): catch up on failed or unprocessed episodes."""
 
     def run() -> str:
         results = retry_pending_extractions(repo, collection, client, sink=sink, limit=RETRY_LIMIT, mode=mode)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.contracts.prompts import fill, load_prompt
 from core.debuglog import trace
 from core.debuglog.events import DebugSink
-from core.flows.memory.background import memory_job, run_memory_job, submit_memory_job
+from core.flows.memory.background import memory_job_key, run_memory_job
 from core.flows.memory.constants import CHAT_HISTORY_MESSAGES, DEFAULT_EXTRACTION, FLOW, TRAILER_MARKER
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.extraction import (
@@ -31,10 +31,12 @@ from core.flows.memory.indexing import index_units
 from core.flows.memory.mood import Mood, load_mood
 from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace
 from core.flows.memory.summaries import SummaryOutcome
+from core.flows.memory.tasks import MEMORY_TURN_TASK, episode_dedupe
 from core.flows.memory.trailer import TrailerSplitter, parse_trailer
 from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardedStream, GuardResult, guarded_stream
-from core.jobs.worker import BackgroundWorker
+from core.jobs.queue import JobQueue
+from core.jobs.tasks import JobContext
 from core.llm.base import LLMClient, Message
 from core.store.memory.repository import MemoryRepository
 
@@ -183,7 +185,7 @@ def finish_turn(
     reply: ReplyStream,
     sink: DebugSink | None = None,
     *,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
     job_sink: DebugSink | None = None,
     extraction: str = DEFAULT_EXTRACTION,
 ) -> TurnOutcome:
@@ -225,7 +227,7 @@ def _follow_up(
     collection: Collection | None,
     client: LLMClient,
     outcome: TurnOutcome,
-    worker: BackgroundWorker | None,
+    worker: JobQueue | None,
     job_sink: DebugSink | None,
     extraction: str,
     now: int,
@@ -234,8 +236,13 @@ def _follow_up(
     episode_id = outcome.episode_id
     assert episode_id is not None
     if worker is not None:
-        run = memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
-        job = submit_memory_job(worker, run, repo.owner_id)
+        # the live repository and collection ride along for the in-process worker; an engine's worker
+        # rebuilds them from the ids
+        context = JobContext(repo.engine, client, job_sink, live={"repo": repo, "collection": collection})
+        args = {"owner": repo.owner_id, "episode_id": episode_id, "now": now, "mode": extraction}
+        job = worker.defer(
+            MEMORY_TURN_TASK, memory_job_key(repo.owner_id), args, context, dedupe=episode_dedupe(episode_id)
+        )
         outcome.background, outcome.job_id = (QUEUED, job.id) if job else (DEFERRED, None)
         return outcome
     done = run_memory_job(repo, collection, client, episode_id, now, job_sink, extraction)
@@ -255,7 +262,7 @@ def run_turn(
     now: int | None = None,
     sink: DebugSink | None = None,
     *,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
     extraction: str = DEFAULT_EXTRACTION,
     conversation_id: str = "",
 ) -> tuple[PreparedTurn, TurnOutcome]:

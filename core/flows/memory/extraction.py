@@ -9,6 +9,7 @@ queue); the upserts are idempotent.
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -28,6 +29,7 @@ from core.flows.memory.extraction_store import (
     FINISHED_STEP,
     ExtractionOutcome,
     apply_extraction,
+    claim_extraction,
     log_step,
     store_reflection,
 )
@@ -51,6 +53,7 @@ __all__ = [
     "extraction_messages",
     "fill_pending_reflection",
     "format_time",
+    "inline_claim",
     "pending_episode_ids",
     "process_episode",
     "retry_pending_extractions",
@@ -210,6 +213,11 @@ def fill_pending_reflection(
     return reflection, source
 
 
+def inline_claim() -> str:
+    """A claim token for work run outside a job (scripts, tests, a page without a worker)."""
+    return f"inline-{uuid.uuid4().hex[:12]}"
+
+
 def process_episode(
     repo: MemoryRepository,
     collection: Collection | None,
@@ -218,10 +226,13 @@ def process_episode(
     now: int | None = None,
     sink: DebugSink | None = None,
     mode: str = DEFAULT_EXTRACTION,
-) -> ExtractionOutcome:
+    claim: str = "",
+) -> ExtractionOutcome | None:
     """A pending reflection first, then the extraction of one episode (logged as the end of its background
-    work, so the page stops waiting for it)."""
+    work, so the page stops waiting for it). None when another job holds (or finished) the episode."""
     now = repo.now() if now is None else now
+    if not claim_extraction(repo, unit_id, claim or inline_claim(), now):
+        return None
     fill_pending_reflection(repo, client, unit_id, now, sink)
     out = extract_for_episode(repo, collection, client, unit_id, now, sink, mode)
     with repo.begin() as conn:
@@ -253,11 +264,15 @@ def retry_pending_extractions(
     limit: int = 3,
     mode: str = DEFAULT_EXTRACTION,
     before: int | None = None,
+    claim: str = "",
 ) -> list[ExtractionOutcome]:
     """Retry extraction of episodes that failed earlier or were never processed (at most
-    EXTRACT_MAX_ATTEMPTS tries each), filling a pending reflection first."""
+    EXTRACT_MAX_ATTEMPTS tries each), filling a pending reflection first; episodes another job claimed
+    are left to it."""
     now = repo.now() if now is None else now
-    return [
-        process_episode(repo, collection, client, uid, now, sink, mode)
+    claim = claim or inline_claim()
+    outcomes = (
+        process_episode(repo, collection, client, uid, now, sink, mode, claim)
         for uid in pending_episode_ids(repo, limit, before)
-    ]
+    )
+    return [out for out in outcomes if out is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, and_, insert, or_, select, update
 
 from core.flows.memory.graph import link_unit_entity, upsert_edge, upsert_entity
 from core.flows.memory.indexing import index_units
@@ -19,7 +19,15 @@ from core.flows.memory.normalize import SPEAKER, normalize_entities, normalize_f
 from core.guard.error_texts import ERROR_TYPE_LABELS
 from core.guard.json_guard import GuardResult
 from core.store.memory.repository import MemoryRepository
-from core.store.memory.tables import clamp01, dumps, extraction_log, payload_episode, units
+from core.store.memory.tables import (
+    KIND_EPISODE,
+    clamp01,
+    dumps,
+    extraction_log,
+    mine,
+    payload_episode,
+    units,
+)
 
 if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
     from chromadb.api.models.Collection import Collection
@@ -27,6 +35,44 @@ if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive 
 REFLECTION_NOTE = "トレーラーが無かったため内省（Reflection）で補完"
 # memory_extraction_log.step of the row that ends the background work on an episode (its job or a retry).
 FINISHED_STEP = "background"
+
+
+# Ours: a claim older than this belongs to a job that died without a heartbeat the engine saw (the embedded
+# worker's process was killed); the episode may be claimed again.
+CLAIM_STALE_S = 600
+
+
+def claim_extraction(repo: MemoryRepository, unit_id: int, claim: str, now: int | None = None) -> bool:
+    """Move the person's episode from pending (or failed, with tries left) to running for `claim`, in one
+    UPDATE (a compare-and-set on both engines). True for the claimer; a second claimer updates 0 rows and
+    must do nothing. The same claim (a retried job) or a stale one may take a running episode again."""
+    now = repo.now() if now is None else now
+    takeable = or_(
+        units.c.extract_state.in_(["pending", "failed"]),
+        and_(
+            units.c.extract_state == "running",
+            or_(units.c.extract_claim == claim, units.c.extract_claimed_at < now - CLAIM_STALE_S),
+        ),
+    )
+    with repo.begin() as conn:
+        result = conn.execute(
+            update(units)
+            .where(units.c.id == unit_id, units.c.kind == KIND_EPISODE, mine(repo.owner_id))
+            .where(takeable)
+            .values(extract_state="running", extract_claim=claim, extract_claimed_at=now)
+        )
+        return result.rowcount == 1
+
+
+def release_claim(repo: MemoryRepository, unit_id: int, claim: str) -> None:
+    """Give a claimed episode back as pending (the job stopped before extracting: a provider error left it
+    owed, not failed)."""
+    with repo.begin() as conn:
+        conn.execute(
+            update(units)
+            .where(units.c.id == unit_id, units.c.extract_state == "running", units.c.extract_claim == claim)
+            .values(extract_state="pending", extract_claim=None, extract_claimed_at=None)
+        )
 
 
 @dataclass
@@ -193,7 +239,12 @@ def store_extraction(
     conn.execute(
         update(units)
         .where(units.c.id == unit_id)
-        .values(extract_state="done" if out.ok else "failed", extract_attempts=attempts + 1)
+        .values(
+            extract_state="done" if out.ok else "failed",
+            extract_attempts=attempts + 1,
+            extract_claim=None,
+            extract_claimed_at=None,
+        )
     )
     conn.execute(
         update(payload_episode)

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from core.store.base import inserted_id
 from core.store.memory.tables import dumps, edges, entities, entity_aliases, unit_entities
@@ -70,31 +71,43 @@ def upsert_entity(conn: Connection, owner_id: str, entity: dict[str, Any], now: 
     roles = list(entity.get("roles", []))
     if row is None:
         canonical = _canonical(name) if entity["type_label"] == PERSON else name
-        entity_id = inserted_id(
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        # ON CONFLICT under uq_memory_entity: a concurrent writer's row is the one kept (and merged below)
+        conn.execute(
+            dialect.insert(entities)
+            .values(
+                type_label=entity["type_label"],
+                name=canonical,
+                roles_json=dumps(roles),
+                confidence=entity.get("confidence", 0.5),
+                created_at=now,
+                updated_at=now,
+                owner_id=owner_id,
+            )
+            .on_conflict_do_nothing(index_elements=["owner_id", "type_label", "name"])
+        )
+        row = (
             conn.execute(
-                insert(entities).values(
-                    type_label=entity["type_label"],
-                    name=canonical,
-                    roles_json=dumps(roles),
-                    confidence=entity.get("confidence", 0.5),
-                    created_at=now,
-                    updated_at=now,
-                    owner_id=owner_id,
+                select(entities).where(
+                    entities.c.owner_id == owner_id,
+                    entities.c.type_label == entity["type_label"],
+                    entities.c.name == canonical,
                 )
             )
+            .mappings()
+            .one()
         )
-    else:
-        entity_id = int(row["id"])
-        merged = list(dict.fromkeys([*json.loads(row["roles_json"]), *roles]))
-        conn.execute(
-            update(entities)
-            .where(entities.c.id == entity_id)
-            .values(
-                roles_json=dumps(merged),
-                confidence=max(row["confidence"], entity.get("confidence", 0.0)),
-                updated_at=now,
-            )
+    entity_id = int(row["id"])
+    merged = list(dict.fromkeys([*json.loads(row["roles_json"]), *roles]))
+    conn.execute(
+        update(entities)
+        .where(entities.c.id == entity_id)
+        .values(
+            roles_json=dumps(merged),
+            confidence=max(row["confidence"], entity.get("confidence", 0.0)),
+            updated_at=now,
         )
+    )
     current = conn.execute(select(entities.c.name).where(entities.c.id == entity_id)).scalar()
     known = set(
         conn.execute(select(entity_aliases.c.alias).where(entity_aliases.c.entity_id == entity_id)).scalars()

@@ -92,9 +92,18 @@ if TYPE_CHECKING:
         split_paragraph,
         with_paragraphs,
     )
-    from core.flows.review_chat.messages import build_review_chat_messages
-    from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
-    from core.flows.review_chat.notices import Notice, summarizing
+    from core.flows.review_chat.messages import (
+        build_review_chat_messages,
+    )
+    from core.flows.review_chat.models import (
+        ChatMessage,
+        ReviewRecord,
+        ThreadState,
+    )
+    from core.flows.review_chat.notices import (
+        Notice,
+        summarizing,
+    )
     from core.flows.review_chat.paragraphs import (
         extract_paragraph_numbers_from_user_input,
         extract_specified_text_from_answer,
@@ -102,7 +111,11 @@ if TYPE_CHECKING:
         item_paragraph_numbers,
         parse_marked_answer_paragraphs,
     )
-    from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
+    from core.flows.review_chat.persistence import (
+        ParagraphDecision,
+        current_turn,
+        resolve_paragraph_numbers,
+    )
     from core.flows.review_chat.records import (
         MAX_IMPORT_BYTES,
         ImportCheck,
@@ -117,7 +130,9 @@ if TYPE_CHECKING:
         summarize_if_due,
     )
     from core.flows.review_chat.summary_job import (
+        SUMMARY_TASK,
         SUMMARY_WAIT_SECONDS,
+        register_review_tasks,
         submit_summary_job,
         summary_backlog,
         summary_job_key,
@@ -158,6 +173,7 @@ __all__ = [
     "REVIEW_TITLE_CHARS",
     "SPECIFIED_WINDOW",
     "SUMMARY_EVERY_TURNS",
+    "SUMMARY_TASK",
     "SUMMARY_WAIT_SECONDS",
     "THREAD_TITLE_CHARS",
     "ChatMessage",
@@ -223,6 +239,7 @@ __all__ = [
     "prepare_review_turn",
     "prepare_turn",
     "read_review_file",
+    "register_review_tasks",
     "rename_review",
     "rename_thread",
     "repository",
@@ -281,6 +298,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ReviewRecord": ("core.flows.review_chat.models", "ReviewRecord"),
     "SPECIFIED_WINDOW": ("core.flows.review_chat.constants", "SPECIFIED_WINDOW"),
     "SUMMARY_EVERY_TURNS": ("core.flows.review_chat.constants", "SUMMARY_EVERY_TURNS"),
+    "SUMMARY_TASK": ("core.flows.review_chat.summary_job", "SUMMARY_TASK"),
     "SUMMARY_WAIT_SECONDS": ("core.flows.review_chat.summary_job", "SUMMARY_WAIT_SECONDS"),
     "SaveResult": ("core.flows.review_chat.manage", "SaveResult"),
     "SummaryOutcome": ("core.flows.review_chat.summary", "SummaryOutcome"),
@@ -339,6 +357,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "prepare_review_turn": ("core.flows.review_chat.turn", "prepare_review_turn"),
     "prepare_turn": ("core.flows.review_chat.chat_turn", "prepare_turn"),
     "read_review_file": ("core.flows.review_chat.records", "read_review_file"),
+    "register_review_tasks": ("core.flows.review_chat.summary_job", "register_review_tasks"),
     "rename_review": ("core.flows.review_chat.manage", "rename_review"),
     "rename_thread": ("core.flows.review_chat.manage", "rename_thread"),
     "repository": ("core.flows.review_chat.threads", "repository"),

@@ -45,7 +45,7 @@ from core.flows.review_chat.turn import (
 )
 from core.guard.continuation import cut_text
 from core.guard.json_guard import GuardResult
-from core.jobs.worker import BackgroundWorker
+from core.jobs.queue import JobQueue
 from core.llm.base import LLMClient
 from core.store.review.models import ReviewRecord, ThreadState
 from core.store.review.repository import ReviewRepository
@@ -91,7 +91,7 @@ def prepare_turn(
     chat_history: Sequence[Mapping[str, Any]],
     user_input: str,
     *,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
     wait: float = SUMMARY_WAIT_SECONDS,
 ) -> TurnPlan:
     """spec 02 create_message, before the call: read the thread columns (a missing thread starts a new one)
@@ -138,7 +138,7 @@ def finish_turn(
     reply: GuardResult[str] | None,
     *,
     sink: DebugSink | None = None,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
     job_sink: DebugSink | None = None,
 ) -> TurnResult:
     """spec 02 create_message, after the call: on success create the thread if needed, store the rally with
@@ -186,7 +186,7 @@ def _summarize(
     result: TurnResult,
     *,
     sink: DebugSink | None,
-    worker: BackgroundWorker | None,
+    worker: JobQueue | None,
     job_sink: DebugSink | None,
 ) -> TurnResult:
     """The due summary of a stored turn: queued on `worker`, else made inline (notices on the result)."""
@@ -216,7 +216,7 @@ def run_turn(
     user_input: str,
     *,
     sink: DebugSink | None = None,
-    worker: BackgroundWorker | None = None,
+    worker: JobQueue | None = None,
 ) -> TurnResult:
     """prepare_turn -> request_reply -> finish_turn (no streaming: tests, scripts), failing like the page."""
     try:

@@ -1,4 +1,4 @@
-"""The Japanese notices a review-chat turn or import hands to the page: (kind, text), kind success|warning|error."""
+"""The Japanese notices a review-chat turn or import hands to the page: (kind, text), kind success|info|warning|error."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ def summary_notices(outcome: SummaryOutcome) -> list[Notice]:
                 "warning",
                 f"会話の要約を作成できませんでした（{outcome.result.message}）。"
                 "要約ができるまでは会話履歴をそのまま送り、次のターンの後に再試行します。",
+            )
+        ]
+    if outcome.already_summarised:
+        return [
+            (
+                "info",
+                f"ターン{start}～{end}はすでに要約済みでした（別の処理が先に保存）。今回の要約結果は使いませんでした。",
             )
         ]
     return [("success", f"ターン{start}～{end}の会話を要約しました。次のターンから要約を使います。")]

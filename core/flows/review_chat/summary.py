@@ -64,6 +64,7 @@ class SummaryOutcome:
     state: ThreadState
     result: GuardResult[str] | None = None
     segment: tuple[int, int] | None = None
+    already_summarised: bool = False  # another job stored this segment first: this result was not used
 
     @property
     def failed(self) -> bool:
@@ -105,6 +106,7 @@ def summarize_if_due(
     state = repo.thread_state(thread_id)
     history = [{"role": m.role, "content": m.content} for m in repo.load_messages(thread_id)]
     outcome = maybe_summarize(state, history, client, sink=sink)
-    if outcome.result is not None and outcome.result.ok:
-        repo.save_summary(thread_id, outcome.state)
+    if outcome.result is not None and outcome.result.ok and not repo.save_summary(thread_id, outcome.state):
+        # compare-and-set lost: a job on another replica (or a retry) summarised the segment first
+        outcome.already_summarised = True
     return outcome

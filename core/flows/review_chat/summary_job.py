@@ -9,13 +9,20 @@ the next turn, or at once with the page's 再試行 (`summary_backlog` says whic
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from core.clock import utc_now
 from core.debuglog.events import DebugSink
+from core.flows.review_chat.constants import SUMMARY_EVERY_TURNS
 from core.flows.review_chat.notices import summary_notices
 from core.flows.review_chat.summary import due_summary_segment, summarize_if_due
-from core.jobs.worker import BackgroundWorker, Job, JobFailed
+from core.jobs.queue import JobQueue, JobRef
+from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry
 from core.llm.base import LLMClient
-from core.store.review.repository import ReviewRepository
+from core.store.review.repository import ReviewRepository, review_messages, review_threads
 
 SUMMARY_JOB_KIND = "summary"
 SUMMARY_JOB_LABEL = "会話の要約"
@@ -29,40 +36,94 @@ def summary_job_key(thread_id: int, owner: str) -> tuple[str, str]:
     return (owner, f"review:{thread_id}")
 
 
+def run_summary_task(ctx: JobContext, args: dict[str, Any]) -> str:
+    """`summarize_if_due` as a job: the Japanese notice as its message (「すでに要約済み」 when another job
+    stored the segment first), JobFailed when the call failed."""
+    live = ctx.live.get("repo")
+    repo = (
+        live
+        if isinstance(live, ReviewRepository)
+        else ReviewRepository(ctx.engine, utc_now, owner_id=str(args["owner"]))
+    )
+    notices = summary_notices(
+        outcome := summarize_if_due(repo, ctx.client, int(args["thread_id"]), sink=ctx.sink)
+    )
+    if outcome.failed:
+        raise JobFailed(notices[0][1])
+    return notices[0][1] if notices else ""
+
+
+# one waiting summary per thread: a second defer while one waits is the same job
+# a failed summary is not queued again by the sweep (the model may keep failing): the page offers 再試行
+SUMMARY_TASK = Task(
+    "review.summary",
+    SUMMARY_JOB_KIND,
+    SUMMARY_JOB_LABEL,
+    run_summary_task,
+    queueing_lock=True,
+    requeue_after_failure=False,
+)
+
+
 def summary_job(
     repo: ReviewRepository, client: LLMClient, thread_id: int, sink: DebugSink | None = None
 ) -> Callable[[], str]:
-    """`summarize_if_due` as a worker job: the Japanese notice as its message, JobFailed when the call failed."""
-
-    def run() -> str:
-        notices = summary_notices(outcome := summarize_if_due(repo, client, thread_id, sink=sink))
-        if outcome.failed:
-            raise JobFailed(notices[0][1])
-        return notices[0][1] if notices else ""
-
-    return run
+    """The summary task as a closure on these live objects (scripts and tests that run it by hand)."""
+    context = JobContext(repo.engine, client, sink, live={"repo": repo})
+    return lambda: run_summary_task(context, {"owner": repo.owner_id, "thread_id": thread_id})
 
 
 def submit_summary_job(
-    worker: BackgroundWorker,
+    worker: JobQueue,
     repo: ReviewRepository,
     client: LLMClient,
     thread_id: int,
     *,
     sink: DebugSink | None = None,
-) -> Job | None:
+) -> JobRef | None:
     """Queue the thread's summary under its person's key (the repository's owner); None when the queue is
-    full (the segment stays due)."""
-    return worker.submit(
-        summary_job_key(thread_id, repo.owner_id),
-        SUMMARY_JOB_KIND,
-        SUMMARY_JOB_LABEL,
-        summary_job(repo, client, thread_id, sink),
+    full (the segment stays due). A summary already waiting for the thread is that job."""
+    context = JobContext(repo.engine, client, sink, live={"repo": repo})
+    args = {"owner": repo.owner_id, "thread_id": thread_id}
+    return worker.defer(SUMMARY_TASK, summary_job_key(thread_id, repo.owner_id), args, context)
+
+
+def owed_summaries(engine: Engine) -> list[OwedJob]:
+    """Threads of every person whose due summary is missing (its job was lost or failed): a segment of
+    SUMMARY_EVERY_TURNS completed turns beyond `summary_up_to_turn`."""
+    answered = (
+        select(review_messages.c.thread_id, func.count().label("n"))
+        .where(review_messages.c.role == "assistant")
+        .group_by(review_messages.c.thread_id)
+        .subquery()
     )
+    query = (
+        select(review_threads.c.id, review_threads.c.owner_id)
+        .join(answered, answered.c.thread_id == review_threads.c.id)
+        .where(answered.c.n - review_threads.c.summary_up_to_turn >= SUMMARY_EVERY_TURNS)
+        .order_by(review_threads.c.id)
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [
+        OwedJob(
+            SUMMARY_TASK,
+            summary_job_key(int(tid), str(owner)),
+            {"owner": str(owner), "thread_id": int(tid)},
+            SUMMARY_TASK.name,
+        )
+        for tid, owner in rows
+    ]
+
+
+def register_review_tasks(registry: TaskRegistry) -> None:
+    """The review chat's summary task and its finder of owed summaries, for the composition root."""
+    registry.add(SUMMARY_TASK)
+    registry.owe(owed_summaries)
 
 
 def wait_for_summary(
-    worker: BackgroundWorker, thread_id: int, owner: str, timeout: float = SUMMARY_WAIT_SECONDS
+    worker: JobQueue, thread_id: int, owner: str, timeout: float = SUMMARY_WAIT_SECONDS
 ) -> bool:
     """Block until the thread's summary job (if any) has finished; False when `timeout` ran out first."""
     return worker.wait(summary_job_key(thread_id, owner), SUMMARY_JOB_KIND, timeout)

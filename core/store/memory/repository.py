@@ -20,7 +20,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from core.store.after_commit import begin_then
 from core.store.base import OwnedRepository, inserted_id
@@ -167,6 +168,47 @@ class MemoryRepository(OwnedRepository):
             self.record_version(unit_id, "create", now, conn=c)
         return unit_id
 
+    def insert_unit_once(
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        unique: list[str],
+        *,
+        occurred_at: int,
+        now: int,
+        conn: Connection,
+        **fields: Any,
+    ) -> int | None:
+        """Insert a unit whose payload is unique by `unique` columns with ON CONFLICT DO NOTHING (both engines):
+        the new unit id, or None when an equal payload exists (a concurrent job wrote it first; the unit row
+        just made is removed in the same transaction, so nothing is doubled and nothing raises). Callers look
+        for the existing row first, so ids stay the same on both engines unless two writers race."""
+        values = {
+            "kind": kind,
+            "occurred_at": occurred_at,
+            "created_at": now,
+            "updated_at": now,
+            "state": STATE_ACTIVE,
+            "confidence": 0.5,
+            "salience": 0.5,
+            "sensitivity": 0,
+            "pin": 0,
+            "topic_tags": "[]",
+            "extract_state": "none",
+            **fields,
+            "owner_id": self.owner_id,
+        }
+        table: Table = PAYLOAD_TABLES[kind]
+        unit_id = inserted_id(conn.execute(insert(units).values(**values)))
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        row = {"unit_id": unit_id, **payload, "owner_id": self.owner_id}
+        statement = dialect.insert(table).values(**row).on_conflict_do_nothing(index_elements=unique)
+        if conn.execute(statement.returning(table.c.unit_id)).first() is None:
+            conn.execute(delete(units).where(units.c.id == unit_id))
+            return None
+        self.record_version(unit_id, "create", now, conn=conn)
+        return unit_id
+
     def save_episode(
         self,
         input_text: str,
@@ -275,33 +317,49 @@ class MemoryRepository(OwnedRepository):
         """Store a LOOP with the due and expiry times the flow computed (spec 03: OpenLoops); the same
         loop_text refreshes the existing loop (times, source, confidence; active again)."""
         now = self._at(now)
+        payload = {
+            "loop_text": loop_text,
+            "due_at": due_at,
+            "expires_at": expires_at,
+            "source_unit_id": source_unit_id,
+        }
         with self._tx(conn) as c:
-            row = c.execute(
+            existing = c.execute(
                 select(payload_loop.c.unit_id).where(
                     payload_loop.c.loop_text == loop_text, payload_loop.c.owner_id == self.owner_id
                 )
-            ).first()
-            if row is None:
-                payload = {
-                    "loop_text": loop_text,
-                    "due_at": due_at,
-                    "expires_at": expires_at,
-                    "source_unit_id": source_unit_id,
-                }
-                return self.insert_unit(
-                    KIND_LOOP, payload, occurred_at=occurred_at, now=now, conn=c, confidence=confidence
+            ).scalar()
+            created = (
+                None
+                if existing is not None
+                else self.insert_unit_once(
+                    KIND_LOOP,
+                    payload,
+                    ["owner_id", "loop_text"],
+                    occurred_at=occurred_at,
+                    now=now,
+                    conn=c,
+                    confidence=confidence,
                 )
+            )
+            if created is not None:
+                return created
+            unit_id = c.execute(
+                select(payload_loop.c.unit_id).where(
+                    payload_loop.c.loop_text == loop_text, payload_loop.c.owner_id == self.owner_id
+                )
+            ).scalar_one()
             c.execute(
                 update(payload_loop)
-                .where(payload_loop.c.unit_id == row.unit_id)
+                .where(payload_loop.c.unit_id == unit_id)
                 .values(due_at=due_at, expires_at=expires_at, source_unit_id=source_unit_id)
             )
             c.execute(
                 update(units)
-                .where(units.c.id == row.unit_id)
+                .where(units.c.id == unit_id)
                 .values(confidence=confidence, updated_at=now, state=STATE_ACTIVE)
             )
-        return int(row.unit_id)
+        return int(unit_id)
 
     def upsert_summary(
         self,
@@ -315,7 +373,9 @@ class MemoryRepository(OwnedRepository):
         *,
         conn: Connection | None = None,
     ) -> int:
-        """One SUMMARY unit per (scope_label, scope_key), replaced in place (versioned) on each run."""
+        """One SUMMARY unit per (scope_label, scope_key), replaced in place (versioned) on each run; the first
+        write is INSERT ... ON CONFLICT DO NOTHING under uq_memory_summary_scope, so two jobs writing the same
+        scope at once end as one unit (the later one updates it) instead of an IntegrityError."""
         now = self._at(now)
         payload = {
             "range_start": range_start,
@@ -324,32 +384,34 @@ class MemoryRepository(OwnedRepository):
             "summary_json": dumps(dict(data)),
             "evidence_unit_ids_json": dumps(evidence),
         }
+        mine_scope = and_(
+            payload_summary.c.scope_label == scope_label,
+            payload_summary.c.scope_key == scope_key,
+            payload_summary.c.owner_id == self.owner_id,
+        )
         with self._tx(conn) as c:
-            row = c.execute(
-                select(payload_summary.c.unit_id).where(
-                    and_(
-                        payload_summary.c.scope_label == scope_label,
-                        payload_summary.c.scope_key == scope_key,
-                        payload_summary.c.owner_id == self.owner_id,
-                    )
-                )
-            ).first()
-            if row is None:
-                return self.insert_unit(
+            existing = c.execute(select(payload_summary.c.unit_id).where(mine_scope)).scalar()
+            created = (
+                None
+                if existing is not None
+                else self.insert_unit_once(
                     KIND_SUMMARY,
                     {"scope_label": scope_label, "scope_key": scope_key, **payload},
+                    ["owner_id", "scope_label", "scope_key"],
                     occurred_at=now,
                     now=now,
                     conn=c,
                     salience=0.7,
                     confidence=0.8,
                 )
-            c.execute(
-                update(payload_summary).where(payload_summary.c.unit_id == row.unit_id).values(**payload)
             )
-            c.execute(update(units).where(units.c.id == row.unit_id).values(occurred_at=now, updated_at=now))
-            self.record_version(int(row.unit_id), "edit", now, "再生成", conn=c)
-        return int(row.unit_id)
+            if created is not None:
+                return created
+            unit_id = c.execute(select(payload_summary.c.unit_id).where(mine_scope)).scalar_one()
+            c.execute(update(payload_summary).where(payload_summary.c.unit_id == unit_id).values(**payload))
+            c.execute(update(units).where(units.c.id == unit_id).values(occurred_at=now, updated_at=now))
+            self.record_version(int(unit_id), "edit", now, "再生成", conn=c)
+        return int(unit_id)
 
     def expired_loop_ids(self, now: int | None = None, *, conn: Connection | None = None) -> list[int]:
         """This person's loops whose expires_at has passed (spec 03: deleted by the server)."""

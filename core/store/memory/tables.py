@@ -52,8 +52,13 @@ units = Table(
     Column("topic_tags", Text, nullable=False, default="[]"),
     Column("persona_affect_label", String(16), nullable=True),
     Column("persona_affect_intensity", Float, nullable=True),
-    Column("extract_state", String(16), nullable=False, default="none"),  # none | pending | done | failed
+    Column(
+        "extract_state", String(16), nullable=False, default="none"
+    ),  # none | pending | running | done | failed
     Column("extract_attempts", Integer, nullable=False, default=0),
+    # the job that claimed the extraction (pending/failed -> running in one UPDATE), and when
+    Column("extract_claim", String(64), nullable=True),
+    Column("extract_claimed_at", EpochSeconds, nullable=True),
     owner_column(),
     Index("ix_memory_units_kind_time", "kind", "occurred_at"),
 )

@@ -154,7 +154,7 @@ def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:
             state.person(),
             rag=rag,
             sink=sink,
-            worker=state.worker(),
+            worker=state.jobs(),
             urgency_judge=urgency_judge(),
         )
         try:

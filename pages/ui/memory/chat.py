@@ -227,7 +227,7 @@ def _run_turn(items: list[ChatItem], user_input: str) -> None:
                 reply = stream_reply(client, prepared, sink)
                 stream_llm_markdown(reply)
             outcome = finish_turn(
-                repo, collection, client, prepared, reply, sink, worker=state.worker(), job_sink=job_sink
+                repo, collection, client, prepared, reply, sink, worker=state.jobs(), job_sink=job_sink
             )
         except Exception:  # noqa: BLE001 - the user sees a message, never a traceback; the input stays for 再送
             answer = unexpected_error_item(turn)

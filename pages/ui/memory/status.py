@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.flows.memory import retry_job, submit_memory_job, unfinished_episodes
+from core.flows.memory import defer_memory_retry, unfinished_episodes
 from pages.ui.memory import actions
 from pages.ui.shell import background as bg
 from pages.ui.shell import state
@@ -30,8 +30,10 @@ def render_failures() -> None:
         disabled=running or not any(e.retryable for e in unfinished),
         help="失敗したエピソードの内省・抽出を、バックグラウンドでやり直します。",
     ):
-        run = retry_job(actions.repo(), actions.collection(), state.client(), bg.job_sink())
-        if submit_memory_job(state.worker(), run, state.person().id, retry=True) is None:
+        job = defer_memory_retry(
+            state.jobs(), actions.repo(), actions.collection(), state.client(), bg.job_sink()
+        )
+        if job is None:
             st.session_state["memory_error"] = (
                 "処理待ちが多いため、再試行を受け付けられませんでした。しばらくしてからもう一度お試しください。"
             )

@@ -220,7 +220,7 @@ def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
     """One core call before the stream, the stream drawn as it arrives, one core call after it (which queues
     a due summary on the worker and returns)."""
     ss = st.session_state
-    client, worker, thread_id = state.client(), state.worker(), ss["review_thread_id"]
+    client, worker, thread_id = state.client(), state.jobs(), ss["review_thread_id"]
     job_sink = bg.job_sink()
     with last_call.capture(FLOW) as sink:
         try:
@@ -264,7 +264,7 @@ def summary_failure(thread_id: int | None) -> None:
     segment = review_chat.summary_backlog(repo(), thread_id)
     if segment is None:
         return
-    failed = [j for j in state.worker().jobs(key) if j["status"] == "failed"]
+    failed = [j for j in state.jobs().jobs(key) if j["status"] == "failed"]
     reason = failed[-1]["message"] if failed else "要約はまだ作成されていません。"
     if background_failure(
         f"ターン{segment[0]}～{segment[1]}の会話の要約がありません。{reason}",
@@ -272,7 +272,7 @@ def summary_failure(thread_id: int | None) -> None:
         label="要約を再試行",
     ):
         job_sink = bg.job_sink()
-        job = review_chat.submit_summary_job(state.worker(), repo(), state.client(), thread_id, sink=job_sink)
+        job = review_chat.submit_summary_job(state.jobs(), repo(), state.client(), thread_id, sink=job_sink)
         if job is None:
             notify(
                 (

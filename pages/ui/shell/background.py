@@ -44,7 +44,7 @@ def landed(flow: str) -> list[dict[str, Any]]:
     tracked = _tracked(flow)
     out = []
     for job_id, entry in list(tracked.items()):
-        view = next((j for j in state.worker().jobs(entry["key"]) if j["id"] == job_id), None)
+        view = next((j for j in state.jobs().jobs(entry["key"]) if j["id"] == job_id), None)
         if view is not None and view["status"] not in ("done", "failed"):
             continue
         del tracked[job_id]
@@ -57,7 +57,7 @@ def landed(flow: str) -> list[dict[str, Any]]:
 
 
 def busy(key: Hashable) -> bool:
-    return state.worker().busy(key)
+    return state.jobs().busy(key)
 
 
 def status(key: Hashable, text: str) -> None:

@@ -8,6 +8,7 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,6 +20,7 @@ from core.flows.registry import demo_personas
 from core.people import Person
 from core.services import (
     BackgroundWorker,
+    JobQueue,
     LLMClient,
     ServerStoreRequired,
     Services,
@@ -193,9 +195,40 @@ def chroma() -> ChromaClient:
 
 @st.cache_resource(show_spinner=False)
 def worker() -> BackgroundWorker:
-    """The process's one background worker (memory extraction, summaries; issue #16): two threads, a
-    bounded queue. Jobs write to the store; pages poll it from the script thread, never from the worker."""
+    """The process's one in-process worker: two threads, a bounded queue. It runs every job on the embedded
+    default; with PostgreSQL it runs only what a turn awaits beside it (the diagnosis summary)."""
     return BackgroundWorker(threads=2)
+
+
+def start_jobs() -> None:
+    """Open the job interface once per process, so its worker and the owed-work sweep run from the first page
+    on (the home page too). It opens on a thread of its own: the store's migrations and the flows' job code
+    are not on the first paint's path (a page that needs jobs waits for the same opening). A database that
+    cannot be reached is reported by the page that needs it."""
+    s = settings()
+    _jobs_opener((str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port), services())
+
+
+def _open_jobs(opened: Services) -> None:
+    try:
+        opened.jobs()
+    except StoreUnavailable:
+        return
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs_opener(key: tuple[object, ...], _opened: Services) -> threading.Thread:
+    """One opening thread per storage configuration (`key`, as `services()` keys its Services; `_opened` is
+    not hashed)."""
+    thread = threading.Thread(target=_open_jobs, args=(_opened,), name="katachi-jobs-open", daemon=True)
+    thread.start()
+    return thread
+
+
+def jobs() -> JobQueue:
+    """The deployment's job interface: the in-process worker, or the PostgreSQL job engine whose status every
+    replica reads alike. Jobs write to the store; pages poll from the script thread, never from a worker."""
+    return services().jobs()
 
 
 @st.cache_resource(show_spinner=False)
