@@ -24,7 +24,7 @@ from pages.ui.diagnosis.session import (
     send,
     team_bookings_view,
 )
-from pages.ui.shell import last_call, state
+from pages.ui.shell import chat_scroll, last_call, state
 from pages.ui.shell.error_card import fallback_notice
 from pages.ui.shell.render import llm_caption, llm_markdown
 
@@ -98,6 +98,7 @@ if step == ChatStep.PHOTO_CONFIRM and prompt is not None:
 # --- conversation (chat["diagnosis"] is the session's own history list) ------------------------
 w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"], session.session_id)
+chat_scroll.follow("diagnosis")
 
 for failure in ss.get("diagnosis_last_failures") or []:
     fallback_notice(

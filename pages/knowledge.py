@@ -11,7 +11,7 @@ from pages.ui.knowledge import base_tab as knowledge_base_tab
 from pages.ui.knowledge import resume as kr
 from pages.ui.knowledge import session as ks
 from pages.ui.knowledge import widgets as knowledge_widgets
-from pages.ui.shell import last_call, state
+from pages.ui.shell import chat_scroll, last_call, state
 from pages.ui.shell.render import llm_alert, llm_caption
 
 state.ensure_shell("pages/knowledge.py")
@@ -44,6 +44,7 @@ with tab_interview:
         if ks.read_only():  # an archived interview (opened by its URL): its turns only, and 復元する
             kr.render_read_only()
         knowledge_widgets.render_history()
+        chat_scroll.follow(ks.FLOW)
         ks.show_notices()
         if not ks.read_only():
             pending = st.container()  # the message being sent shows here at once, above the input

@@ -7,7 +7,7 @@ from pages.ui.memory.browser import render_browser
 from pages.ui.memory.chat import render_chat
 from pages.ui.memory.search import render_search
 from pages.ui.memory.status import render_failures
-from pages.ui.shell import state
+from pages.ui.shell import chat_scroll, state
 
 state.ensure_shell("pages/memory.py")
 st.title("コンパニオン記憶")
@@ -26,6 +26,7 @@ actions.render_toolbar()
 chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"], key="memory_tabs")
 with chat_tab:
     render_chat()
+    chat_scroll.follow("memory")
 with browser_tab:
     render_browser()
 with search_tab:

@@ -13,7 +13,7 @@ from pages.ui.review import manage as rm
 from pages.ui.review import material as rmat
 from pages.ui.review import session as rs
 from pages.ui.review import widgets as rw
-from pages.ui.shell import feedback, last_call, state
+from pages.ui.shell import chat_scroll, feedback, last_call, state
 from pages.ui.shell.error_card import item_error_card, truncated_banner
 from pages.ui.shell.render import llm_alert, llm_markdown
 
@@ -134,7 +134,9 @@ with right:
         help="このレビューで新しいスレッドを始めます",
     )
     rm.thread_actions(ss["review_thread_id"], review.id or 0)
-    with st.container(height=560):
+    # Our script (not Streamlit's stick-to-bottom) scrolls the box: the newest question at the top, its reply below.
+    chat_scroll.follow(rs.FLOW, ".st-key-review_chat_box")
+    with st.container(height=560, key="review_chat_box", autoscroll=False):
         if not rs.chat():
             st.caption(
                 "まだ質問はありません。下の欄に質問を入力してください。例: 「§11 の論述はどう評価されていますか？」"
