@@ -6,7 +6,7 @@ from core.flows.diagnosis.constants import FREE_INPUT_VALUE
 from core.flows.diagnosis.deps import open_deps, session_archive
 from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
+from core.flows.diagnosis.responses import COVERAGE_NOTES, banner_severity, urgency_info
 from core.flows.diagnosis.service import ChatService, run_turn
 from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge
@@ -22,6 +22,7 @@ __all__ = [
     "RAGService",
     "SessionState",
     "UrgencyJudge",
+    "banner_severity",
     "find_vehicle",
     "get_vehicle",
     "list_bookings",

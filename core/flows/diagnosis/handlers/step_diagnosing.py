@@ -61,6 +61,13 @@ RESOLVED_CHOICES = [
     {"value": "book", "label": "点検を予約したい"},
 ]
 RESOLVED_LABELS = {c["value"]: c["label"] for c in RESOLVED_CHOICES}
+RESOLVED_QUESTION = "この対処で解決しましたか？"
+# An answer the manual does not cover gives no remedy to try: it asks what to do next, not whether it worked.
+NO_REMEDY_QUESTION = "点検のご予約か、別の可能性の確認ができます。どちらにしますか？"
+NO_REMEDY_CHOICES = [
+    {"value": "book", "label": "点検を予約したい"},
+    {"value": "no", "label": "別の可能性を調べる"},
+]
 DONE_MESSAGE = "解決してよかったです。症状が再発した場合は、お早めに販売店へご相談ください。"
 RETRY_MESSAGE = "提案された対処では解決しませんでした。"
 # Shown under the urgency banner when the raise came from the model, not from a keyword rule.
@@ -272,13 +279,14 @@ def _by_action(
         note = COVERAGE_NOTES.get(data["manual_coverage"])
         text = message + (f"\n\n{note}" if note else "")
         if urgency_rank(flag) >= urgency_rank("high"):
-            # reservation_prompt adds the 🚨 no-drive note itself when can_drive is false
+            # reservation_prompt adds the no-drive note itself when can_drive is false
             prefix = text + (f"\n\n{DRIVE_NOTE}" if session.can_drive else "")
             return enter_reservation(session, prefix, rag_sources=sources)
+        remedy = data["manual_coverage"] != "not_covered"
         prompt = PromptInfo(
             type="single_choice",
-            message=text + "\n\nこの対処で解決しましたか？",
-            choices=[dict(c) for c in RESOLVED_CHOICES],
+            message=text + "\n\n" + (RESOLVED_QUESTION if remedy else NO_REMEDY_QUESTION),
+            choices=[dict(c) for c in (RESOLVED_CHOICES if remedy else NO_REMEDY_CHOICES)],
             action="resolved",
         )
         return respond(session, prompt, rag_sources=sources)
