@@ -16,6 +16,7 @@ from pages.ui.review import widgets as rw
 from pages.ui.shell import chat_scroll, feedback, last_call, state
 from pages.ui.shell.error_card import item_error_card, truncated_banner
 from pages.ui.shell.render import llm_alert, llm_markdown
+from pages.ui.shell.uploader_ja import japanese_uploaders
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
@@ -81,6 +82,7 @@ with left:
             icon=":material/download:",
         )
         upload = st.file_uploader("講評JSONファイル", type=["json"], key="review_upload")
+        japanese_uploaders()
         st.caption(upload_limit_caption(MAX_IMPORT_BYTES // 1_000_000, "講評JSONファイル"))
         if upload is not None and st.button("このファイルを読み込む", key="review_import", type="primary"):
             problems = rs.import_review(upload.getvalue())
