@@ -28,7 +28,9 @@ ITEM_LABELS = {
     "clause_sample": "条項サンプル",
 }
 _CHANGE = r"(?:変更|修正|直し|直す|直して|変え|書き換え|差し替え|改め|して|する|に)"
-_CHANGE_WORD = re.compile(r"変更|修正|直し|直す|直して|変え|書き換え|差し替え|改め|追記|追加|加え|にして|にする|として")
+_CHANGE_WORD = re.compile(
+    r"変更|修正|直し|直す|直して|変え|書き換え|差し替え|改め|追記|追加|加え|にして|にする|として"
+)
 _APPEND_WORD = re.compile(r"追記|追加|加え|足し")
 # 「もう少し具体的に」: how to change it, not the new text (the interviewer asks for the text)
 _VAGUE = re.compile(r"^(?:もう少し|もっと|少し|より|全体的に|簡潔)|的$")
@@ -50,10 +52,7 @@ class EditRequest:
 def _mentioned(text: str) -> tuple[str, str, int] | None:
     """(item, the word used, where) of the first item the text names."""
     found = [
-        (text.find(word), item, word)
-        for item, words in ITEM_WORDS.items()
-        for word in words
-        if word in text
+        (text.find(word), item, word) for item, words in ITEM_WORDS.items() for word in words if word in text
     ]
     if not found:
         return None
