@@ -389,6 +389,18 @@ def test_action_provide_answer_covered_asks_whether_the_remedy_worked() -> None:
     assert [c["value"] for c in r.prompt.choices] == ["yes", "no", "book"]
 
 
+def test_an_answer_that_only_sends_the_car_to_a_workshop_does_not_ask_whether_it_worked() -> None:
+    s = make_session()
+    message = "ブレーキパッドの摩耗のおそれがあります。早めに販売店で点検・交換を受けてください。"
+    r = process_step(
+        s,
+        req(message="キーキー鳴る"),
+        make_deps([diag(action="provide_answer", message=message, choices=None, manual_coverage="covered")]),
+    )
+    assert "解決しましたか" not in r.prompt.message
+    assert [c["value"] for c in r.prompt.choices] == ["book", "no"]
+
+
 @pytest.mark.parametrize("action", ["clarify_term", "ask_question"])
 def test_action_clarify_term_and_ask_question_stay_with_choices(action: str) -> None:
     s = make_session()

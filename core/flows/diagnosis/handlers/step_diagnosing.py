@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.contracts.schemas import load_schema
@@ -62,7 +63,9 @@ RESOLVED_CHOICES = [
 ]
 RESOLVED_LABELS = {c["value"]: c["label"] for c in RESOLVED_CHOICES}
 RESOLVED_QUESTION = "この対処で解決しましたか？"
-# An answer the manual does not cover gives no remedy to try: it asks what to do next, not whether it worked.
+# An answer the manual does not cover, or one that only sends the car to a workshop, gives no remedy to try:
+# it asks what to do next, not whether 「この対処」 worked.
+WORKSHOP_ADVICE = re.compile(r"販売店|ディーラー|整備工場|点検を受け|交換を受け|修理を受け")
 NO_REMEDY_QUESTION = "点検のご予約か、別の可能性の確認ができます。どちらにしますか？"
 NO_REMEDY_CHOICES = [
     {"value": "book", "label": "点検を予約したい"},
@@ -282,7 +285,7 @@ def _by_action(
             # reservation_prompt adds the no-drive note itself when can_drive is false
             prefix = text + (f"\n\n{DRIVE_NOTE}" if session.can_drive else "")
             return enter_reservation(session, prefix, rag_sources=sources)
-        remedy = data["manual_coverage"] != "not_covered"
+        remedy = data["manual_coverage"] != "not_covered" and not WORKSHOP_ADVICE.search(message)
         prompt = PromptInfo(
             type="single_choice",
             message=text + "\n\n" + (RESOLVED_QUESTION if remedy else NO_REMEDY_QUESTION),
