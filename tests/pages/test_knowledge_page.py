@@ -442,3 +442,15 @@ def test_an_empty_search_says_no_hits_and_the_analytics_speak_japanese(tmp_path)
     ]
     assert analytics.iloc[0].tolist()[1:] == [1, "まだ", "まだ", "事例ヒアリング"]
     assert "確定までの平均ターン" in [m.label for m in at.metric]
+    (chart,) = [e for e in walk(at._tree) if getattr(e, "type", "") == "vega_lite_chart"]
+    encoding = json.loads(chart.proto.spec)["encoding"]
+    assert encoding["y"]["field"] == "フェーズ" and encoding["y"]["title"] == ""  # no sideways axis title
+    assert encoding["x"]["title"] == "聞き取り数"
+
+
+def walk(node):  # type: ignore[no-untyped-def]
+    """Every element of an AppTest tree (charts have no accessor of their own)."""
+    children = getattr(node, "children", None)
+    for child in children.values() if isinstance(children, dict) else []:
+        yield child
+        yield from walk(child)

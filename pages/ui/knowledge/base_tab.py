@@ -299,8 +299,8 @@ def phase_chart(chart: pd.DataFrame) -> None:
         sort=False,
         horizontal=True,
         height=200,
-        x_label="聞き取り数",
-        y_label="",
+        x_label="",  # the phase axis (x even when drawn vertically): its names say it all
+        y_label="聞き取り数",
     )
 
 
