@@ -52,15 +52,16 @@ NO_MATCH = "条件に合うナレッジはありません。絞り込みを解�
 NO_QUERY_MATCH = "「{query}」に一致するナレッジはありません。検索語を変えるか、絞り込みを解除してください。"
 NO_ARCHIVED = "アーカイブしたナレッジはありません。"
 NO_ARCHIVED_MATCH = "条件に合うアーカイブ済みのナレッジはありません。"
-# Wide enough that 対象条項 (「第8条（秘密保持）第2項」) and 更新日時 (「2026-11-25 15:00」) are never cut.
+# Pixel widths that fit the main column at 1280 px wide: 対象条項 (「第8条（秘密保持）」) and 更新日時
+# (「2026-11-25 15:00」) are never cut; a long ナレッジ名 is (it is shown whole in the editor below).
 TABLE_CONFIG = {
-    "ID": st.column_config.NumberColumn(width="small"),
-    "ナレッジ名": st.column_config.TextColumn(width="large"),
-    "契約類型": st.column_config.TextColumn(width="small"),
-    "対象条項": st.column_config.TextColumn(width="medium"),
-    "版": st.column_config.NumberColumn(width="small"),
-    "更新日時": st.column_config.TextColumn(width="medium"),
-    "更新者": st.column_config.TextColumn(width="small"),
+    "ID": st.column_config.NumberColumn(width=50),
+    "ナレッジ名": st.column_config.TextColumn(width=160),
+    "契約類型": st.column_config.TextColumn(width=110),
+    "対象条項": st.column_config.TextColumn(width=150),
+    "版": st.column_config.NumberColumn(width=40),
+    "更新日時": st.column_config.TextColumn(width=135),
+    "更新者": st.column_config.TextColumn(width=115),
 }
 
 
@@ -93,7 +94,7 @@ def _filters(base: Any) -> dict[str, Any] | None:
         clauses = kb.clause_choices(base, chosen)
     except KnowledgeStoreError:
         clauses = []
-    cols = st.columns([5, 4, 3], vertical_alignment="bottom")
+    cols = st.columns([4, 5, 3], vertical_alignment="bottom")
     clause = cols[0].selectbox(
         "対象条項で絞り込み",
         clauses,
