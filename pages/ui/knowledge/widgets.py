@@ -140,9 +140,7 @@ def render_side_panel() -> None:
         render_stepper(turn["state"]["phase"] if turn else None)
         if turn:
             mode = turn["control"]["mode"]
-            st.badge(
-                f"モード: {kf.MODE_LABELS.get(mode, mode)}（{mode}）", color=MODE_COLORS.get(mode, "gray")
-            )
+            st.badge(f"モード: {kf.MODE_LABELS.get(mode, mode)}", color=MODE_COLORS.get(mode, "gray"))
     with st.container(border=True):
         st.markdown("**まだ聞き取りが必要な項目**")
         render_checklist(turn["state"]["missing_info"] if turn else [])
