@@ -26,8 +26,8 @@ actions.render_toolbar()
 chat_tab, browser_tab, search_tab = st.tabs(["会話", "記憶ブラウザ", "検索テスト"], key="memory_tabs")
 with chat_tab:
     render_chat()
-    chat_scroll.follow("memory")
 with browser_tab:
     render_browser()
 with search_tab:
     render_search()
+chat_scroll.follow("memory")
