@@ -24,7 +24,7 @@ from pages.ui.diagnosis.session import (
     send,
     team_bookings_view,
 )
-from pages.ui.shell import last_call, state
+from pages.ui.shell import chat_scroll, last_call, state
 from pages.ui.shell.error_card import fallback_notice
 from pages.ui.shell.render import llm_caption, llm_markdown
 
@@ -95,9 +95,45 @@ if step == ChatStep.PHOTO_CONFIRM and prompt is not None:
         act(ChatRequest(action="photo_confirm", action_value=photo_choice["value"]))
     st.stop()
 
+
+# --- rewind: above the conversation, so it is never hidden under the chat input ---------------
+@st.fragment
+def rewind_panel() -> None:
+    """The rewind slider reruns only this panel while it moves; confirming reruns the whole page."""
+    turns = snapshot_turns(session)
+    if not turns:
+        return
+    with st.expander("やり直し: 前の質問に戻って、別の回答を試す", icon=":material/undo:"):
+        if len(turns) == 1:
+            target = turns[0]
+        else:
+            target = st.select_slider(
+                "戻る質問のターン",
+                options=turns,
+                value=turns[-1],
+                key=f"diagnosis_rewind_{turns[0]}_{turns[-1]}",  # fresh default when the turns change
+                format_func=lambda t: f"ターン{t}",
+            )
+        question, answer = turn_preview(session, int(target))
+        llm_caption(f"ターン{target}の質問: {question or '（記録なし）'}")
+        if answer:
+            llm_caption(f"そのときの回答: {answer}")
+        if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
+            ss["diagnosis_free_input"] = False
+            act(ChatRequest(rewind_to_turn=int(target)))
+
+
+rewind_panel()
+if ss.get("diagnosis_last_rewound"):
+    st.info(
+        f"ターン{ss['diagnosis_last_rewound']}の質問に戻りました。別の回答を選んでください。",
+        icon=":material/undo:",
+    )
+
 # --- conversation (chat["diagnosis"] is the session's own history list) ------------------------
 w.urgency_banner(session)
 w.conversation(ss.chat["diagnosis"], session.session_id)
+chat_scroll.follow("diagnosis")
 
 for failure in ss.get("diagnosis_last_failures") or []:
     fallback_notice(
@@ -118,7 +154,7 @@ if prompt is not None and step not in (ChatStep.BOOKING_INFO, ChatStep.BOOKING_C
         elif choice:
             act(ChatRequest(action=prompt.action, action_value=choice["value"]))
     if ss.get("diagnosis_free_input"):
-        st.info("✏️ 画面下の入力欄に、症状や状況を自由に入力してください。")
+        st.info("画面下の入力欄に、症状や状況を自由に入力してください。", icon=":material/edit:")
 
 # --- booking form, confirmation, done ------------------------------------------------------
 if prompt is not None and step == ChatStep.BOOKING_INFO:
@@ -143,38 +179,7 @@ elif step == ChatStep.DONE:
         st.rerun()
 
 
-# --- rewind, sources, LLM I/O, bookings ----------------------------------------------------
-@st.fragment
-def rewind_panel() -> None:
-    """The rewind slider reruns only this panel while it moves; confirming reruns the whole page."""
-    turns = snapshot_turns(session)
-    if not turns:
-        return
-    with st.container(border=True):
-        st.markdown("**やり直し（Rewind）**: 以前の質問に戻って、別の回答を試せます。")
-        if len(turns) == 1:
-            target = turns[0]
-        else:
-            target = st.select_slider(
-                "戻る質問のターン",
-                options=turns,
-                value=turns[-1],
-                key=f"diagnosis_rewind_{turns[0]}_{turns[-1]}",  # fresh default when the turns change
-                format_func=lambda t: f"ターン{t}",
-            )
-        question, answer = turn_preview(session, int(target))
-        llm_caption(f"ターン{target}の質問: {question or '（記録なし）'}")
-        if answer:
-            llm_caption(f"そのときの回答: {answer}")
-        if st.button(f"ターン{target}の質問に戻る", key="diagnosis_rewind_go"):
-            ss["diagnosis_free_input"] = False
-            act(ChatRequest(rewind_to_turn=int(target)))
-
-
-rewind_panel()
-if ss.get("diagnosis_last_rewound"):
-    st.info(f"ターン{ss['diagnosis_last_rewound']}の質問に戻りました。別の回答を選んでください。")
-
+# --- sources, LLM I/O, bookings ------------------------------------------------------------
 w.coverage_note(session)
 w.sources_expander(session)
 last_call.render("diagnosis")

@@ -16,7 +16,7 @@ st.write(
 s = state.settings()
 with st.container(border=True):
     cols = st.columns(3)
-    cols[0].metric("使用中のプロバイダー", s.provider)
+    cols[0].metric("使用中のプロバイダー", provider_label(s.provider))
     cols[1].metric("モデル", s.model)
     cols[2].metric(
         "APIキー", "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
@@ -35,7 +35,7 @@ if not available:
     st.caption("利用できるフローはまだありません。")
 for row_start in range(0, len(available), 2):
     for col, info in zip(st.columns(2), available[row_start : row_start + 2], strict=False):
-        with col, st.container(border=True):
+        with col, st.container(border=True, height="stretch"):
             st.markdown(f"#### {info.title}")
             st.write(info.summary)
             if st.button(

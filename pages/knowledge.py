@@ -11,8 +11,9 @@ from pages.ui.knowledge import base_tab as knowledge_base_tab
 from pages.ui.knowledge import resume as kr
 from pages.ui.knowledge import session as ks
 from pages.ui.knowledge import widgets as knowledge_widgets
-from pages.ui.shell import last_call, state
+from pages.ui.shell import chat_scroll, last_call, state
 from pages.ui.shell.render import llm_alert, llm_caption
+from pages.ui.shell.uploader_ja import japanese_uploaders
 
 state.ensure_shell("pages/knowledge.py")
 st.title("ナレッジ聞き取り")
@@ -32,7 +33,7 @@ else:
 
 # keyed: the chosen tab stays put when a one-off notice above it (e.g. 見つかりません) goes away on the next run
 tab_interview, tab_base, tab_history = st.tabs(
-    ["聞き取り", "ナレッジベース", "聞き取り一覧・分析"], key="knowledge_tabs"
+    ["聞き取り", "ナレッジベース", "聞き取り一覧・分析"], key="knowledge_tabs", on_change="rerun"
 )
 
 with tab_interview:
@@ -44,6 +45,7 @@ with tab_interview:
         if ks.read_only():  # an archived interview (opened by its URL): its turns only, and 復元する
             kr.render_read_only()
         knowledge_widgets.render_history()
+        chat_scroll.follow(ks.FLOW)
         ks.show_notices()
         if not ks.read_only():
             pending = st.container()  # the message being sent shows here at once, above the input
@@ -63,10 +65,11 @@ with tab_interview:
                 accept_multiple_files=True,
                 key=f"knowledge_uploader_{nonce}",
                 help=(
-                    f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。ここに添付すると、送信前にページ数と"
-                    "段落数を確認できます（入力欄の＋から添付した場合は送信後に表示）。本文は送信にのみ使い、保存しません。"
+                    f"1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで。添付すると、送信前にページ数と段落数を"
+                    "確認できます。次の送信で入力欄の文と一緒に送られます。本文は送信にのみ使い、保存しません。"
                 ),
             )
+            japanese_uploaders()
             st.caption(upload_limit_caption(MAX_FILE_BYTES // 1024 // 1024, "1ファイル"))
             docs, errors = ks.read_attachments(uploaded or [])
             for doc in docs:
@@ -76,22 +79,17 @@ with tab_interview:
             for error in errors:
                 llm_alert("error", error)
             attachments.password_field(ks.FLOW)
+            # one way to attach: the uploader above (it shows pages and paragraphs before sending)
             prompt = st.chat_input(
-                f"事例や回答を入力（ファイルも添付できます。1ファイル {MAX_FILE_BYTES // 1024 // 1024} MB まで）",
-                key="knowledge_input",
-                accept_file="multiple",
-                file_type=list(SUPPORTED_EXTENSIONS),
+                "事例や回答を入力（ファイルは上の「ファイルを添付」から）", key="knowledge_input"
             )
             if prompt:
-                chat_docs, chat_errors = ks.read_attachments(list(prompt.files))
-                all_docs, all_errors = docs + chat_docs, errors + chat_errors
-                if not prompt.text.strip() and not all_docs:
+                text = prompt
+                if not text.strip() and not docs:
                     st.error(
                         "送信する内容がありません。"
-                        + (" 添付ファイルを読み取れませんでした。" if all_errors else "")
+                        + (" 添付ファイルを読み取れませんでした。" if errors else "")
                     )
-                    for error in chat_errors:  # the uploader's own errors are shown above already
-                        llm_alert("error", error)
                 else:
                     shown, waiting = pending.container(), pending.container()
 
@@ -100,7 +98,7 @@ with tab_interview:
                             knowledge_widgets.render_user(item)
 
                     with waiting, st.spinner("AIが考えています…"):
-                        ks.submit(TurnInput.from_documents(prompt.text, all_docs, all_errors), on_added=show)
+                        ks.submit(TurnInput.from_documents(text, docs, errors), on_added=show)
                     st.session_state[ks.UPLOADER_NONCE_KEY] = nonce + 1
                     st.rerun()
         last_call.render(ks.FLOW)

@@ -7,7 +7,7 @@ from pages.ui.memory.browser import render_browser
 from pages.ui.memory.chat import render_chat
 from pages.ui.memory.search import render_search
 from pages.ui.memory.status import render_failures
-from pages.ui.shell import state
+from pages.ui.shell import chat_scroll, state
 
 state.ensure_shell("pages/memory.py")
 st.title("コンパニオン記憶")
@@ -30,3 +30,4 @@ with browser_tab:
     render_browser()
 with search_tab:
     render_search()
+chat_scroll.follow("memory")

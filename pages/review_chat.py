@@ -13,9 +13,10 @@ from pages.ui.review import manage as rm
 from pages.ui.review import material as rmat
 from pages.ui.review import session as rs
 from pages.ui.review import widgets as rw
-from pages.ui.shell import feedback, last_call, state
+from pages.ui.shell import chat_scroll, feedback, last_call, state
 from pages.ui.shell.error_card import item_error_card, truncated_banner
 from pages.ui.shell.render import llm_alert, llm_markdown
+from pages.ui.shell.uploader_ja import japanese_uploaders
 
 state.ensure_shell("pages/review_chat.py")
 st.title("答案レビュー・チャット")
@@ -81,6 +82,7 @@ with left:
             icon=":material/download:",
         )
         upload = st.file_uploader("講評JSONファイル", type=["json"], key="review_upload")
+        japanese_uploaders()
         st.caption(upload_limit_caption(MAX_IMPORT_BYTES // 1_000_000, "講評JSONファイル"))
         if upload is not None and st.button("このファイルを読み込む", key="review_import", type="primary"):
             problems = rs.import_review(upload.getvalue())
@@ -134,7 +136,9 @@ with right:
         help="このレビューで新しいスレッドを始めます",
     )
     rm.thread_actions(ss["review_thread_id"], review.id or 0)
-    with st.container(height=560):
+    # Our script (not Streamlit's stick-to-bottom) scrolls the box: the newest question at the top, its reply below.
+    chat_scroll.follow(rs.FLOW, ".st-key-review_chat_box")
+    with st.container(height=560, key="review_chat_box", autoscroll=False):
         if not rs.chat():
             st.caption(
                 "まだ質問はありません。下の欄に質問を入力してください。例: 「§11 の論述はどう評価されていますか？」"

@@ -34,9 +34,9 @@ BASE = {"name": "山田", "phone": "090-1234-5678"}
     [
         ("low", "", "ご都合のよいときに点検をおすすめします"),
         ("none", "", "ご都合のよいときに点検をおすすめします"),
-        ("medium", "", "⚠️ 今週中の来場をおすすめします"),
-        ("high", "", "⚠️ 本日中の来場をおすすめします"),
-        ("low", "this_week", "⚠️ 今週中の来場をおすすめします"),
+        ("medium", "", "今週中の来場をおすすめします"),
+        ("high", "", "本日中の来場をおすすめします"),
+        ("low", "this_week", "今週中の来場をおすすめします"),
     ],
 )
 def test_reservation_message_follows_the_real_urgency(level: str, visit: str, banner: str) -> None:

@@ -27,7 +27,7 @@ def test_choices_share_the_symptoms_subject_and_retries_cite_new_sections() -> N
     d = deps(AIRCON)
     s = make_session(ChatStep.FREE_TEXT)
     r = process_step(s, ChatRequest("s1", message="エアコンの効きが悪い"), d)
-    assert labels(r) == ["エアコンが効かないとき", "エアコンから異臭がする", "わからない", "✏️ 自由入力"]
+    assert labels(r) == ["エアコンが効かないとき", "エアコンから異臭がする", "わからない", "自由入力"]
     r = process_step(s, ChatRequest("s1", action="choice", action_value="エアコンが効かないとき"), d)
     assert "ブレーキを踏んだとき" not in labels(r) and "いつも（常に）" in labels(r)
     r = process_step(s, ChatRequest("s1", action="choice", action_value="走行中"), d)

@@ -29,12 +29,12 @@ LOW = UrgencyResult("low", True, "when_convenient", [])
 
 
 def test_defaults_appended_once_and_duplicates_removed() -> None:
-    out = _append_default_choices(["走行中", " 走行中 ", "停車中", "わからない", "✏️ 自由入力", ""])
+    out = _append_default_choices(["走行中", " 走行中 ", "停車中", "わからない", "自由入力", ""])
     assert out == [
         {"value": "走行中", "label": "走行中"},
         {"value": "停車中", "label": "停車中"},
         {"value": "dont_know", "label": "わからない"},
-        {"value": "free_input", "label": "✏️ 自由入力"},
+        {"value": "free_input", "label": "自由入力"},
     ]
     assert _append_default_choices(None)[-2:] == out[-2:]
 
@@ -43,8 +43,8 @@ def test_defaults_appended_once_and_duplicates_removed() -> None:
 def test_defaults_property(choices: list[str]) -> None:
     out = _append_default_choices(choices)
     labels = [c["label"] for c in out]
-    assert labels[-2:] == ["わからない", "✏️ 自由入力"]
-    assert labels.count("わからない") == 1 and labels.count("✏️ 自由入力") == 1
+    assert labels[-2:] == ["わからない", "自由入力"]
+    assert labels.count("わからない") == 1 and labels.count("自由入力") == 1
     assert len(labels) == len(set(labels))
     assert all(c["value"] == c["label"] for c in out[:-2])
 

@@ -69,7 +69,7 @@ def test_free_text_critical_goes_straight_to_reservation_without_llm() -> None:
     assert (s.urgency_level, s.can_drive, s.visit_urgency) == ("critical", False, "immediate")
     assert r.prompt.type == "reservation_choice"
     assert [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]  # no visit: can't drive
-    assert r.urgency is not None and r.urgency.message.startswith("🚨")
+    assert r.urgency is not None and r.urgency.message.startswith("今すぐ")
 
 
 def test_free_text_to_spec_check_shows_explanation() -> None:
@@ -137,7 +137,7 @@ def test_diagnosing_too_many_failed_solutions_to_urgency_then_reservation() -> N
     r = process_step(s, req(action="resolved", action_value="no"), deps)
     assert s.solutions_tried == 4 and s.current_step == ChatStep.RESERVATION
     assert deps.client.requests[0].json_schema.name == "urgency"  # type: ignore[attr-defined]
-    assert r.urgency is not None and r.urgency.message == "⚠️ 本日中の来場をおすすめします"
+    assert r.urgency is not None and r.urgency.message == "本日中の来場をおすすめします"
 
 
 def test_urgency_check_low_medium_to_done_with_advice() -> None:
@@ -145,9 +145,7 @@ def test_urgency_check_low_medium_to_done_with_advice() -> None:
     s = make_session(ChatStep.URGENCY_CHECK, symptom_text="ラジオの音が小さい")
     r = process_step(s, req(), deps)
     assert s.current_step == ChatStep.DONE
-    assert (
-        "点検をおすすめします。" in r.prompt.message and "⚠️ 今週中の来場をおすすめします" in r.prompt.message
-    )
+    assert "点検をおすすめします。" in r.prompt.message and "今週中の来場をおすすめします" in r.prompt.message
 
 
 def test_urgency_check_merges_keyword_and_llm_higher_wins() -> None:
@@ -295,7 +293,7 @@ def test_action_escalate_that_cannot_drive_offers_no_visit() -> None:
     )
     assert s.current_step == ChatStep.RESERVATION and not s.can_drive
     assert [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]
-    assert r.urgency is not None and r.urgency.message == "🚨 今すぐロードサービスまたは来場が必要です"
+    assert r.urgency is not None and r.urgency.message == "今すぐロードサービスまたは来場が必要です"
 
 
 def test_action_spec_answer_to_spec_check() -> None:
@@ -325,14 +323,14 @@ def test_action_provide_answer_low_offers_resolution_choices() -> None:
     )
     assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "resolved"
     assert [c["value"] for c in r.prompt.choices] == ["yes", "no", "book"]
-    assert "ℹ️ 取扱説明書の記載に一部" in r.prompt.message
+    assert "取扱説明書の記載に一部" in r.prompt.message
 
 
 @pytest.mark.parametrize(
     ("can_drive", "banner", "values"),
     [
-        (False, "🚨 今すぐロードサービスまたは来場が必要です", ["dispatch", "skip"]),
-        (True, "⚠️ 本日中の来場をおすすめします", ["visit", "dispatch", "skip"]),
+        (False, "今すぐロードサービスまたは来場が必要です", ["dispatch", "skip"]),
+        (True, "本日中の来場をおすすめします", ["visit", "dispatch", "skip"]),
     ],
 )
 def test_action_provide_answer_high_to_reservation(can_drive: bool, banner: str, values: list[str]) -> None:
@@ -365,10 +363,42 @@ def test_action_provide_answer_not_covered_raises_to_medium_and_notes() -> None:
             [diag(action="provide_answer", choices=None, urgency_flag="none", manual_coverage="not_covered")]
         ),
     )
-    assert s.urgency_level == "medium" and "⚠️ 取扱説明書に該当する記載がないため" in r.prompt.message
+    assert s.urgency_level == "medium" and "取扱説明書に該当する記載がないため" in r.prompt.message
     # the banner says why it appeared
     assert r.urgency is not None and r.urgency.reasons == ["取扱説明書に記載のない症状"]
-    assert r.urgency.message == "⚠️ 今週中の来場をおすすめします"
+    assert r.urgency.message == "今週中の来場をおすすめします"
+    # nothing to try was given: it does not ask whether "this remedy" worked, it offers what can be done next
+    assert "解決しましたか" not in r.prompt.message
+    assert r.prompt.message.endswith("点検のご予約か、別の可能性の確認ができます。どちらにしますか？")
+    assert [(c["value"], c["label"]) for c in r.prompt.choices] == [
+        ("book", "点検を予約したい"),
+        ("no", "別の可能性を調べる"),
+    ]
+
+
+def test_action_provide_answer_covered_asks_whether_the_remedy_worked() -> None:
+    s = make_session()
+    r = process_step(
+        s,
+        req(message="ときどき"),
+        make_deps(
+            [diag(action="provide_answer", choices=None, urgency_flag="low", manual_coverage="covered")]
+        ),
+    )
+    assert r.prompt.message.endswith("この対処で解決しましたか？")
+    assert [c["value"] for c in r.prompt.choices] == ["yes", "no", "book"]
+
+
+def test_an_answer_that_only_sends_the_car_to_a_workshop_does_not_ask_whether_it_worked() -> None:
+    s = make_session()
+    message = "ブレーキパッドの摩耗のおそれがあります。早めに販売店で点検・交換を受けてください。"
+    r = process_step(
+        s,
+        req(message="キーキー鳴る"),
+        make_deps([diag(action="provide_answer", message=message, choices=None, manual_coverage="covered")]),
+    )
+    assert "解決しましたか" not in r.prompt.message
+    assert [c["value"] for c in r.prompt.choices] == ["book", "no"]
 
 
 @pytest.mark.parametrize("action", ["clarify_term", "ask_question"])
@@ -378,7 +408,7 @@ def test_action_clarify_term_and_ask_question_stay_with_choices(action: str) -> 
         s, req(message="ガタガタする"), make_deps([diag(action=action, term_to_clarify="ガタガタ")])
     )
     assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
-    assert [c["label"] for c in r.prompt.choices] == ["走行中", "停車中", "わからない", "✏️ 自由入力"]
+    assert [c["label"] for c in r.prompt.choices] == ["走行中", "停車中", "わからない", "自由入力"]
     assert s.asked_questions == ["いつ症状が出ますか？"]
 
 

@@ -77,7 +77,7 @@ def test_two_diagnostic_turns_to_a_stored_booking(engine) -> None:  # type: igno
         ("user", "エンジンをかけるとキュルキュル鳴る"),
         ("assistant", "いつ音がしますか？"),
     ]
-    assert history[2]["meta"]["choices"] == ["走行中", "停車中", "わからない", "✏️ 自由入力"]  # type: ignore[index]
+    assert history[2]["meta"]["choices"] == ["走行中", "停車中", "わからない", "自由入力"]  # type: ignore[index]
     rows = list_bookings(engine, LOCAL_PERSON)
     assert len(rows) == 1
     row = rows[0]

@@ -126,10 +126,10 @@ def test_merge_higher_level_wins_and_reasons_merge() -> None:
 @pytest.mark.parametrize(
     ("can_drive", "visit", "banner"),
     [
-        (False, "today", "🚨 今すぐロードサービスまたは来場が必要です"),  # can_drive=false wins over visit
-        (True, "immediate", "🚨 今すぐ来場またはロードサービスが必要です"),
-        (True, "today", "⚠️ 本日中の来場をおすすめします"),
-        (True, "this_week", "⚠️ 今週中の来場をおすすめします"),
+        (False, "today", "今すぐロードサービスまたは来場が必要です"),  # can_drive=false wins over visit
+        (True, "immediate", "今すぐ来場またはロードサービスが必要です"),
+        (True, "today", "本日中の来場をおすすめします"),
+        (True, "this_week", "今週中の来場をおすすめします"),
     ],
 )
 def test_reservation_banner_per_spec_table(can_drive: bool, visit: str, banner: str) -> None:

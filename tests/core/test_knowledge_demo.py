@@ -81,7 +81,12 @@ def test_free_interview_asks_one_or_two_items_and_drafts_within_six_turns(repo):
     phases = [r["state"]["phase"] for r in results]
     assert "draft_knowledge" in phases and phases.index("draft_knowledge") <= 5
     entry = next(r for r in results if r["knowledge"])["knowledge"][0]
-    assert entry["target_clause"] == "第12条" and entry["contract_type"] == "売買契約"
+    assert entry["target_clause"] == "第12条（損害賠償）" and entry["contract_type"] == "売買契約"
+    # a short title that names the case (not the first sentence cut with 「…」)
+    assert entry["knowledge_title"] == "損害賠償条項：損害賠償の上限を代金額に限定する提示への対応"
+    assert (
+        entry["clause_sample"] == "（修正例）第12条　上限を代金の2倍にする。"
+    )  # 「おまかせ」: a clause, not a to-do
     missing = [len(r["state"]["missing_info"]) for r in results]
     assert missing == sorted(missing, reverse=True)  # never asks for more than before
 

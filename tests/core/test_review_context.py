@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from core.flows.review_chat import (
     assemble_review_context,
     build_review_chat_context_text,
     current_turn,
+    load_sample_review,
     resolve_paragraph_numbers,
 )
 
@@ -161,3 +164,20 @@ def test_decision_descriptions() -> None:
         resolve_paragraph_numbers("x", ThreadState(), 1).describe()
         == "§N・第N段落の指定なし（Specified／Related は含めない）"
     )
+
+
+def test_an_uncited_paragraph_gets_the_items_of_the_nearest_cited_paragraphs_around_it() -> None:
+    sample = load_sample_review()
+    context = assemble_review_context(
+        sample.question_text, sample.review_json, "§13 は？", "", "", sample.answer_text
+    )
+    related = context.blocks[-1]
+    assert related.header == "【指定段落に関連する講評（Related）】"
+    assert related.reason == "§13 を挙げた講評がないため、前後の段落（§11、§15）の講評を含める"
+    titles = [item["title"] for items in json.loads(related.body).values() for item in items]
+    assert titles == ["設問2の問題提起", "絶対的構成の理由づけが薄い", "転得者の論点の復習"]
+    cited = assemble_review_context(
+        sample.question_text, sample.review_json, "§11 は？", "", "", sample.answer_text
+    )
+    assert cited.blocks[-1].reason == "入力に §11 が含まれる"
+    assert [b.reason for b in cited.blocks[:2]] == ["常に含める", "常に含める（全体講評のみ）"]

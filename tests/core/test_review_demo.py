@@ -80,3 +80,26 @@ def test_demo_summary_lists_questions_and_cited_items() -> None:
     )
     assert "講評「絶対的構成の理由づけが薄い」" in summary and "（デモモデルによる要約）" in summary
     assert state.summary_up_to_turn == 5
+
+
+def test_a_paragraph_no_item_cites_gets_the_overall_review_and_the_neighbours() -> None:
+    text = ask("§13 はどう評価されていますか？")
+    assert "**§13 の記述**\n> 5 以上より、A の D に対する請求は認められない。" in text
+    assert "§13 を直接挙げた講評項目はありません。\n全体講評では、「設問1・設問2ともに" in text
+    assert "前後の段落（§11、§15）とその講評を示します。" in text
+    assert (
+        "**§11 の記述**\n> しかし、善意の第三者 C が現れた時点で" in text
+        and "**§15 の記述**\n> 1 C が" in text
+    )
+    assert "- **改善点: 絶対的構成の理由づけが薄い**（§10、§11） — " in text
+    assert "- **良い点: 設問2の問題提起**（§15、§16） — " in text
+    assert "照らして読んでください" not in text and "この段落について次のように述べています" not in text
+
+
+def test_a_paragraph_cited_by_items_is_answered_with_those_items_only() -> None:
+    text = ask("§11 はどうですか？")
+    assert (
+        "講評では、この段落について次のように述べています。\n- **改善点: 絶対的構成の理由づけが薄い** — "
+        in text
+    )
+    assert "直接挙げた講評項目はありません" not in text and "前後の段落" not in text

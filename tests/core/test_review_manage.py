@@ -238,7 +238,7 @@ def test_a_thread_exported_as_docx_opens_and_holds_each_turn(alice: ManagedRevie
         "質問:",
         "§3 について教えて",
         "回答:",
-        "§3 は**抗弁**の段落です。\n次の行。",
+        "§3 は抗弁の段落です。\n次の行。",
         "ターン2",
         "質問:",
         "第9段落は？",
@@ -247,6 +247,27 @@ def test_a_thread_exported_as_docx_opens_and_holds_each_turn(alice: ManagedRevie
         "会話の要約（ターン1～5）",
         "【1～5ターンの要約】\n抗弁について相談した。",
     ]
+    reply = document.paragraphs[12]  # the Markdown of the reply is Word formatting, not its marks
+    assert [(r.text, r.bold) for r in reply.runs][:3] == [
+        ("§3 は", None),
+        ("抗弁", True),
+        ("の段落です。", None),
+    ]
+
+
+def test_the_export_cites_every_paragraph_a_reply_quoted(alice: ManagedReviewRepository) -> None:
+    review_id = review_chat.save_material(alice, draft()).review_id
+    assert review_id is not None
+    thread = alice.create_thread(review_id)
+    reply = "§3 の記述を踏まえると、\n\n**§9 の記述**\n> しかし、一度の受領拒絶で抗弁権は失われない。"
+    alice.save_turn(thread, 1, "§3 について教えて", reply, ThreadState())
+    export = thread_export(alice, thread)
+    assert export is not None
+    assert [n for n, _ in export.cited] == [3, 9]
+    document = docx.Document(io.BytesIO(export_docx(export)))
+    texts = [(p.style.name if p.style is not None else "", p.text) for p in document.paragraphs]
+    assert ("Normal", "§9　しかし、一度の受領拒絶で抗弁権は失われない。") in texts
+    assert ("Quote", "しかし、一度の受領拒絶で抗弁権は失われない。") in texts
 
 
 def test_an_older_database_gets_the_content_hashes(tmp_path: Path) -> None:

@@ -15,7 +15,16 @@ def send(page, text: str) -> None:  # type: ignore[no-untyped-def]
     wait_idle(page)
 
 
-def test_attach_sample_docx_in_chat_input_and_reach_the_draft(page, app_url):
+UPLOADER_WORDS = """() => {
+  const zone = document.querySelector('[data-testid="stFileUploaderDropzone"]');
+  const label = zone.querySelector('[data-testid="stBaseButton-secondary"] p');
+  const hint = zone.querySelector('[data-testid="stFileUploaderDropzoneInstructions"] span');
+  const shown = (e) => getComputedStyle(e).fontSize === '0px' ? getComputedStyle(e, '::after').content : e.innerText;
+  return [shown(label), shown(hint)];
+}"""
+
+
+def test_attach_sample_docx_with_the_uploader_and_reach_the_draft(page, app_url):
     page.goto(
         app_url
     )  # the shell first: a deep link as the server's very first request runs pages/ as MPA v1
@@ -23,9 +32,12 @@ def test_attach_sample_docx_in_chat_input_and_reach_the_draft(page, app_url):
     page.get_by_test_id("stSidebarNav").get_by_text("ナレッジ聞き取り").click()
     wait_idle(page)
     page.get_by_role("heading", name="ナレッジ聞き取り").wait_for()
-    chat_input = page.get_by_test_id("stChatInput")
-    chat_input.locator('input[type="file"]').set_input_files(str(kd.SAMPLE_DIR / kd.DEMO_SAMPLE))
-    chat_input.get_by_text("KB").wait_for()  # the attachment chip (name shortened, size)
+    # one way to attach (the uploader, which shows pages and paragraphs before sending), in Japanese
+    assert page.get_by_test_id("stChatInput").locator('input[type="file"]').count() == 0
+    assert page.evaluate(UPLOADER_WORDS) == ['"ファイルを選ぶ"', '"またはここにドラッグ＆ドロップ"']
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(kd.SAMPLE_DIR / kd.DEMO_SAMPLE))
+    wait_idle(page)
+    page.get_by_text("次の送信で添付されます").first.wait_for()
     shot(page, "knowledge-attached")
     send(page, kd.DEMO_OPENING)
     main = page.get_by_test_id("stMain")
@@ -58,9 +70,18 @@ def test_attach_sample_docx_in_chat_input_and_reach_the_draft(page, app_url):
     wait_idle(page)
     main.get_by_role("button", name="変更を保存（新しい版）").wait_for()
     shot(page, "knowledge-base-tab")
+    search = main.get_by_label("キーワード検索")
+    search.fill("該当しない検索語")
+    search.press("Enter")
+    wait_idle(page)
+    main.get_by_text(
+        "「該当しない検索語」に一致するナレッジはありません。検索語を変えるか、絞り込みを解除してください。"
+    ).wait_for()
+    assert "保存されたナレッジはまだありません" not in main.inner_text()
     page.get_by_role("tab", name="聞き取り一覧・分析").click()
     wait_idle(page)
     main.get_by_text("各聞き取りが最後に止まっているフェーズ").wait_for()
+    assert "確定までの平均ターン" in main.inner_text() and "finalize" not in main.inner_text()
     shot(page, "knowledge-analytics-tab")
 
 

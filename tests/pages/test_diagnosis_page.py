@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from streamlit.testing.v1 import AppTest
 
 from core.flows.chat_item import user_item
+from core.flows.diagnosis import local_now
 from core.flows.diagnosis.constants import FALLBACK_MESSAGE
 from core.llm.base import ProviderError
 from core.llm.replay import ReplayClient
@@ -50,7 +52,7 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     at.chat_input(key="diagnosis_input").set_value("エンジン警告灯が点灯した").run()
     assert not at.exception
     labels = [b.label for b in at.button]
-    assert "エンジン警告灯" in labels and "わからない" in labels and "✏️ 自由入力" in labels
+    assert "エンジン警告灯" in labels and "わからない" in labels and "自由入力" in labels
     assert len(at.image) >= 2  # vehicle photo + warning-light icons
     assert any("本日中の来場" in w.value for w in at.warning)
     click(at, "エンジン警告灯")
@@ -60,16 +62,20 @@ def test_demo_path_to_confirmed_booking(tmp_path) -> None:  # type: ignore[no-un
     assert any(c.startswith("ターン2の質問: （デモ）取扱説明書では次の項目が") for c in captions)
     assert "そのときの回答: エンジン警告灯" in captions
     click(at, "走行中")
-    assert "🚗 来店予約をする" in [b.label for b in at.button]
+    assert "来店予約をする" in [b.label for b in at.button]
     assert any("p.19「エンジン警告灯」" in m.markdown[0].value for m in at.chat_message)
-    click(at, "🚗 来店予約をする")
+    click(at, "来店予約をする")
     at.text_input(key="diagnosis_field_name").input("山田 太郎")
     at.text_input(key="diagnosis_field_phone").input("090-1234-5678")
-    at.text_input(key="diagnosis_field_preferred_time").input("2099-01-10 10:00")
+    visit_day = local_now().date() + timedelta(
+        days=10
+    )  # picked on a calendar, the time from the opening hours
+    at.date_input(key="diagnosis_field_preferred_time_date").set_value(visit_day)
+    at.selectbox(key="diagnosis_field_preferred_time_time").set_value("14:30")
     at.button(key="FormSubmitter:diagnosis_booking_form-入力内容を確認する").click().run()
     assert not at.exception and "予約内容の確認" in [h.value for h in at.subheader]
     summary = at.table[0].value
-    assert "090-1234-5678" in summary.to_string() and "2099-01-10 10:00" in summary.to_string()
+    assert "090-1234-5678" in summary.to_string() and f"{visit_day:%Y-%m-%d} 14:30" in summary.to_string()
     click(at, "この内容で予約する")
     assert any("来店予約を承りました" in m.markdown[0].value for m in at.chat_message)
     assert any("問診は完了しました" in s.value for s in at.success)
@@ -91,10 +97,20 @@ def test_brake_failure_escalates_straight_to_reservation(tmp_path) -> None:  # t
     assert not at.exception
     assert any("今すぐロードサービスまたは来場が必要です" in e.value for e in at.error)
     labels = [b.label for b in at.button]
-    assert "🛻 出張・ロードサービスを手配する" in labels and "🚗 来店予約をする" not in labels
+    assert "出張・ロードサービスを手配する" in labels and "来店予約をする" not in labels
     assert at.session_state["chat"]["diagnosis"][-2] == user_item("ブレーキが効かない", status="done")
     indicator = at.markdown[0].value
-    assert "~~仕様確認~~" in indicator and "~~問診~~" in indicator and ":gray[✓ 症状]" in indicator
+    assert (
+        "~~仕様確認~~" in indicator
+        and "~~問診~~" in indicator
+        and ":gray[:material/check: 症状]" in indicator
+    )
+    # urgency was judged (the banner is on screen): 緊急度 is passed, not struck out
+    assert "~~緊急度~~" not in indicator and ":gray[:material/check: 緊急度]" in indicator
+    (banner,) = [e for e in at.error if "今すぐロードサービス" in e.value]
+    assert (
+        banner.icon == ":material/report:"
+    )  # a Material icon, not an emoji (no emoji font on staff machines)
     assert "取り消し線の段階は、今回の問診では通っていません。" in [c.value for c in at.caption]
 
 

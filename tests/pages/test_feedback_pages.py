@@ -89,7 +89,7 @@ def test_a_comment_without_a_thumb_is_not_saved_and_stays_typed(tmp_path: Path) 
     at.button(key=f"{key}_save").click()
     run(at)
     assert [w.value for w in at.warning] == [
-        "先に 👍 か 👎 を選んでから保存してください（入力したコメントは残っています）。"
+        "先に高評価か低評価のボタンを選んでから保存してください（入力したコメントは残っています）。"
     ]
     assert at.text_input(key=f"{key}_comment").value == COMMENT and stored(tmp_path) == []
 

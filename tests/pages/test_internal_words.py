@@ -66,6 +66,8 @@ def _texts(node: Any, raw: bool = False) -> Iterator[tuple[str, str]]:
     kind = getattr(node, "type", "")
     if kind in ("code", "json", "text", "text_area"):  # code, JSON, and the prompts shown as sent (monospace)
         return
+    if kind == "html" and str(getattr(node, "value", "")).lstrip().startswith("<script"):
+        return  # a script (the chat pages' scroll to the newest turn) is code nobody reads
     label = str(getattr(node, "label", "") or "")
     if kind == "expander" and RAW_VIEW.search(label):
         raw = True

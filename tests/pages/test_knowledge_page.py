@@ -77,6 +77,11 @@ def test_demo_interview_reaches_draft_and_saves_an_entry(tmp_path):
     outputs = at.session_state["knowledge_outputs"]
     assert len(outputs) == 1 and all(outputs[0][k] for k in kf.KNOWLEDGE_FIELDS)
     assert "ナレッジ草案作成" in texts(at) and '"control"' not in texts(at)  # only assistant_message is shown
+    # nobody is signed in: the card says what the sidebar says, not 「サインイン中の利用者」
+    assert (
+        "保存者: ローカル利用者（サインインなしで動作中のため、このサーバーの利用者全員の共有の記録になります）"
+        in [c.value for c in at.caption]
+    )
     # edit the card, then save
     title_key = next(
         w.key for w in at.text_input if w.key and w.key.startswith("knowledge_card_knowledge_title")
@@ -134,11 +139,14 @@ def test_failed_turn_shows_raw_output_and_error_type_then_retry(tmp_path):
     assert "契約の種類を教えてください。" in texts(at)
 
 
-def test_chat_input_attachment_goes_into_the_payload(tmp_path):
+def test_the_uploader_is_the_one_way_to_attach_and_its_file_goes_into_the_payload(tmp_path):
     client = ReplayClient([valid_turn()])
     at = make_app(tmp_path, client=client, page=PAGE)
     widget = at.chat_input(key="knowledge_input")
-    widget.upload("contract.docx", build_docx()).set_value("この契約を確認してください")
+    assert not widget.proto.accept_file  # no second way (the chat input's ＋) to attach
+    at.file_uploader(key="knowledge_uploader_0").upload("contract.docx", build_docx())
+    run(at)
+    at.chat_input(key="knowledge_input").set_value("この契約を確認してください")
     run(at)
     payload = client.requests[0].messages[-1]["content"]
     assert payload.startswith(
@@ -407,3 +415,41 @@ def test_a_save_after_someone_else_saved_shows_both_versions_and_overwrites_on_r
     assert [v["edited_by"] for v in versions] == ["山田", "佐藤", LOCAL_PERSON.name]  # the signed-in person
     assert [v["edited_by_id"] for v in versions] == [YAMADA.id, SATO.id, LOCAL_PERSON.id]
     assert not at.warning and "第3版として保存しました。" in [s.value for s in at.success]
+
+
+def test_an_empty_search_says_no_hits_and_the_analytics_speak_japanese(tmp_path):
+    store, kbase = repos(tmp_path)
+    kbase.save_entry({k: f"{k}の値" for k in kf.KNOWLEDGE_FIELDS}, by=YAMADA)
+    interview = store.create_interview(title="途中の相談")
+    store.record_turn(interview, turn_no=1, user_text="途中の相談", turn=json.loads(valid_turn("質問です。")))
+    at = make_app(tmp_path, client=ReplayClient([]), page=PAGE)
+    at.text_input(key="knowledge_base_search").input("該当しない語")
+    run(at)
+    infos = [i.value for i in at.info]
+    assert (
+        "「該当しない語」に一致するナレッジはありません。検索語を変えるか、絞り込みを解除してください。"
+        in infos
+    )
+    assert not any("まだありません" in i for i in infos)  # an entry exists: it just does not match
+    analytics = next(d.value for d in at.dataframe if "聞き取り" in d.value.columns)
+    assert list(analytics.columns) == [
+        "聞き取り",
+        "ターン数",
+        "草案までのターン",
+        "確定までのターン",
+        "最後のフェーズ",
+    ]
+    assert analytics.iloc[0].tolist()[1:] == [1, "まだ", "まだ", "事例ヒアリング"]
+    assert "確定までの平均ターン" in [m.label for m in at.metric]
+    (chart,) = [e for e in walk(at._tree) if getattr(e, "type", "") == "vega_lite_chart"]
+    encoding = json.loads(chart.proto.spec)["encoding"]
+    assert encoding["y"]["field"] == "フェーズ" and encoding["y"]["title"] == ""  # no sideways axis title
+    assert encoding["x"]["title"] == "聞き取り数"
+
+
+def walk(node):  # type: ignore[no-untyped-def]
+    """Every element of an AppTest tree (charts have no accessor of their own)."""
+    children = getattr(node, "children", None)
+    for child in children.values() if isinstance(children, dict) else []:
+        yield child
+        yield from walk(child)

@@ -108,6 +108,15 @@ def test_a_second_interview_about_a_saved_clause_shows_and_sends_similar_knowled
     shown = "\n".join(m.value for m in at.markdown)
     assert f"秘密保持の存続期間（3年→5年）（ID {nda}・第1版）" in shown
     assert "賃貸借" not in shown  # the unrelated entry is not a reference
+    # a similar entry can be copied as text, or opened in the knowledge base tab
+    copy = next(c for c in at.get("code") if "【ナレッジ名】" in c.value)
+    assert copy.value.startswith(
+        "【契約類型】\n業務委託契約\n\n【ナレッジ名】\n秘密保持の存続期間（3年→5年）"
+    )
+    at.button(key=f"knowledge_ref_open_{nda}").click()
+    run(at)
+    assert at.session_state["knowledge_tabs"] == "ナレッジベース"
+    assert at.selectbox(key="knowledge_base_pick").value == nda
 
 
 def test_an_interview_with_nothing_similar_sends_spec_00s_stack_and_shows_no_section(tmp_path):
@@ -249,7 +258,12 @@ def test_filter_by_contract_type_clause_and_words_and_sort_by_update_time(tmp_pa
     at.text_input(key="knowledge_base_search").set_value("ＮＤＡ 損耗")  # folded; ANDed
     run(at)
     assert len(at.dataframe) == 0
-    assert any("条件に合うものがありません" in i.value for i in at.info)
+    infos = [i.value for i in at.info]
+    assert (
+        "「ＮＤＡ 損耗」に一致するナレッジはありません。検索語を変えるか、絞り込みを解除してください。"
+        in infos
+    )
+    assert not any("まだありません（" in i or "保存されたナレッジはまだありません" in i for i in infos)
     at.text_input(key="knowledge_base_search").set_value("損耗")
     run(at)
     assert table_ids(at) == [lease]

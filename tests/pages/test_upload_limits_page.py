@@ -54,28 +54,21 @@ def test_streamlit_transport_bound_is_above_every_app_bound() -> None:
     assert len(BIG) < transport
 
 
-def test_chat_input_attachment_over_the_bound_alone_is_a_japanese_error_and_nothing_is_sent(
-    tmp_path, no_extraction
-) -> None:  # type: ignore[no-untyped-def]
-    client = ReplayClient([valid_turn()])
-    at = make_app(tmp_path, client=client, page=KNOWLEDGE)
+def test_the_chat_input_takes_no_files_and_says_where_to_attach(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    at = make_app(tmp_path, client=ReplayClient([]), page=KNOWLEDGE)
     widget = at.chat_input(key="knowledge_input")
-    assert widget.placeholder == "事例や回答を入力（ファイルも添付できます。1ファイル 20 MB まで）"
-    widget.upload("big.pdf", BIG, "application/pdf")
-    run(at)
-    assert [e.value for e in at.error] == [
-        "送信する内容がありません。 添付ファイルを読み取れませんでした。",
-        TOO_LARGE_PDF,
-    ]
-    assert client.requests == [] and at.session_state["chat"]["knowledge"] == []
+    assert widget.placeholder == "事例や回答を入力（ファイルは上の「ファイルを添付」から）"
+    assert not widget.proto.accept_file  # one way to attach: the uploader
 
 
-def test_chat_input_attachment_over_the_bound_with_text_sends_the_text_and_names_the_file(
+def test_an_uploaded_file_over_the_bound_with_text_sends_the_text_and_names_the_file(
     tmp_path, no_extraction
 ) -> None:  # type: ignore[no-untyped-def]
     client = ReplayClient([valid_turn()])
     at = make_app(tmp_path, client=client, page=KNOWLEDGE)
-    at.chat_input(key="knowledge_input").upload("big.pdf", BIG, "application/pdf").set_value("契約の相談です")
+    at.file_uploader(key="knowledge_uploader_0").upload("big.pdf", BIG, "application/pdf")
+    run(at)
+    at.chat_input(key="knowledge_input").set_value("契約の相談です")
     run(at)
     assert client.requests[0].messages[-1]["content"] == "ユーザー指示:\n契約の相談です"
     user = at.session_state["chat"]["knowledge"][0]

@@ -10,16 +10,52 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.flows.diagnosis.booking import list_bookings, local_now, team_bookings, validate_booking
-    from core.flows.diagnosis.catalog import find_vehicle, get_vehicle, load_vehicles, sample_path
-    from core.flows.diagnosis.constants import FREE_INPUT_VALUE
-    from core.flows.diagnosis.deps import ManualSearch, open_deps, session_archive
-    from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
-    from core.flows.diagnosis.rag import RAGService
-    from core.flows.diagnosis.responses import COVERAGE_NOTES, urgency_info
-    from core.flows.diagnosis.service import ChatService, run_turn
-    from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
-    from core.flows.diagnosis.urgency_meaning import UrgencyJudge
+    from core.flows.diagnosis.booking import (
+        list_bookings,
+        local_now,
+        team_bookings,
+        validate_booking,
+    )
+    from core.flows.diagnosis.catalog import (
+        find_vehicle,
+        get_vehicle,
+        load_vehicles,
+        sample_path,
+    )
+    from core.flows.diagnosis.constants import (
+        FREE_INPUT_VALUE,
+    )
+    from core.flows.diagnosis.deps import (
+        ManualSearch,
+        open_deps,
+        session_archive,
+    )
+    from core.flows.diagnosis.models import (
+        ChatRequest,
+        ChatResponse,
+        ChatStep,
+        PromptInfo,
+        SessionState,
+    )
+    from core.flows.diagnosis.rag import (
+        RAGService,
+    )
+    from core.flows.diagnosis.responses import (
+        COVERAGE_NOTES,
+        banner_severity,
+        urgency_info,
+    )
+    from core.flows.diagnosis.service import (
+        ChatService,
+        run_turn,
+    )
+    from core.flows.diagnosis.snapshots import (
+        snapshot_turns,
+        turn_preview,
+    )
+    from core.flows.diagnosis.urgency_meaning import (
+        UrgencyJudge,
+    )
 
 __all__ = [
     "COVERAGE_NOTES",
@@ -33,6 +69,7 @@ __all__ = [
     "RAGService",
     "SessionState",
     "UrgencyJudge",
+    "banner_severity",
     "find_vehicle",
     "get_vehicle",
     "list_bookings",
@@ -62,6 +99,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "RAGService": ("core.flows.diagnosis.rag", "RAGService"),
     "SessionState": ("core.flows.diagnosis.models", "SessionState"),
     "UrgencyJudge": ("core.flows.diagnosis.urgency_meaning", "UrgencyJudge"),
+    "banner_severity": ("core.flows.diagnosis.responses", "banner_severity"),
     "find_vehicle": ("core.flows.diagnosis.catalog", "find_vehicle"),
     "get_vehicle": ("core.flows.diagnosis.catalog", "get_vehicle"),
     "list_bookings": ("core.flows.diagnosis.booking", "list_bookings"),

@@ -179,7 +179,7 @@ def late_visit_warning(session: SessionState, now: datetime) -> str:
     if when <= latest:
         return ""
     return (
-        f"⚠️ 症状の緊急度から、来店は{VISIT_WINDOW_LABELS[visit]}をおすすめしています。"
+        f"症状の緊急度から、来店は{VISIT_WINDOW_LABELS[visit]}をおすすめしています。"
         f"ご希望の {when:%Y-%m-%d %H:%M} は遅めですが、この日時でよろしいですか？"
         "早めの来店や出張・ロードサービスもご検討ください。"
     )

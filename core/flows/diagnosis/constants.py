@@ -61,7 +61,7 @@ EMPTY_INPUT_MESSAGE = "症状について教えてください。"
 
 # spec 04 §4 choices: the two defaults appended to every choice list.
 DONT_KNOW = "わからない"
-FREE_INPUT = "✏️ 自由入力"
+FREE_INPUT = "自由入力"
 DONT_KNOW_VALUE = "dont_know"
 FREE_INPUT_VALUE = "free_input"
 

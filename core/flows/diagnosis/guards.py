@@ -118,13 +118,13 @@ def _bigrams(text: str) -> set[str]:
 
 
 def _append_default_choices(choices: Sequence[str] | None) -> list[dict[str, str]]:
-    """spec 04 §4: dedupe the model's choices (value = label = its string), then add わからない and ✏️ 自由入力."""
+    """spec 04 §4: dedupe the model's choices (value = label = its string), then add わからない and 自由入力."""
     seen: set[str] = set()
     result: list[dict[str, str]] = []
     for raw in choices or []:
         label = (raw or "").strip()
         key = _norm(label)
-        if not label or key in seen or key in (_norm(DONT_KNOW), _norm(FREE_INPUT), _norm("自由入力")):
+        if not label or key in seen or key in (_norm(DONT_KNOW), _norm(FREE_INPUT), _norm("✏️ 自由入力")):
             continue
         seen.add(key)
         result.append({"value": label, "label": label})

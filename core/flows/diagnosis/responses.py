@@ -10,19 +10,19 @@ from core.flows.diagnosis.urgency import urgency_rank
 
 # spec 04 §7: message per visit_urgency (can_drive=false has its own row).
 RESERVATION_MESSAGES = {
-    "no_drive": "🚨 今すぐロードサービスまたは来場が必要です",
-    "immediate": "🚨 今すぐ来場またはロードサービスが必要です",
-    "today": "⚠️ 本日中の来場をおすすめします",
-    "this_week": "⚠️ 今週中の来場をおすすめします",
+    "no_drive": "今すぐロードサービスまたは来場が必要です",
+    "immediate": "今すぐ来場またはロードサービスが必要です",
+    "today": "本日中の来場をおすすめします",
+    "this_week": "今週中の来場をおすすめします",
     "when_convenient": "ご都合のよいときに点検をおすすめします",
 }
 # spec 04 §4 provide_answer: notes appended by manual_coverage.
 COVERAGE_NOTES = {
-    "not_covered": "⚠️ 取扱説明書に該当する記載がないため、ディーラーでの点検を推奨します。",
-    "partially_covered": "ℹ️ 取扱説明書の記載に一部、一般的な知識に基づく回答を含みます。",
+    "not_covered": "取扱説明書に該当する記載がないため、ディーラーでの点検を推奨します。",
+    "partially_covered": "取扱説明書の記載に一部、一般的な知識に基づく回答を含みます。",
 }
-NO_DRIVE_NOTE = "🚨 自走は控えてください。ロードサービス（出張手配）をご利用ください。"
-DRIVE_NOTE = "⚠️ 早急な点検をおすすめします。来店予約または出張手配をご利用ください。"
+NO_DRIVE_NOTE = "自走は控えてください。ロードサービス（出張手配）をご利用ください。"
+DRIVE_NOTE = "早急な点検をおすすめします。来店予約または出張手配をご利用ください。"
 
 
 # The visit urgency a level implies when the session has none of its own (spec 04 §6 table; low and none:
@@ -65,6 +65,13 @@ def urgency_info(session: SessionState) -> UrgencyInfo | None:
         reasons=list(session.urgency_reasons),
         message=session_banner(session),
     )
+
+
+def banner_severity(info: UrgencyInfo) -> str:
+    """How loud the banner is (the page picks its colour and icon): "error" for the §7 rows that send the car
+    to a road service or in at once, else "warning"."""
+    urgent = (RESERVATION_MESSAGES["no_drive"], RESERVATION_MESSAGES["immediate"])
+    return "error" if info.message in urgent else "warning"
 
 
 def respond(

@@ -31,8 +31,8 @@ SPEC_CHOICES = [
     {"value": "already_tried", "label": "すでに試しました"},
 ]
 RESERVATION_CHOICES = {
-    "visit": {"value": "visit", "label": "🚗 来店予約をする"},
-    "dispatch": {"value": "dispatch", "label": "🛻 出張・ロードサービスを手配する"},
+    "visit": {"value": "visit", "label": "来店予約をする"},
+    "dispatch": {"value": "dispatch", "label": "出張・ロードサービスを手配する"},
     "skip": {"value": "skip", "label": "今回は予約しない"},
 }
 

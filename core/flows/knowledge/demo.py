@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.flows.knowledge.edit_request import EditRequest, read_edit_request
 from core.flows.knowledge.interview import ATTACHMENT_HEADER, DRAFT_HEADER, REFERENCE_HEADER, USER_TEXT_HEADER
 from core.llm.base import LLMRequest
 
@@ -25,7 +26,6 @@ DEMO_SCRIPT = (
     "存続期間を5年とするよう修正を求め、個人情報は期間の定めなく存続させることで合意しました。文言は「前項の義務は、本契約終了後5年間存続する。ただし、個人情報については期間の定めなく存続する。」です。",
     "問題ありません。確定してください。",
 )
-TITLE_ISSUE_CHARS = 32
 REPAIR_HEADER = "以下は、あなたが直前に出力した JSON 文字列です。"
 
 SLOT_LABELS = {
@@ -108,6 +108,11 @@ class Interview:
     clarify: bool = False
     unsure: dict[str, int] = field(default_factory=dict)  # slot -> "分からない" answers so far
     edits: dict[str, str] = field(default_factory=dict)  # the draft card as the person edited it
+    requested: dict[str, str] = field(default_factory=dict)  # items changed on request in the chat
+    last_edit: EditRequest | None = None  # the request the latest message made (its reply says what changed)
+    awaiting: str | None = (
+        None  # an item the person asked to change without saying how: the next message is it
+    )
 
 
 def split_payload(payload: str) -> tuple[str, str]:
@@ -161,7 +166,8 @@ def _read_attachment(iv: Interview, attached: str) -> None:
 def _find_clause(iv: Interview, text: str) -> str | None:
     if m := _CLAUSE_RE.search(text):
         number = re.sub(r"\s", "", m.group(0))
-        title = next((t for n, t in iv.headings if n == number), "")
+        typed = re.match(r"\s*[（(]([^）)]{1,20})[）)]", text[m.end() :])  # 「第8条（秘密保持）」 as typed
+        title = next((t for n, t in iv.headings if n == number), typed.group(1) if typed else "")
         return f"{number}（{title}）" if title else number
     heading = next((f"{n}（{t}）" for n, t in iv.headings if t in text), None)
     if heading:
@@ -173,14 +179,11 @@ def _find_clause(iv: Interview, text: str) -> str | None:
 def _absorb(iv: Interview, text: str) -> None:
     """Take what one user message says: first by pattern, then as the answer to what was asked."""
     iv.clarify = False
+    iv.last_edit = None
     if not text.strip():
         return
     if iv.drafted:
-        if _APPROVE_RE.search(text):
-            iv.approved = True
-        else:
-            iv.approved = False
-            iv.corrections.append(text.strip())
+        _absorb_review(iv, text.strip())
         return
     found: list[str] = []
     rest = text  # what is left for the clause once the contract type is taken out (秘密保持契約 is no clause)
@@ -218,6 +221,32 @@ def _absorb(iv: Interview, text: str) -> None:
     iv.clarify = bool(iv.asked) and any(s not in iv.slots for s in iv.asked)
 
 
+def _absorb_review(iv: Interview, text: str) -> None:
+    """After the draft: an item to change (asked for by name, or the answer to 「どう変えますか」), approval, or a
+    remark that goes to the review points."""
+    request = read_edit_request(text)
+    if request is None and iv.awaiting and not _APPROVE_RE.search(text):
+        request = EditRequest(iv.awaiting, text)
+    iv.awaiting = None
+    if request is not None:
+        iv.approved = False
+        iv.last_edit = request
+        if request.value is None:
+            iv.awaiting = request.item
+            return
+        if request.append:
+            current = build_entry(iv).get(request.item, "")
+            iv.requested[request.item] = (current + "\n" if current else "") + request.value
+        else:
+            iv.requested[request.item] = request.value
+        return
+    if _APPROVE_RE.search(text):
+        iv.approved = True
+    else:
+        iv.approved = False
+        iv.corrections.append(text)
+
+
 def _case_text(text: str) -> str:
     """The case description without the request around it (「…について、」, 「ナレッジにまとめたい」)."""
     sentences = [x for x in re.split(r"(?<=。)", text.strip()) if x and "ナレッジ" not in x]
@@ -241,24 +270,75 @@ def _topic(clause: str) -> str:
 
 
 def _suggest_sample(iv: Interview) -> str:
+    """A clause the agreed outcome reads as: the attached clause with the agreed years, else a wording built
+    from the outcome (a term of years, or the outcome itself as the clause's rule), marked as a draft."""
     number = iv.slots.get("target_clause", "").split("（")[0]
     body = " ".join(iv.bodies.get(number, []))
-    years = re.search(r"(\d+)年", iv.slots.get("action", ""))
+    action = iv.slots.get("action", "")
+    years = re.search(r"(\d+)\s*年", action)
     if body and years and re.search(r"\d+年間", body):
         return re.sub(r"\d+年間", f"{years.group(1)}年間", body, count=1)
-    return f"（要作成）{iv.slots.get('action', '')}の内容を反映した文言を記載してください。"
+    if years and "期間" in action + iv.slots.get("target_clause", "") + iv.slots.get("issue", ""):
+        sample = f"前項の義務は、本契約終了後{years.group(1)}年間存続する。"
+        if "個人情報" in action and "期間の定め" in action:
+            sample += "ただし、個人情報については期間の定めなく存続する。"
+        return f"（修正例）{sample}"
+    rule = _agreed_rule(action)
+    return (
+        f"（修正例）{number + '　' if number else ''}{rule}"
+        if rule
+        else "（修正例）合意した内容を条文の形で記載してください。"
+    )
+
+
+def _agreed_rule(action: str) -> str:
+    """The agreed outcome as a clause sentence: 「…とすることで合意しました」 -> 「…とする。」."""
+    sentence = re.split(r"(?<=。)", action.strip())[0].rstrip("。")
+    sentence = re.sub(r"(?:ことで|ことに|と|で)(?:合意|決着|落ち着き)(?:しました|した|済み)?$", "", sentence)
+    sentence = re.sub(r"^(?:相手方|先方)(?:と|に)(?:交渉し|協議し)?、?", "", sentence)
+    sentence = sentence.split("求め、")[-1]
+    if not sentence:
+        return ""
+    return sentence + ("" if sentence.endswith(("する", "とする", "ない", "できる")) else "ものとする") + "。"
+
+
+_TITLE_CORE = re.compile(r"^(.+?)(?:案|提案|修正案|要求|条件|内容)(?:が|を|に)")
+_TITLE_LEAD = re.compile(r"^.*?(?:相手方|先方|取引先)(?:から|が|より)、?")
+TITLE_CORE_CHARS = 40
+
+
+def _as_noun_phrase(sentence: str) -> str:
+    """「上限を代金額に限定してきました」 -> 「上限を代金額に限定する提示」 (the request as a thing)."""
+    for pattern, ending in (
+        (r"(?:してきま?した|してきています|してきた|されました|しました|した)$", "する提示"),
+        (r"(?<=[めえけせてねべれ])てきま?した$", "る提示"),
+    ):
+        if re.search(pattern, sentence):
+            return re.sub(pattern, ending, sentence)
+    return sentence.removesuffix("ました").removesuffix("です")
+
+
+def _title(topic: str, issue: str) -> str:
+    """A short title that says the case: 「秘密保持条項：存続期間を「契約終了後3年」に限定する提示への対応」 (never a
+    sentence cut with 「…」)."""
+    sentence = re.split(r"[。\n]", issue.strip())[0]
+    sentence = _TITLE_LEAD.sub("", sentence)
+    core = m.group(1) + "提示" if (m := _TITLE_CORE.match(sentence)) else _as_noun_phrase(sentence)
+    core = re.sub(r"^(?:秘密保持義務|本契約)の", "", core) if topic.startswith("秘密保持") else core
+    if len(core) > TITLE_CORE_CHARS:
+        cut = core.rfind("、", 0, TITLE_CORE_CHARS)
+        core = core[:cut] if cut > 0 else ""
+    return f"{topic}：{core}への対応" if core else f"{topic}の修正提示への対応"
 
 
 def build_entry(iv: Interview) -> dict[str, str]:
     s = iv.slots
-    issue_line = re.split(r"[。\n]", s.get("issue", ""))[0]
-    issue_line = issue_line if len(issue_line) <= TITLE_ISSUE_CHARS else issue_line[:TITLE_ISSUE_CHARS] + "…"
     review = f"【事例】{s.get('issue', '')}\n【リスク】{s.get('risk', '')}"
     if iv.corrections:
         review += "\n【補足】" + "\n".join(iv.corrections)
     entry = {
         "contract_type": s.get("contract_type", ""),
-        "knowledge_title": f"{_topic(s.get('target_clause', ''))}：{issue_line}",
+        "knowledge_title": _title(_topic(s.get("target_clause", "")), s.get("issue", "")),
         "target_clause": s.get("target_clause", ""),
         "review_points": review,
         "action_plan": s.get("action", ""),
@@ -268,7 +348,7 @@ def build_entry(iv: Interview) -> dict[str, str]:
     edited = {k: v for k, v in iv.edits.items() if k in entry and v.strip()}
     if iv.corrections and "review_points" in edited:
         edited["review_points"] += "\n【補足】" + "\n".join(iv.corrections[-1:])
-    return entry | edited
+    return entry | edited | iv.requested
 
 
 def _question_text(iv: Interview, ask: tuple[str, ...], first: bool) -> str:
@@ -294,8 +374,9 @@ def reply_for(user_texts: list[str]) -> dict[str, object]:
         text, attached, edits = split_payload_parts(payload)
         if attached:
             _read_attachment(iv, attached)
-        if edits:
+        if edits:  # the card as the person edited it: what they changed there wins over earlier requests
             iv.edits = edits
+            iv.requested = {k: v for k, v in iv.requested.items() if edits.get(k, v) == v}
         was_drafted = iv.drafted
         _absorb(iv, text)
         ask = _next_ask(iv)
@@ -324,11 +405,23 @@ def reply_for(user_texts: list[str]) -> dict[str, object]:
             "表現や対応方針に直したい点があればお知らせください。問題なければ「問題ありません」とお送りください。"
         )
         return _turn("finalize", "draft_knowledge", [], message, entry)
+    if iv.last_edit is not None:
+        return _turn("clarify", "review_knowledge", ["草案への最終確認"], _edit_message(iv.last_edit), entry)
     if iv.approved:
         message = "ナレッジを確定しました。右のカードから保存すると、チームで再利用できるようになります。"
         return _turn("finalize", "review_knowledge", [], message, entry)
     message = "ご指摘を審査ポイントの補足として反映しました。ほかに直す点がなければ「問題ありません」とお送りください。"
     return _turn("clarify", "review_knowledge", ["草案への最終確認"], message, entry)
+
+
+def _edit_message(request: EditRequest) -> str:
+    if request.value is None:
+        return f"{request.label}をどのように変更しますか？新しい{request.label}をそのままお送りください。"
+    done = "に次の内容を追記しました" if request.append else "を次のとおり変更しました"
+    return (
+        f"{request.label}{done}。右の「ナレッジ草案」をご確認ください。\n\n「{request.value}」\n\n"
+        "ほかに直す点がなければ「問題ありません」とお送りください。"
+    )
 
 
 def _all_missing(iv: Interview) -> list[str]:

@@ -19,7 +19,10 @@ from core.flows.review_chat.constants import (
 from core.flows.review_chat.paragraphs import (
     extract_paragraph_numbers_from_user_input,
     extract_specified_text_from_answer,
+    item_paragraph_numbers,
+    parse_marked_answer_paragraphs,
     related_review_items_by_category,
+    specified_ranges,
 )
 
 EMPTY_QUESTION = "（問題文は登録されていません）"
@@ -68,6 +71,24 @@ def overall_review_text(review_json: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def neighbour_numbers(answer_text: str, paragraph_numbers: list[int]) -> list[int]:
+    """The answer's paragraphs within the Specified window of the numbers (the numbers themselves left out)."""
+    existing = [n for n, _ in parse_marked_answer_paragraphs(answer_text)]
+    ranges = specified_ranges(existing, paragraph_numbers)
+    asked = set(paragraph_numbers)
+    return [n for n in sorted(set(existing)) if n not in asked and any(a <= n <= b for a, b in ranges)]
+
+
+def nearest_on_each_side(candidates: list[int], numbers: list[int]) -> list[int]:
+    """For each number, the closest candidate before it and the closest after it (ascending, no duplicates)."""
+    chosen: set[int] = set()
+    for n in numbers:
+        before = [c for c in candidates if c < n]
+        after = [c for c in candidates if c > n]
+        chosen.update(([before[-1]] if before else []) + ([after[0]] if after else []))
+    return sorted(chosen)
+
+
 def related_block_body(review_json: Any, paragraph_numbers: list[int]) -> str:
     """The Related items as one JSON object keyed by review category (review order, no duplicates)."""
     grouped: dict[str, list[dict[str, Any]]] = {}
@@ -103,7 +124,7 @@ def assemble_review_context(
         ContextBlock(HEADER_QUESTION, "常に含める", (question_text or "").strip() or EMPTY_QUESTION)
     )
     context.blocks.append(
-        ContextBlock(HEADER_OVERALL, "常に含める（overall_review のみ）", overall_review_text(review_json))
+        ContextBlock(HEADER_OVERALL, "常に含める（全体講評のみ）", overall_review_text(review_json))
     )
     if KEYWORD_PURPOSE in user_input:
         body = (purpose_text or "").strip() or EMPTY_PURPOSE
@@ -123,8 +144,29 @@ def assemble_review_context(
         context.paragraph_numbers = numbers
         specified = extract_specified_text_from_answer(answer_text, numbers) or EMPTY_SPECIFIED
         context.blocks.append(ContextBlock(HEADER_SPECIFIED, reason, specified))
-        context.blocks.append(ContextBlock(HEADER_RELATED, reason, related_block_body(review_json, numbers)))
+        context.blocks.append(related_block(review_json, answer_text, numbers, reason))
     return context
+
+
+def related_block(review_json: Any, answer_text: str, numbers: list[int], reason: str) -> ContextBlock:
+    """Related: the items citing the numbers; when none does, the items citing the paragraphs around them (the
+    Specified window), so a question about an uncited paragraph still gets the neighbouring review."""
+    if related_review_items_by_category(review_json, numbers):
+        return ContextBlock(HEADER_RELATED, reason, related_block_body(review_json, numbers))
+    around = neighbour_numbers(answer_text, numbers)
+    cited_around = {
+        n
+        for _, item in related_review_items_by_category(review_json, around)
+        for n in item_paragraph_numbers(item)
+    } & set(around)
+    cited = nearest_on_each_side(sorted(cited_around), numbers)
+    if not cited:
+        return ContextBlock(HEADER_RELATED, reason, EMPTY_RELATED)
+    return ContextBlock(
+        HEADER_RELATED,
+        f"{_labels(numbers)} を挙げた講評がないため、前後の段落（{_labels(cited)}）の講評を含める",
+        related_block_body(review_json, cited),
+    )
 
 
 def build_review_chat_context_text(

@@ -110,6 +110,43 @@ def _focus(
     return focus[:3]
 
 
+def _labels(numbers: list[int]) -> str:
+    return "、".join(f"§{n}" for n in numbers)
+
+
+def _item_line(category: str, item: dict[str, Any], cites: bool = False) -> str:
+    label = CATEGORY_LABELS.get(category, category)
+    where = f"（{_labels(item_paragraph_numbers(item))}）" if cites else ""
+    return f"- **{label}: {item.get('title', '')}**{where} — {first_sentence(str(item.get('description', '')), 120)}"
+
+
+def _rewrite_hint(items: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    weak = next((i for c, i in items if c == "weaknesses"), None)
+    if weak is None:
+        return []
+    return ["", f"次の答案では、「{weak.get('title', '')}」の指摘を意識して書き直してみてください。"]
+
+
+def _without_direct_items(
+    focus: list[int], paragraphs: dict[int, str], related: list[tuple[str, dict[str, Any]]], overall: str
+) -> list[str]:
+    """No review item names the paragraph: the overall review, then the neighbouring paragraphs and their items."""
+    lines = ["", f"{_labels(focus) or '指定された段落'} を直接挙げた講評項目はありません。"]
+    if overall:
+        lines.append(f"全体講評では、「{first_sentence(overall, 120)}」とまとめられています。")
+    if not related:
+        lines.append("前後の段落にも講評項目はないため、全体講評の指摘と照らして読んでください。")
+        return lines
+    cited = sorted({n for _, item in related for n in item_paragraph_numbers(item)} & set(paragraphs))
+    near = sorted(cited, key=lambda n: min(abs(n - f) for f in focus) if focus else n)[:2]
+    lines += ["", f"前後の段落（{_labels(sorted(near))}）とその講評を示します。"]
+    for n in sorted(near):
+        lines += ["", f"**§{n} の記述**", f"> {excerpt(paragraphs[n])}"]
+    lines += ["", "前後の段落への講評:"]
+    lines += [_item_line(category, item, cites=True) for category, item in related[:3]]
+    return lines + _rewrite_hint(related)
+
+
 def reply_text(request: LLMRequest) -> str:
     """The demo reply to one review-chat turn."""
     users = [m["content"] for m in request.messages if m["role"] == "user"]
@@ -129,26 +166,13 @@ def reply_text(request: LLMRequest) -> str:
             lines.append("直前のご質問で指定された段落の周辺を、引き続き参照しています。")
         for n in focus:
             lines += ["", f"**§{n} の記述**", f"> {excerpt(paragraphs[n])}"]
-        hits = [(c, i) for c, i in related if set(item_paragraph_numbers(i)) & set(focus)] or related
-        if hits:
+        direct = [(c, i) for c, i in related if set(item_paragraph_numbers(i)) & set(focus)]
+        if direct:
             lines += ["", "講評では、この段落について次のように述べています。"]
-            for category, item in hits[:3]:
-                label = CATEGORY_LABELS.get(category, category)
-                title = item.get("title", "")
-                lines.append(
-                    f"- **{label}: {title}** — {first_sentence(str(item.get('description', '')), 120)}"
-                )
-            weak = next((i for c, i in hits if c == "weaknesses"), None)
-            if weak is not None:
-                lines += [
-                    "",
-                    f"次の答案では、「{weak.get('title', '')}」の指摘を意識して書き直してみてください。",
-                ]
+            lines += [_item_line(category, item) for category, item in direct[:3]]
+            lines += _rewrite_hint(direct)
         else:
-            lines += [
-                "",
-                "指定された段落を直接参照している講評項目はありませんでした。全体講評の指摘と照らして読んでください。",
-            ]
+            lines += _without_direct_items(focus, paragraphs, related, context.get(HEADER_OVERALL, ""))
     if HEADER_PURPOSE in context:
         lines += ["", f"**出題趣旨**では、「{first_sentence(context[HEADER_PURPOSE], 120)}」とされています。"]
     if HEADER_GRADING in context:
@@ -166,7 +190,7 @@ def reply_text(request: LLMRequest) -> str:
 
 
 _SPEAKER_SPLIT = re.compile(r"^(【ユーザー】|【アシスタント】)$", re.M)
-_CITED_TITLE = re.compile(r"^- \*\*[^:*]+: ([^*]+)\*\* — ", re.M)
+_CITED_TITLE = re.compile(r"^- \*\*[^:*]+: ([^*]+)\*\*(?:（[^）]*）)? — ", re.M)
 
 
 def _segment_messages(prompt: str) -> list[tuple[str, str]]:

@@ -1,5 +1,6 @@
 """A consultation exported as Markdown and DOCX: title, question, the answer paragraphs the
-conversation cited (§N with their text), each turn (user / assistant) and the stored summaries.
+conversation cited (§N named in a question or a reply, with their text), each turn (user / assistant) and the
+stored summaries. In the DOCX the replies and the summary are Word formatting (core.documents.docx_markdown).
 
 Nothing here writes to disk: the page offers the text and bytes as downloads. The per-turn context is not
 exported (it is never stored, spec 02 注意点).
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 
 import docx
 
+from core.documents.docx_markdown import add_markdown, add_plain
 from core.flows.review_chat.paragraphs import (
     extract_paragraph_numbers_from_user_input,
     parse_marked_answer_paragraphs,
@@ -60,8 +62,9 @@ def thread_export(repo: ReviewRepository, thread_id: int) -> ThreadExport | None
         else:
             rally.assistant = message.content
     mentioned: set[int] = set()
-    for rally in turns.values():
+    for rally in turns.values():  # what the person asked about and what the replies quoted
         mentioned.update(extract_paragraph_numbers_from_user_input(rally.user))
+        mentioned.update(extract_paragraph_numbers_from_user_input(rally.assistant))
     paragraphs = dict(parse_marked_answer_paragraphs(review.answer_text))
     state = thread["state"]
     return ThreadExport(
@@ -116,13 +119,14 @@ def _text(text: str) -> str:
 
 
 def export_docx(export: ThreadExport) -> bytes:
-    """The consultation as a Word document: the same sections as the Markdown, each message one paragraph
-    (its line breaks kept; any text: core.text.export.xml_text)."""
+    """The consultation as a Word document: the same sections as the Markdown. What people typed (the question,
+    the material) is kept as typed, line breaks included; the replies and the summary, which are Markdown, become
+    Word formatting (bold, quotes, lists, headings). Any text: core.text.export.xml_text."""
     document = docx.Document()
     document.add_heading(_text(export.title), level=0)
     document.add_paragraph(_text(f"レビュー: {export.review_title}"))
     document.add_heading("問題文", level=1)
-    document.add_paragraph(_text(export.question_text))
+    add_plain(document, export.question_text)
     document.add_heading("会話で参照した答案の段落", level=1)
     for number, text in export.cited:
         paragraph = document.add_paragraph()
@@ -133,15 +137,16 @@ def export_docx(export: ThreadExport) -> bytes:
     document.add_heading("会話", level=1)
     for rally in export.turns:
         document.add_heading(f"ターン{rally.turn}", level=2)
-        for label, text in (
-            (USER_LABEL, rally.user),
-            (ASSISTANT_LABEL, rally.assistant or "（回答はありません）"),
-        ):
-            document.add_paragraph().add_run(f"{label}:").bold = True
-            document.add_paragraph(_text(text))
+        document.add_paragraph().add_run(f"{USER_LABEL}:").bold = True
+        add_plain(document, rally.user)
+        document.add_paragraph().add_run(f"{ASSISTANT_LABEL}:").bold = True
+        if rally.assistant:
+            add_markdown(document, rally.assistant, heading_level=3)
+        else:
+            document.add_paragraph("（回答はありません）")
     if export.summary:
         document.add_heading(f"会話の要約（ターン1～{export.summary_up_to_turn}）", level=1)
-        document.add_paragraph(_text(export.summary))
+        add_markdown(document, export.summary, heading_level=2)
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import streamlit as st
@@ -13,9 +13,11 @@ from core.clock import format_local
 from core.flows.chat_item import ChatItem
 from core.flows.diagnosis import (
     COVERAGE_NOTES,
+    FREE_INPUT_VALUE,
     ChatStep,
     PromptInfo,
     SessionState,
+    banner_severity,
     get_vehicle,
     sample_path,
     urgency_info,
@@ -46,7 +48,16 @@ CONTENT_TYPE_LABELS = {
     "warning": "警告",
     "danger": "危険",
 }
-DATETIME_HELP = "「2026-11-25 10:00」「2026/11/25 10:00」「2026年11月25日 10時30分」の形で入力できます。"
+# Icons from Streamlit's Material set (this machine may have no emoji font: an emoji would be a box).
+BANNER_ICONS = {"error": ":material/report:", "warning": ":material/warning:"}
+CHOICE_ICONS = {
+    "visit": ":material/directions_car:",
+    "dispatch": ":material/local_shipping:",
+    FREE_INPUT_VALUE: ":material/edit:",
+}
+VISIT_TIMES = [f"{h:02d}:{m:02d}" for h in range(9, 18) for m in (0, 30)] + ["18:00"]  # opening hours
+DEFAULT_VISIT_TIME = "10:00"
+BOOKING_DAYS_AHEAD = 90
 URGENCY_LABELS = {"critical": "緊急", "high": "高", "medium": "中", "low": "低", "none": "なし", "": "なし"}
 
 
@@ -55,13 +66,15 @@ def step_indicator(session: SessionState) -> None:
     order = [s for s, _ in STEP_LABELS]
     index = order.index(session.current_step)
     visited = set(session.visited_steps)
+    if urgency_info(session) is not None:  # urgency was judged on the way (a banner is on screen)
+        visited.add(ChatStep.URGENCY_CHECK)
     parts = []
     skipped = False
     for i, (step, label) in enumerate(STEP_LABELS):
         if i == index:
             parts.append(f"**:blue-background[{i + 1}. {label}]**")
         elif i < index and step in visited:
-            parts.append(f":gray[✓ {label}]")
+            parts.append(f":gray[:material/check: {label}]")
         elif i < index:
             parts.append(f":gray[~~{label}~~]")
             skipped = True
@@ -92,20 +105,21 @@ def conversation(items: Sequence[ChatItem], session_id: str) -> None:
 
 
 def urgency_banner(session: SessionState) -> None:
-    """spec 04 §7: 🚨 as an error (can't drive / immediate), ⚠️ as a warning; reasons underneath."""
+    """spec 04 §7: an error banner (can't drive / at once) or a warning, with a Material icon; reasons underneath."""
     info = urgency_info(session)
     if info is None:
         return
     reasons = f"\n\n判定理由: {'、'.join(info.reasons)}" if info.reasons else ""
-    llm_alert("error" if info.message.startswith("🚨") else "warning", info.message + reasons)
+    severity = banner_severity(info)
+    llm_alert(severity, info.message + reasons, icon=BANNER_ICONS[severity])
 
 
 def coverage_note(session: SessionState) -> None:
     note = COVERAGE_NOTES.get(session.manual_coverage)
-    if note and note.startswith("⚠️"):
-        st.warning(note)
+    if note and session.manual_coverage == "not_covered":
+        st.warning(note, icon=":material/warning:")
     elif note:
-        st.info(note)
+        st.info(note, icon=":material/info:")
 
 
 def sources_expander(session: SessionState) -> None:
@@ -144,7 +158,8 @@ def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
             target = right
         else:
             target = st.container()
-        if target.button(llm_label(choice["label"]), key=f"{key}_{i}", width="stretch"):
+        icon_name = CHOICE_ICONS.get(choice.get("value", ""))
+        if target.button(llm_label(choice["label"]), key=f"{key}_{i}", width="stretch", icon=icon_name):
             pressed = choice
     return pressed
 
@@ -163,13 +178,11 @@ def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> st
                 values[f["name"]] = st.text_area(
                     label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
                 )
+            elif f["type"] == "datetime":
+                values[f["name"]] = visit_time_picker(f, key, now)
             else:
                 values[f["name"]] = st.text_input(
-                    label,
-                    value=f.get("value", ""),
-                    placeholder=f["placeholder"],
-                    key=key,
-                    help=DATETIME_HELP if f["type"] == "datetime" else None,
+                    label, value=f.get("value", ""), placeholder=f["placeholder"], key=key
                 )
         submitted = st.form_submit_button("入力内容を確認する", type="primary")
     if not submitted:
@@ -180,6 +193,37 @@ def booking_form(session: SessionState, prompt: PromptInfo, now: datetime) -> st
             st.error(message)
         return None
     return json.dumps(values, ensure_ascii=False)
+
+
+def visit_time_picker(field: dict[str, Any], key: str, now: datetime) -> str:
+    """The visit date from a calendar (年/月/日) and the time from the opening hours; 「YYYY-MM-DD HH:MM」."""
+    chosen = parse_visit(field.get("value", ""))
+    today = now.date()
+    day = chosen[0] if chosen and chosen[0] >= today else today + timedelta(days=1)
+    time = chosen[1] if chosen and chosen[1] in VISIT_TIMES else DEFAULT_VISIT_TIME
+    name = field["label"].removesuffix("日時")
+    left, right = st.columns(2)
+    picked = left.date_input(
+        f"{name}日（必須）",
+        value=day,
+        min_value=today,
+        max_value=today + timedelta(days=BOOKING_DAYS_AHEAD),
+        format="YYYY/MM/DD",
+        key=f"{key}_date",
+    )
+    slot = right.selectbox(
+        f"{name}時刻（必須）", VISIT_TIMES, index=VISIT_TIMES.index(time), key=f"{key}_time"
+    )
+    return f"{picked:%Y-%m-%d} {slot}" if isinstance(picked, date) else ""
+
+
+def parse_visit(text: str) -> tuple[date, str] | None:
+    """A stored 「YYYY-MM-DD HH:MM」 back into the picker's date and time (None when it is not one)."""
+    try:
+        when = datetime.strptime(str(text or "").strip(), "%Y-%m-%d %H:%M")
+    except ValueError:
+        return None
+    return when.date(), when.strftime("%H:%M")
 
 
 def booking_summary_table(prompt: PromptInfo) -> None:
@@ -231,5 +275,5 @@ _FOCUS_CHAT_INPUT = """<script>
 
 
 def focus_chat_input() -> None:
-    """Put the keyboard focus in the chat input (「✏️ 自由入力」); a fixed script, no model text in it."""
+    """Put the keyboard focus in the chat input (「自由入力」); a fixed script, no model text in it."""
     st.html(_FOCUS_CHAT_INPUT, unsafe_allow_javascript=True)

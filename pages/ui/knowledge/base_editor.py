@@ -20,6 +20,7 @@ from pages.ui.knowledge import conflict
 from pages.ui.knowledge import resume as kr
 from pages.ui.knowledge import session as ks
 from pages.ui.shell import state
+from pages.ui.shell.auth import recorded_as
 from pages.ui.shell.render import plain_label
 
 OPENED_KEY = "knowledge_base_opened"  # data key: entry id -> the entry as its editor was opened (version)
@@ -112,9 +113,7 @@ def render_entry_editor(entry: dict) -> None:
                     if key in ("review_points", "action_plan", "clause_sample")
                     else st.text_input(label, opened[key], key=widget_key)
                 )
-            st.caption(
-                f"編集者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）"
-            )
+            st.caption(recorded_as("編集者", state.person()))
             note = st.text_input("変更メモ（任意）", key=f"knowledge_base_note_{entry['id']}")
             submitted = st.form_submit_button("変更を保存（新しい版）", icon=":material/save:")
         if submitted:

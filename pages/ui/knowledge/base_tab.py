@@ -46,9 +46,34 @@ ORDER_LABELS = {
     "oldest": "更新が古い順",
 }
 NO_ENTRIES = (
-    "保存されたナレッジはまだありません（または条件に合うものがありません）。"
-    "聞き取りタブで草案を作り、「ナレッジベースに保存」を押してください。"
+    "保存されたナレッジはまだありません。聞き取りタブで草案を作り、「ナレッジベースに保存」を押してください。"
 )
+NO_MATCH = "条件に合うナレッジはありません。絞り込みを解除してください。"
+NO_QUERY_MATCH = "「{query}」に一致するナレッジはありません。検索語を変えるか、絞り込みを解除してください。"
+NO_ARCHIVED = "アーカイブしたナレッジはありません。"
+NO_ARCHIVED_MATCH = "条件に合うアーカイブ済みのナレッジはありません。"
+# Pixel widths that fit the main column at 1280 px wide: 対象条項 (「第8条（秘密保持）」) and 更新日時
+# (「2026-11-25 15:00」) are never cut; a long ナレッジ名 is (it is shown whole in the editor below).
+TABLE_CONFIG = {
+    "ID": st.column_config.NumberColumn(width=50),
+    "ナレッジ名": st.column_config.TextColumn(width=160),
+    "契約類型": st.column_config.TextColumn(width=110),
+    "対象条項": st.column_config.TextColumn(width=150),
+    "版": st.column_config.NumberColumn(width=40),
+    "更新日時": st.column_config.TextColumn(width=135),
+    "更新者": st.column_config.TextColumn(width=115),
+}
+
+
+def empty_message(filters: dict[str, Any]) -> str:
+    """Why the table is empty: nothing saved yet, or nothing matches what was searched / filtered."""
+    searched = bool(str(filters["search"]).strip() or filters["contract_types"] or filters["clause"])
+    if filters["archived"]:
+        return NO_ARCHIVED_MATCH if searched else NO_ARCHIVED
+    if not searched:
+        return NO_ENTRIES
+    query = " ".join(str(filters["search"]).split())[:40]
+    return NO_QUERY_MATCH.format(query=query) if query else NO_MATCH
 
 
 def _filters(base: Any) -> dict[str, Any] | None:
@@ -69,7 +94,7 @@ def _filters(base: Any) -> dict[str, Any] | None:
         clauses = kb.clause_choices(base, chosen)
     except KnowledgeStoreError:
         clauses = []
-    cols = st.columns([5, 4, 3], vertical_alignment="bottom")
+    cols = st.columns([4, 5, 3], vertical_alignment="bottom")
     clause = cols[0].selectbox(
         "対象条項で絞り込み",
         clauses,
@@ -104,18 +129,15 @@ def render_knowledge_base() -> None:
     if filters["archived"]:
         st.caption("アーカイブしたナレッジです（読み取り専用。「復元」で一覧と類似検索に戻ります）。")
     if not entries:
-        st.info(
-            "アーカイブしたナレッジはありません（または条件に合うものがありません）。"
-            if filters["archived"]
-            else NO_ENTRIES,
-            icon=":material/inventory_2:",
-        )
+        st.info(empty_message(filters), icon=":material/inventory_2:")
         archive.render_reconcile()
         return
     frame = pd.DataFrame(entries)[list(TABLE_COLUMNS)]
     frame["updated_at"] = frame["updated_at"].map(_when)
     selection = st.dataframe(
         frame.rename(columns=TABLE_COLUMNS),
+        column_config=TABLE_CONFIG,
+        width="stretch",
         hide_index=True,
         key="knowledge_base_table",
         on_select="rerun",
@@ -237,30 +259,49 @@ def _render_own_interviews(overview: ka.InterviewOverview) -> None:
     m = st.columns(3)
     m[0].metric("聞き取り数", len(frame))
     m[1].metric("草案までの平均ターン", f"{reached.mean():.1f}" if len(reached) else "—")
-    m[2].metric("まとめまでの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
+    m[2].metric("確定までの平均ターン", f"{finals.mean():.1f}" if len(finals) else "—")
     counts = overview.stop_counts
     chart = pd.DataFrame(
         {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
     )
     st.caption("各聞き取りが最後に止まっているフェーズ")
-    st.bar_chart(chart, x="フェーズ", y="聞き取り数", sort=False, horizontal=True, height=200)
+    phase_chart(chart)
     table = frame.assign(title=frame["interview_id"].map(lambda i: titles.get(i, i)))[
         ["title", "turns", "to_draft", "to_finalize", "last_phase"]
     ]
     table["last_phase"] = table["last_phase"].map(
         lambda p: kf.PHASE_LABELS.get(p, "未応答") if p else "未応答"
     )
+    for column in ("to_draft", "to_finalize"):  # 「まだ」, never None / NaN, for an interview not there yet
+        table[column] = table[column].map(lambda v: f"{int(v)}" if pd.notna(v) else "まだ")
     st.dataframe(
         table.rename(
             columns={
                 "title": "聞き取り",
                 "turns": "ターン数",
-                "to_draft": "草案到達ターン",
-                "to_finalize": "まとめに達したターン",
+                "to_draft": "草案までのターン",
+                "to_finalize": "確定までのターン",
                 "last_phase": "最後のフェーズ",
             }
         ),
+        column_config={"聞き取り": st.column_config.TextColumn(width="large")},
+        width="stretch",
         hide_index=True,
+    )
+
+
+def phase_chart(chart: pd.DataFrame) -> None:
+    """Interviews per phase as horizontal bars; the phase names are the axis labels, so the axis needs no
+    title (a title there would stand sideways)."""
+    st.bar_chart(
+        chart,
+        x="フェーズ",
+        y="聞き取り数",
+        sort=False,
+        horizontal=True,
+        height=200,
+        x_label="",  # the phase axis (x even when drawn vertically): its names say it all
+        y_label="聞き取り数",
     )
 
 
@@ -287,7 +328,7 @@ def render_team_analytics() -> None:
         {"フェーズ": [kf.PHASE_LABELS.get(p, p) for p in counts], "聞き取り数": list(counts.values())}
     )
     st.caption("チームの各聞き取りが最後に止まっているフェーズ（離脱の位置）")
-    st.bar_chart(chart, x="フェーズ", y="聞き取り数", sort=False, horizontal=True, height=200)
+    phase_chart(chart)
     names = people_names(state.engine(), team.per_person)
     st.dataframe(
         pd.DataFrame(

@@ -13,6 +13,7 @@ import streamlit as st
 
 from core.clock import format_local
 from core.flows import knowledge as kf
+from pages.ui.knowledge import base_tab
 from pages.ui.knowledge import session as ks
 from pages.ui.shell.render import llm_caption, llm_label, llm_markdown
 
@@ -42,6 +43,38 @@ def render_entry_fields(entry: Mapping[str, Any]) -> None:
             llm_markdown(str(entry[key]), key=f"knowledge_ref_{entry['id']}_{key}")
 
 
+def entry_text(entry: Mapping[str, Any]) -> str:
+    """The entry as plain text to paste elsewhere: 【項目】 then its text, every field."""
+    return "\n\n".join(
+        f"【{kf.KNOWLEDGE_FIELD_LABELS[key]}】\n{str(entry.get(key) or '（未記入）').strip()}"
+        for key in kf.KNOWLEDGE_FIELDS
+    )
+
+
+def open_in_base(entry_id: int) -> None:
+    """「ナレッジベースで開く」: the knowledge base tab with this entry picked (filters cleared so it is listed)."""
+    ss = st.session_state
+    ss["knowledge_tabs"] = "ナレッジベース"
+    ss["knowledge_base_search"], ss["knowledge_base_types"], ss["knowledge_base_clause"] = "", [], None
+    ss["knowledge_base_show_archived"] = False
+    ss[base_tab.PICK_KEY] = entry_id
+
+
+def entry_actions(entry: Mapping[str, Any]) -> None:
+    """Open the entry in the knowledge base, or copy it as text."""
+    row = st.container(horizontal=True, gap="small")
+    row.button(
+        "ナレッジベースで開く",
+        key=f"knowledge_ref_open_{entry['id']}",
+        icon=":material/open_in_new:",
+        on_click=open_in_base,
+        args=(entry["id"],),
+    )
+    with row.popover("テキストをコピー", icon=":material/content_copy:"):
+        st.caption("右上のボタンでコピーできます。")
+        st.code(entry_text(entry), language=None, wrap_lines=True)
+
+
 def render_similar() -> None:
     """「類似ナレッジ」: the saved entries the last turn sent to the interviewer as reference."""
     similar = st.session_state[ks.SIMILAR_KEY]
@@ -57,6 +90,7 @@ def render_similar() -> None:
                 st.markdown(f"**{entry_heading(entry)}**")
                 llm_caption(entry_caption(entry))
                 render_entry_fields(entry)
+                entry_actions(entry)
 
 
 def ask_duplicate(draft: dict[str, str], duplicates: list[dict[str, Any]]) -> None:

@@ -20,8 +20,9 @@ from core.text import CHANGED_NOTICE
 from pages.ui.knowledge import conflict, reuse
 from pages.ui.knowledge import session as ks
 from pages.ui.shell import feedback, state
+from pages.ui.shell.auth import recorded_as
 from pages.ui.shell.error_card import item_error_card
-from pages.ui.shell.render import llm_alert, llm_caption, llm_label, llm_markdown, plain_label
+from pages.ui.shell.render import llm_alert, llm_caption, llm_label, llm_markdown
 
 BadgeColor = Literal["blue", "orange", "green", "gray"]
 MODE_COLORS: dict[str, BadgeColor] = {"interview": "blue", "clarify": "orange", "finalize": "green"}
@@ -173,7 +174,7 @@ def render_card() -> None:
                 "アーカイブ中の聞き取りの草案です（閲覧のみ）。保存するには聞き取りを復元してください。"
             )
             return
-        st.caption(f"保存者: {plain_label(state.person().name)}（サインイン中の利用者として記録されます）")
+        st.caption(recorded_as("保存者", state.person()))
         saved = st.session_state[ks.SAVED_ENTRY_KEY]
         label = "ナレッジベースを更新（新しい版）" if saved else "ナレッジベースに保存"
         submitted = st.button(

@@ -13,10 +13,7 @@ from pages.ui.review import session as rs
 from pages.ui.review.paging import page_range
 from pages.ui.shell.render import literal_md, plain_label
 
-SPLIT_RULE = (
-    "段落の分け方: 空行があれば空行で区切ります。空行が1つもなければ1行を1段落にします。"
-    "行頭に $$[N] がある文章はその目印で区切ります。"
-)
+SPLIT_RULE = "段落の分け方: 空行があれば空行で区切ります。空行が1つもなければ1行を1段落にします。"
 
 ANSWER_ERRORS = "review_form_answer_errors"  # data key: why the pasted answer was not split (over a bound)
 PAGE_KEY = "review_form_preview_page"

@@ -33,7 +33,9 @@ def answer_panel(paragraphs: list[tuple[int, str]]) -> None:
     """The answer, one row per paragraph, its § number a button that adds `§N` to the message; a long answer
     is shown a page at a time (a run draws at most PAGE_SIZE rows)."""
     if not paragraphs:
-        st.info("この答案には段落の目印（$$[N]）がありません。")
+        st.info(
+            "この答案は段落に分かれていません。「答案・講評を編集」で答案を貼り付け直すと、段落に分けて表示できます。"
+        )
         return
     for index in page_range(len(paragraphs), "review_answer_page"):
         number, text = paragraphs[index]

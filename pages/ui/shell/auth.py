@@ -141,3 +141,14 @@ def render_identity(person: Person) -> None:
             st.caption("管理者")
         if st.button("ログアウト", key="auth_logout", icon=":material/logout:"):
             st.logout()
+
+
+def recorded_as(role: str, person: Person) -> str:
+    """「保存者: …」 under a save button, saying the same as the sidebar: the signed-in person, or the local
+    person every user of this server shares when nobody signs in."""
+    if person.is_local:
+        return (
+            f"{role}: {plain_label(person.name)}（サインインなしで動作中のため、このサーバーの利用者全員の"
+            "共有の記録になります）"
+        )
+    return f"{role}: {plain_label(person.name)}（サインイン中の利用者として記録されます）"

@@ -1,4 +1,4 @@
-"""👍 / 👎 and an optional comment under a finished assistant reply, on all four chat pages.
+"""Thumbs up / down and an optional comment under a finished assistant reply, on all four chat pages.
 
 `render(flow, conversation_id, turn)` draws the thumbs (st.feedback) and a 「コメント（任意）」 popover with
 its own save button, in a fragment (a click reruns only this reply's widget). A thumb is saved as soon as it
@@ -19,7 +19,7 @@ from pages.ui.shell import state
 NOTICES_KEY = "feedback_notices"
 SAVED = "評価を保存しました"
 CLEARED = "評価を取り消しました"
-PICK_FIRST = "先に 👍 か 👎 を選んでから保存してください（入力したコメントは残っています）。"
+PICK_FIRST = "先に高評価か低評価のボタンを選んでから保存してください（入力したコメントは残っています）。"
 STORE_FAILED = (
     "評価を保存できませんでした（データベースに書き込めません）。少し待ってからもう一度お試しください。"
 )

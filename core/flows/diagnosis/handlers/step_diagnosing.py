@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from core.contracts.schemas import load_schema
@@ -65,6 +66,15 @@ RESOLVED_CHOICES = [
     {"value": "book", "label": "点検を予約したい"},
 ]
 RESOLVED_LABELS = {c["value"]: c["label"] for c in RESOLVED_CHOICES}
+RESOLVED_QUESTION = "この対処で解決しましたか？"
+# An answer the manual does not cover, or one that only sends the car to a workshop, gives no remedy to try:
+# it asks what to do next, not whether 「この対処」 worked.
+WORKSHOP_ADVICE = re.compile(r"販売店|ディーラー|整備工場|点検を受け|交換を受け|修理を受け")
+NO_REMEDY_QUESTION = "点検のご予約か、別の可能性の確認ができます。どちらにしますか？"
+NO_REMEDY_CHOICES = [
+    {"value": "book", "label": "点検を予約したい"},
+    {"value": "no", "label": "別の可能性を調べる"},
+]
 DONE_MESSAGE = "解決してよかったです。症状が再発した場合は、お早めに販売店へご相談ください。"
 RETRY_MESSAGE = "提案された対処では解決しませんでした。"
 # Shown under the urgency banner when the raise came from the model, not from a keyword rule.
@@ -277,13 +287,14 @@ def _by_action(
         note = COVERAGE_NOTES.get(data["manual_coverage"])
         text = message + (f"\n\n{note}" if note else "")
         if urgency_rank(flag) >= urgency_rank("high"):
-            # reservation_prompt adds the 🚨 no-drive note itself when can_drive is false
+            # reservation_prompt adds the no-drive note itself when can_drive is false
             prefix = text + (f"\n\n{DRIVE_NOTE}" if session.can_drive else "")
             return enter_reservation(session, prefix, rag_sources=sources)
+        remedy = data["manual_coverage"] != "not_covered" and not WORKSHOP_ADVICE.search(message)
         prompt = PromptInfo(
             type="single_choice",
-            message=text + "\n\nこの対処で解決しましたか？",
-            choices=[dict(c) for c in RESOLVED_CHOICES],
+            message=text + "\n\n" + (RESOLVED_QUESTION if remedy else NO_REMEDY_QUESTION),
+            choices=[dict(c) for c in (RESOLVED_CHOICES if remedy else NO_REMEDY_CHOICES)],
             action="resolved",
         )
         return respond(session, prompt, rag_sources=sources)

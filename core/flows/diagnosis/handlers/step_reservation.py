@@ -19,9 +19,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, Pro
 from core.flows.diagnosis.responses import record_user, respond
 from core.flows.diagnosis.step_shared import RESERVATION_CHOICES, reservation_prompt
 
-VISIT_REFUSED = (
-    "🚨 自走は危険なため、来店予約はお受けできません。出張・ロードサービスの手配をご利用ください。"
-)
+VISIT_REFUSED = "自走は危険なため、来店予約はお受けできません。出張・ロードサービスの手配をご利用ください。"
 SKIP_MESSAGE = "承知しました。今回は予約しません。症状が続く・悪化する場合は、無理に運転せず販売店またはロードサービスにご連絡ください。"
 FORM_MESSAGES = {
     "dispatch": "出張・ロードサービスの手配に必要な情報を入力してください。",
@@ -118,4 +116,4 @@ def handle_booking_confirm(session: SessionState, request: ChatRequest, deps: Di
         detail = "担当者から折り返しお電話します。安全な場所でお待ちください。"
     else:
         detail = f"{session.booking_data.get('preferred_time', '')} のご来店をお待ちしております。"
-    return respond(session, PromptInfo(type="text", message=f"✅ {label}を承りました{number}。{detail}"))
+    return respond(session, PromptInfo(type="text", message=f"{label}を承りました{number}。{detail}"))
