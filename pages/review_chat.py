@@ -15,7 +15,7 @@ from pages.ui.review import session as rs
 from pages.ui.review import widgets as rw
 from pages.ui.shell import chat_scroll, feedback, last_call, state
 from pages.ui.shell.error_card import item_error_card, truncated_banner
-from pages.ui.shell.render import llm_alert, llm_markdown
+from pages.ui.shell.render import literal_md, llm_alert, llm_markdown
 from pages.ui.shell.uploader_ja import japanese_uploaders
 
 state.ensure_shell("pages/review_chat.py")
@@ -89,7 +89,7 @@ with left:
             if problems:
                 st.error(
                     "このファイルは読み込めませんでした。次の点を直してください。\n\n"
-                    + "\n".join(f"- {rw.literal_md(p)}" for p in problems)
+                    + "\n".join(f"- {literal_md(p)}" for p in problems)
                 )
             else:
                 st.rerun()
@@ -106,11 +106,11 @@ with left:
             rw.review_panel(review.review_json)
     with tab_question:
         st.markdown("**問題文**")
-        st.markdown(rw.literal_md(review.question_text))
+        st.markdown(literal_md(review.question_text))
         with st.expander("出題趣旨"):
-            st.markdown(rw.literal_md(review.purpose_text or "（登録されていません）"))
+            st.markdown(literal_md(review.purpose_text or "（登録されていません）"))
         with st.expander("採点実感"):
-            st.markdown(rw.literal_md(review.grading_impression_text or "（登録されていません）"))
+            st.markdown(literal_md(review.grading_impression_text or "（登録されていません）"))
 
 with right:
     threads = rs.threads(review.id or 0)
@@ -155,7 +155,7 @@ with right:
                         item, key="review_retry", is_last=is_last and not busy, on_retry=rs.on_retry
                     )
                 elif item["role"] == "user":
-                    st.markdown(rw.literal_md(item["content"]))  # exactly as typed
+                    st.markdown(literal_md(item["content"]))  # exactly as typed
                 else:
                     llm_markdown(item["content"], key=f"review_full_{item.get('turn')}_{item['role']}")
                 if item["status"] == "truncated" and item["role"] == "assistant":

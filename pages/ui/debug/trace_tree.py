@@ -194,7 +194,7 @@ def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
     ]
     frame["終了"] = frame["offset_ms"] + frame["duration_ms"]
     frame["結果"] = ["成功" if ok else "失敗" for ok in frame["ok"]]
-    return (
+    chart: alt.Chart = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
@@ -206,6 +206,7 @@ def waterfall_chart(turn: TurnNode) -> alt.Chart | None:
         )
         .properties(height=WATERFALL_ROW_PX * len(rows))
     )
+    return chart
 
 
 def render(

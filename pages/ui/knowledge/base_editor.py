@@ -6,7 +6,7 @@ against that version never overwrites theirs silently; a refused save shows both
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import streamlit as st
@@ -31,11 +31,11 @@ def _when(ts: float | None) -> str:
     return format_local(ts) if ts else ""
 
 
-def _opened(entry: dict) -> dict:
+def _opened(entry: dict[str, Any]) -> dict[str, Any]:
     """The entry as the editor was opened: the form keeps showing (and saving against) that version, so a
     save by someone else meanwhile neither resets what is typed nor gets overwritten."""
     opened = st.session_state.setdefault(OPENED_KEY, {})
-    return opened.setdefault(entry["id"], dict(entry))
+    return cast("dict[str, Any]", opened.setdefault(entry["id"], dict(entry)))
 
 
 def _reopen(entry_id: int) -> None:
@@ -43,7 +43,7 @@ def _reopen(entry_id: int) -> None:
     conflict.clear(f"knowledge_base_{entry_id}")
 
 
-def _save(base: Any, entry_id: int, fields: dict, note: str, version: int) -> int | None:
+def _save(base: Any, entry_id: int, fields: dict[str, Any], note: str, version: int) -> int | None:
     """Save against `version` as the signed-in person; None when refused (the conflict is kept for the page
     to show)."""
     try:
@@ -75,7 +75,7 @@ def _resolve_conflict(base: Any, entry_id: int, note: str) -> None:
     st.rerun()
 
 
-def render_entry_editor(entry: dict) -> None:
+def render_entry_editor(entry: dict[str, Any]) -> None:
     base = ks.stores().base
     opened = _opened(entry)
     notice = st.session_state.pop("knowledge_base_notice", None)

@@ -155,7 +155,7 @@ def render_knowledge_base() -> None:
     archive.render_reconcile()
 
 
-def _pick_entry(entries: list[dict], table_pick: int | None) -> dict | None:
+def _pick_entry(entries: list[dict[str, Any]], table_pick: int | None) -> dict[str, Any] | None:
     """The entry to view/edit: chosen in the selectbox (keyboard friendly) or by selecting a table row."""
     ss = st.session_state
     by_id = {e["id"]: e for e in entries}
@@ -195,12 +195,12 @@ EXPORTS: tuple[Export, ...] = (
 
 
 def _deferred(
-    build: Callable[[Sequence[Mapping[str, Any]]], str | bytes], entries: list[dict]
+    build: Callable[[Sequence[Mapping[str, Any]]], str | bytes], entries: list[dict[str, Any]]
 ) -> Callable[[], str | bytes]:
     return lambda: kx.export_entries(build, entries)
 
 
-def render_exports(entries: list[dict]) -> None:
+def render_exports(entries: list[dict[str, Any]]) -> None:
     """The four downloads of the shown entries, each built only when its button is pressed."""
     stamp = format_local(utc_now(), "%Y%m%d")
     st.caption(

@@ -3,7 +3,7 @@ both versions are shown side by side and the person chooses: save theirs over it
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pandas as pd
 import streamlit as st
@@ -27,7 +27,7 @@ def remember(scope: str, error: kb.StaleEntryError) -> None:
 
 
 def pending(scope: str) -> dict[str, Any] | None:
-    return st.session_state.get(CONFLICTS_KEY, {}).get(scope)
+    return cast("dict[str, Any] | None", st.session_state.get(CONFLICTS_KEY, {}).get(scope))
 
 
 def clear(scope: str) -> None:

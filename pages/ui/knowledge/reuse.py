@@ -7,7 +7,7 @@ Entry fields are typed by people or written by the model: every one goes through
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import streamlit as st
 
@@ -100,7 +100,7 @@ def ask_duplicate(draft: dict[str, str], duplicates: list[dict[str, Any]]) -> No
 
 
 def pending_duplicate() -> dict[str, Any] | None:
-    return st.session_state[ks.DUPLICATE_KEY]
+    return cast("dict[str, Any] | None", st.session_state[ks.DUPLICATE_KEY])
 
 
 def clear_duplicate() -> None:
@@ -113,7 +113,7 @@ def chosen_duplicate() -> dict[str, Any] | None:
     if pending is None:
         return None
     by_id = {d["id"]: d for d in pending["duplicates"]}
-    return by_id.get(st.session_state.get(PICK_KEY), pending["duplicates"][0])
+    return cast("dict[str, Any] | None", by_id.get(st.session_state.get(PICK_KEY), pending["duplicates"][0]))
 
 
 def render_duplicate_question() -> DuplicateChoice | None:

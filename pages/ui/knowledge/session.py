@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
@@ -63,7 +63,7 @@ def init() -> None:
 
 
 def chat() -> list[ChatItem]:
-    return st.session_state.chat[FLOW]
+    return cast("list[ChatItem]", st.session_state.chat[FLOW])
 
 
 def stores() -> KnowledgeStores:

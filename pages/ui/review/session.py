@@ -12,7 +12,7 @@ appears when it lands.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
@@ -50,7 +50,7 @@ def sample_id() -> int:
 
 
 def chat() -> list[ChatItem]:
-    return st.session_state.chat[FLOW]
+    return cast("list[ChatItem]", st.session_state.chat[FLOW])
 
 
 def notify(*notices: Notice) -> None:
@@ -246,7 +246,7 @@ def stream_turn(review: ReviewRecord, text: str) -> TurnResult:
 def land_jobs() -> list[str]:
     """Summaries made since the last question was sent (shown until the next one; a failure is shown by
     `summary_failure`)."""
-    made = st.session_state.setdefault("review_summaries_made", [])
+    made: list[str] = st.session_state.setdefault("review_summaries_made", [])
     made.extend(v["message"] for v in bg.landed(FLOW) if v["status"] == "done" and v["message"])
     return made
 

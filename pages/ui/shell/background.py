@@ -10,7 +10,7 @@ forwards them to the session's debug log.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ POLL_SECONDS = 1.0
 
 
 def _tracked(flow: str) -> dict[str, dict[str, Any]]:
-    return st.session_state.setdefault(f"{flow}_jobs", {})
+    return cast("dict[str, dict[str, Any]]", st.session_state.setdefault(f"{flow}_jobs", {}))
 
 
 def job_sink() -> CaptureSink:

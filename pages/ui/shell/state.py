@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import streamlit as st
 
@@ -98,7 +98,7 @@ def follow_deep_link() -> None:
 
 
 def settings() -> Settings:
-    return st.session_state["app_settings"]
+    return cast(Settings, st.session_state["app_settings"])
 
 
 def person() -> Person:
@@ -123,7 +123,7 @@ def client() -> LLMClient:
     if ss["llm_client"] is None or (not ss["llm_client_pinned"] and ss["llm_client_key"] != key):
         ss["llm_client"] = services().client(s, fault_rate=fault_rate, personas=demo_personas())
         ss["llm_client_key"] = key
-    return ss["llm_client"]
+    return cast(LLMClient, ss["llm_client"])
 
 
 def client_for(target: Target) -> LLMClient:
