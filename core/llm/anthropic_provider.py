@@ -31,5 +31,5 @@ ANTHROPIC = ProviderDescriptor(
     secret_settings=("ANTHROPIC_API_KEY",),
     ready=_ready,
     build=build_anthropic,
-    missing_hint="ANTHROPIC_API_KEY を設定してください。",
+    missing_hint="APIキーが設定されていません。ANTHROPIC_API_KEY を設定してください。",
 )

@@ -34,5 +34,5 @@ OPENAI = ProviderDescriptor(
     secret_settings=("OPENAI_API_KEY",),
     ready=_ready,
     build=build_openai,
-    missing_hint="OPENAI_API_KEY を設定するか、互換サーバーの OPENAI_BASE_URL を指定してください。",
+    missing_hint="APIキーが設定されていません。OPENAI_API_KEY を設定するか、互換サーバーなら OPENAI_BASE_URL を指定してください。",
 )

@@ -85,7 +85,11 @@ def memory(data_dir: Path, person: Person) -> None:
 
 def memory_samples(data_dir: Path, person: Person) -> None:
     engine, chroma = open_store(data_dir), open_chroma(data_dir)
-    added = load_demo_samples(memory_repository(engine, person), memory_collection(chroma, person))
+    added = load_demo_samples(
+        memory_repository(engine, person),
+        memory_collection(chroma, person),
+        progress=lambda done, total: saved(loaded=done, of=total),  # one line per committed chunk
+    )
     saved(samples=added)
 
 

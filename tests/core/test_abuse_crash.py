@@ -130,7 +130,9 @@ def test_memory_turns_survive_a_kill_and_vectors_are_reconciled(tmp_path: Path) 
 
 
 def test_sample_loading_cut_short_is_completed_not_doubled(tmp_path: Path) -> None:
-    kill_during("memory_samples", tmp_path, saves=1, after=random.uniform(2.0, 4.0))
+    # the samples load in chunks of 50 exchanges, one line per committed chunk: killed after the first
+    lines = kill_during("memory_samples", tmp_path, saves=1)
+    assert lines and lines[0]["loaded"] < SAMPLE_EPISODES
     episodes, _ = _vectors_match_units(tmp_path)
     assert episodes < SAMPLE_EPISODES  # the kill came before the end
     engine, chroma = open_store(tmp_path), open_chroma(tmp_path)

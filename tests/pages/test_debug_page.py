@@ -252,5 +252,5 @@ def test_an_imported_export_is_shown_and_a_broken_one_is_a_japanese_error(tmp_pa
 def test_the_job_queue_shows_the_engine_counts_and_failures(tmp_path):
     at = debug_page(tmp_path)
     (queue,) = [e for e in at.expander if e.label == "バックグラウンド処理のキュー"]
-    assert any("ジョブエンジン: in-process" in c.value for c in queue.caption)
+    assert any(c.value == "ジョブエンジン: このプロセス内のワーカー" for c in queue.caption)
     assert [m.label for m in queue.metric] == ["待機中", "実行中", "完了", "失敗", "最古の待機"]

@@ -11,6 +11,10 @@ from pages.ui.shell import state
 from pages.ui.shell.render import llm_label
 
 STATUS_LABELS = {"queued": "待機中", "running": "実行中", "done": "完了", "failed": "失敗"}
+ENGINE_LABELS = {
+    "in-process": "このプロセス内のワーカー",
+    "procrastinate (PostgreSQL)": "PostgreSQL のジョブキュー（procrastinate）",
+}
 
 
 def render() -> None:
@@ -24,7 +28,7 @@ def render() -> None:
         except Exception:  # noqa: BLE001 - the debug page works without it; say why it is missing
             st.caption("キューを読み込めませんでした（データベースに接続できません）。")
             return
-        st.caption(f"ジョブエンジン: {summary['engine']}")
+        st.caption(f"ジョブエンジン: {ENGINE_LABELS.get(summary['engine'], summary['engine'])}")
         columns = st.columns(len(STATUS_LABELS) + 1)
         for column, (status, label) in zip(columns, STATUS_LABELS.items(), strict=False):
             column.metric(label, summary["counts"].get(status, 0))

@@ -110,7 +110,7 @@ def _provider_fields(current: Settings) -> None:
             st.caption(":material/key: 認証情報: 設定済み（値は表示しません）")
     else:
         st.warning(
-            f"{descriptor.label} の認証情報が足りません。{descriptor.missing_hint}"
+            f"{descriptor.label}: {descriptor.missing_hint}"
             "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
             icon=":material/key_off:",
         )
