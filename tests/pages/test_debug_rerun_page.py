@@ -76,7 +76,9 @@ def test_rerun_sends_the_edited_request_to_two_targets_and_shows_both(tmp_path) 
     assert at.selectbox(key="debug_trace_call").options == [
         "ターン（番号なし） ▸ 緊急度の判定 ・ 試行 2 ・ 成功"
     ]
-    assert [e.label for e in at.get("expander") if e.label != QUEUE][-1] == PLAYGROUND  # at the end of the call detail
+    assert [e.label for e in at.get("expander") if e.label != QUEUE][
+        -1
+    ] == PLAYGROUND  # at the end of the call detail
     open_tab(at, "呼び出し一覧")
     second = next(i for i, e in enumerate(events) if e.kind == "call" and e.attempt == 2)
     at.selectbox(key="debug_selected").set_value(second).run()  # the repair attempt's row
@@ -129,7 +131,9 @@ def test_rerun_from_the_trace_tree_on_the_demo_model_costs_its_listed_price(tmp_
         f"修復 **0** 回 ・ トークン 入力 **{outcome.input_tokens:,}** / 出力 **{outcome.output_tokens:,}** ・ "
         "コスト USD 0"  # katachi-demo is listed in core/samples/prices.toml at 0
     ]
-    assert "再実行の結果（1 件）。保存された会話とデバッグログは変わりません。" in [c.value for c in at.caption]
+    assert "再実行の結果（1 件）。保存された会話とデバッグログは変わりません。" in [
+        c.value for c in at.caption
+    ]
 
 
 def test_edited_prompts_survive_a_visit_to_another_tab(tmp_path) -> None:
