@@ -9,6 +9,7 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -209,7 +210,11 @@ def start_jobs() -> None:
     _jobs_opener((str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port), services())
 
 
+JOBS_OPEN_DELAY_S = 3.0  # after the first page has painted: the opening imports and migrates under the GIL
+
+
 def _open_jobs(opened: Services) -> None:
+    time.sleep(JOBS_OPEN_DELAY_S)
     try:
         opened.jobs()
     except StoreUnavailable:
