@@ -1,4 +1,4 @@
-"""Attachment limits, errors and the extracted document (spec 00 添付ファイル処理; issue #15 bounds).
+"""Attachment limits, errors and the extracted document (spec 00 添付ファイル処理, and their bounds).
 
 Shared by core.documents.attachments (dispatch, text files), core.documents.pdf_reader, core.documents.docx_reader and the
 extraction worker (core.documents.extract_worker), which sends documents and errors back as JSON.

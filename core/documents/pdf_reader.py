@@ -1,4 +1,4 @@
-"""PDF -> paragraphs with pypdf, bounded: pages, decoded stream bytes, characters (spec 00; issue #15).
+"""PDF -> paragraphs with pypdf, bounded: pages, decoded stream bytes, characters (spec 00).
 
 Encrypted PDFs open with an empty user password (owner-password "restrictions only" files, AES
 included: needs `cryptography`), or with the password the person typed on the knowledge page.

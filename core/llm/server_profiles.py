@@ -6,7 +6,7 @@ remembered per base URL for RETRY_UPWARD_AFTER_S, so new clients skip known reje
 form is tried again (one extra request if the server still rejects it), so a server that has been upgraded or
 has recovered is not held to a lesser form for the life of the process.
 
-What the servers accept (sources checked for issue #16):
+What the servers accept (sources checked):
 - OpenAI, Azure: `response_format: json_schema` with `strict`; Azure's reasoning models reject
   `max_tokens` ("Use 'max_completion_tokens' instead").
 - vLLM: `response_format: json_schema` (docs.vllm.ai features/structured_outputs) and json_object;

@@ -1,8 +1,8 @@
-"""Bookings and sessions of the diagnosis flow (spec 04 §7; issue 12 item 6): tables + a small repository.
+"""Bookings and sessions of the diagnosis flow (spec 04 §7): tables + a small repository.
 
 `created_at` is when the booking was taken, UTC epoch seconds (core.clock). `preferred_time` is the
 visit the person picked ("2026-11-25 10:00", a local appointment), stored as they picked it. Bookings hold
-customers' names and phone numbers: each belongs to the person who took it (`owner_id`, issue #14), and the
+customers' names and phone numbers: each belongs to the person who took it (`owner_id`), and the
 repository lists only theirs; `team_bookings` (admins) reads across. What the interview learned travels with
 a booking in diagnosis_booking_details (every symptom, the answers to the questions, the summary, the manual
 coverage); a detail row belongs to its booking's owner and is read only through that booking.

@@ -238,7 +238,7 @@ def list_bookings(engine: Engine, person: Person, limit: int = 100) -> list[dict
 
 def team_bookings(engine: Engine, person: Person, limit: int = 200) -> list[dict[str, Any]] | None:
     """Every person's bookings with `owner_id`, newest first, for an admin (`[katachi] admins`: team
-    analytics, issue #14); None for anyone else."""
+    analytics); None for anyone else."""
     if not person.is_admin:
         return None
     return DiagnosisRepository(engine, owner_id=person.id).team_bookings(limit)

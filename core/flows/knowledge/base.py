@@ -111,7 +111,7 @@ def _reindex(index: KnowledgeIndex | None, entry_id: int) -> None:
 def draft_duplicates(
     index: KnowledgeIndex | None, entry: Mapping[str, Any], *, saved_entry_id: int | None
 ) -> list[SimilarEntry]:
-    """Issue #13: saved entries the draft nearly duplicates, asked about before a NEW entry is saved (none when
+    """Saved entries the draft nearly duplicates, asked about before a NEW entry is saved (none when
     the interview already saved one: saving updates that entry). Empty when the lookup fails: saving goes on."""
     if index is None or saved_entry_id is not None:
         return []

@@ -123,7 +123,7 @@ def split_payload(payload: str) -> tuple[str, str]:
 
 
 def split_payload_parts(payload: str) -> tuple[str, str, dict[str, str] | None]:
-    """(user text, attachment text, the edited draft or None) of a user payload (spec 00; issue 12)."""
+    """(user text, attachment text, the edited draft or None) of a user payload (spec 00)."""
     draft: dict[str, str] | None = None
     marker = "\n\n" + DRAFT_HEADER
     if payload.startswith(DRAFT_HEADER):

@@ -195,8 +195,8 @@ def similar_entries(
     interview_id: str | None = None,
     k: int = SIMILAR_K,
 ) -> list[SimilarEntry]:
-    """The closest `k` active entries to an interview's case text within SIMILAR_MAX_DISTANCE (issue #13 item
-    3); entries saved from `interview_id` itself are left out (they are its own draft)."""
+    """The closest `k` active entries to an interview's case text within SIMILAR_MAX_DISTANCE;
+    entries saved from `interview_id` itself are left out (they are its own draft)."""
     return _closest(base, collection, case_text, SIMILAR_MAX_DISTANCE, {"interview": interview_id})[:k]
 
 
@@ -285,7 +285,7 @@ def knowledge_index(
 def find_references(
     items: list[ChatItem], interview_id: str | None, index: KnowledgeIndex | None, notices: list[str]
 ) -> list[dict[str, Any]]:
-    """Issue #13: the saved entries similar to the interview's case (`case_text`), stored rows closest first;
+    """The saved entries similar to the interview's case (`case_text`), stored rows closest first;
     none without an index, and none with a notice when the lookup fails (the turn goes on without them)."""
     if index is None:
         return []

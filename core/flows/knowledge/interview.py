@@ -136,7 +136,7 @@ def build_user_payload(
 
 
 def build_reference_block(references: Sequence[Mapping[str, Any]]) -> str:
-    """Issue #13: the labelled reference message of similar saved entries (id, version, the six fields)."""
+    """The labelled reference message of similar saved entries (id, version, the six fields)."""
     parts = [REFERENCE_HEADER, REFERENCE_INTRO]
     for number, entry in enumerate(references, start=1):
         lines = [f"[{number}] ID {entry['id']}（第{entry['version']}版）"]

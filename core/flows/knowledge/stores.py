@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive 
 class KnowledgeStores:
     """One person's interviews and turns (`interviews`), the team's knowledge base entries and versions
     (`base`), the person they are opened for (the author of what they save), and the knowledge base's vector
-    index (`index`, issue #13; None when opened without Chroma)."""
+    index (`index`; None when opened without Chroma)."""
 
     interviews: KnowledgeRepository
     base: KnowledgeBaseRepository

@@ -1,4 +1,4 @@
-"""Read models for the memory browser (issue 5 "記憶ブラウザ"): filtered, paged pandas tables of units,
+"""Read models for the memory browser: filtered, paged pandas tables of units,
 entities and edges. Pages call these instead of SQL; times are shown in local (Japan) time. Every read is of
 the repository's person only."""
 

@@ -1,4 +1,4 @@
-"""One persona chat turn (spec 03: chat SSE; issue 5 "Chat"): retrieve -> stream with the trailer withheld
+"""One persona chat turn (spec 03: chat SSE): retrieve -> stream with the trailer withheld
 -> save the episode; then ONE background job (reflection when the trailer is missing, extraction, summaries).
 
 The page drives it in three calls so it can stream: `prepare_turn`, iterate `stream_reply(...)`,

@@ -1,4 +1,4 @@
-"""Numbers the spec and the memory issue fix, in one place (spec 03; issue 5 "Why")."""
+"""Numbers spec 03 and the memory design fix, in one place."""
 
 from __future__ import annotations
 

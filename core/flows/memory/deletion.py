@@ -1,4 +1,4 @@
-"""Hard delete that cascades everywhere (issue 5 "記憶ブラウザ": FTS rows, Chroma vectors, unit_entities,
+"""Hard delete that cascades everywhere (the memory browser: FTS rows, Chroma vectors, unit_entities,
 edges, evidence).
 
 Deleting an EPISODE also removes what exists only because of it: loops extracted from it, facts and

@@ -1,4 +1,4 @@
-"""Recall@k of retrieval on the labelled Japanese set (issue 5 "Retrieval quality"), beside the unicode61 lane."""
+"""Recall@k of retrieval on the labelled Japanese set, beside the unicode61 lane."""
 
 from __future__ import annotations
 

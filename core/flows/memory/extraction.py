@@ -1,4 +1,4 @@
-"""Reflection fallback and entity / fact / loop extraction after each episode (spec 03; issue 5).
+"""Reflection fallback and entity / fact / loop extraction after each episode (spec 03).
 
 The episode is already saved when this runs (in the background job, core/flows/memory/background.py). An
 episode saved without a valid trailer has a default reflection marked pending; `process_episode` fills it

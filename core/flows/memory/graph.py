@@ -1,4 +1,4 @@
-"""Entities, their aliases, unit-entity links and edges between entities (issue 5 "Store"; spec 03: Entity抽出).
+"""Entities, their aliases, unit-entity links and edges between entities (spec 03: Entity抽出).
 
 Entities are per person: one person's 「佐藤さん」 is not another's. Links and edges join a
 person's units and entities only.
@@ -26,7 +26,7 @@ PERSON = "PERSON"
 
 def find_entity(conn: Connection, owner_id: str, type_label: str, names: list[str]) -> int | None:
     """`owner_id`'s entity of `type_label` named exactly `names[0]`, else the first whose name or alias has the
-    name key of one of `names` (spec 03: entity aliases; issue 12). Other people's entities are never found."""
+    name key of one of `names` (spec 03: entity aliases). Other people's entities are never found."""
     mine = and_(entities.c.owner_id == owner_id, entities.c.type_label == type_label)
     exact = conn.execute(select(entities.c.id).where(mine, entities.c.name == names[0])).scalar()
     if exact is not None:

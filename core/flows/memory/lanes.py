@@ -1,5 +1,5 @@
 """The candidate lanes of retrieval, no LLM: vector (Chroma), keyword (FTS5 trigram + 2-character
-index + Sudachi lexical keys, issue 12), entity (longest match of the input against entity names and aliases,
+index + Sudachi lexical keys), entity (longest match of the input against entity names and aliases,
 honorifics stripped and kana as katakana), and the unicode61 baseline. Every lane finds only one person's
 units: the vector lane searches the person's own collection, the others take `owner_id`."""
 

@@ -6,7 +6,7 @@ from core.flows.memory.constants import LOOP_DEFAULT_TTL, LOOP_GRACE_AFTER_DUE, 
 
 
 def compute_loop_expires_at(due_at: int | None, now: int) -> int:
-    """Spec 03 with issue 12's grace: due_at in the future -> expires_at = due_at + 3 days, else now + 7 days;
+    """Spec 03 with a grace period: due_at in the future -> expires_at = due_at + 3 days, else now + 7 days;
     never beyond now + 30 days."""
     expires = due_at + LOOP_GRACE_AFTER_DUE if due_at is not None and due_at > now else now + LOOP_DEFAULT_TTL
     return min(expires, now + LOOP_MAX_TTL)

@@ -1,4 +1,4 @@
-"""Read models for one memory in the browser (issue 5 "記憶ブラウザ"): provenance both ways, a one-line
+"""Read models for one memory in the browser: provenance both ways, a one-line
 summary, its retrieval trace and extraction, and the affect chart. Only the repository's person's units are
 found: another person's unit id reads as missing."""
 

@@ -1,4 +1,4 @@
-"""Retrieval without an LLM (spec 03: 記憶検索; issue 5): two fixed queries, four lanes, RRF, rerank, pack, trace.
+"""Retrieval without an LLM (spec 03: 記憶検索): two fixed queries, four lanes, RRF, rerank, pack, trace.
 
 Only the person's own memories are ever candidates: the repository's `owner_id` goes into every
 lane and read, the collection is the person's own, and traces are written as theirs.

@@ -1,4 +1,4 @@
-"""Bond, person and topic summaries on their schedule, or on demand (spec 03; issue 5 "Summaries").
+"""Bond, person and topic summaries on their schedule, or on demand (spec 03).
 
 Summaries are of one person's memories: every read takes the repository's `owner_id`.
 """

@@ -100,8 +100,8 @@ def summarize_if_due(
     """spec 02 要約 for a stored thread: when turn 5, 10, 15 … has completed, summarize the turns since the last
     summary and store it (`conversation_summary`, `summary_up_to_turn`; nothing else is written).
 
-    It reads the thread from the repository only, so it can run apart from the turn (a background worker,
-    issue #16). On failure nothing is stored and the segment is retried after the next turn.
+    It reads the thread from the repository only, so it can run apart from the turn (a background worker).
+    On failure nothing is stored and the segment is retried after the next turn.
     """
     state = repo.thread_state(thread_id)
     history = [{"role": m.role, "content": m.content} for m in repo.load_messages(thread_id)]

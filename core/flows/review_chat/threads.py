@@ -22,7 +22,7 @@ from core.store.review.repository import ReviewRepository
 
 
 def repository(engine: Engine, person: Person, clock: Clock = utc_now) -> ManagedReviewRepository:
-    """The review repository of `person` on the app's engine (with the management queries of issue #13)."""
+    """The review repository of `person` on the app's engine (with the management queries)."""
     return ManagedReviewRepository(engine, clock, owner_id=person.id)
 
 

@@ -1,15 +1,15 @@
-"""The memory keyword lanes, one interface over two engines (issue 5 "keyword lane"; issues #12, #14).
+"""The memory keyword lanes, one interface over two engines.
 
 FTS5 `unicode61` cannot find ordinary Japanese words inside a sentence, so the keyword lane uses a trigram
 index (terms of 3+ characters) plus a 2-character index (space-separated 2-character tokens) for words
-such as 締切. Issue 12 adds the lexical index: the unit's Sudachi keys (core.text.japanese.lexical_document, the
+such as 締切. The lexical index adds the unit's Sudachi keys (core.text.japanese.lexical_document, the
 one key function both engines consume), so ねこ meets 猫 and 締め切り meets 締切. A unicode61 index over the
 raw text exists only as the comparison baseline (tests, benchmark). Lanes are named by the FTS_* constants.
 On SQLite they are FTS5 tables (core/store/memory/lanes_sqlite.py); on PostgreSQL, documents ranked with the
 same BM25 (core/store/memory/lanes_pg.py). The flow computes the documents and the query terms
 (core/flows/memory/text.py) and passes them in, so both engines search the same keys and return the same
 units in the same order (a parity test checks it). Every search returns only the units of the person asking
-(memory_units.owner_id, issue #14).
+(memory_units.owner_id).
 """
 
 from __future__ import annotations

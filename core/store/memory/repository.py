@@ -1,4 +1,4 @@
-"""The companion memory's repository (issue 5 "Store"): units with their payloads and versions.
+"""The companion memory's repository: units with their payloads and versions.
 
 Every new unit gets version 1; every edit appends a version with a snapshot of the editable fields.
 Version numbers are read and written while the unit's row is locked (`lock_unit`: SELECT ... FOR UPDATE on

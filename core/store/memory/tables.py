@@ -1,4 +1,4 @@
-"""Companion memory tables (issue 5 "Store"), SQLAlchemy Core on the shared metadata.
+"""Companion memory tables, SQLAlchemy Core on the shared metadata.
 
 Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
 UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in

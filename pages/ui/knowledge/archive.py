@@ -1,4 +1,4 @@
-"""Knowledge page, issue #13: archiving knowledge base entries (the team's) and interviews (the person's own).
+"""Knowledge page: archiving knowledge base entries (the team's) and interviews (the person's own).
 
 An archived entry is hidden from the list, searches and the similar-entry lookup; 「アーカイブを表示」 shows it
 read-only with its versions and 「復元」. An archived interview leaves the person's list and keeps its turns.

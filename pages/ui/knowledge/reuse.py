@@ -1,4 +1,4 @@
-"""Knowledge page, issue #13: the saved entries similar to the case (「類似ナレッジ」, what the interviewer was
+"""Knowledge page: the saved entries similar to the case (「類似ナレッジ」, what the interviewer was
 given as reference) and the question asked before a draft that nearly duplicates a saved entry is saved.
 
 Entry fields are typed by people or written by the model: every one goes through the safe renderer.

@@ -86,7 +86,7 @@ def render_user(item: Mapping[str, Any]) -> None:
 
 
 def render_error(item: Mapping[str, Any], *, is_last: bool) -> None:
-    """Spec 00 / issue 12: the shared error card (one sentence, 再試行; type, messages, raw under 詳細)."""
+    """Spec 00: the shared error card (one sentence, 再試行; type, messages, raw under 詳細)."""
     with st.chat_message("assistant", avatar=":material/error:"):
         if item_error_card(item, key="knowledge_retry", is_last=is_last):
             with st.spinner("もう一度問い合わせています…"):
@@ -197,7 +197,7 @@ def render_card() -> None:
 
 
 def _save_or_ask(edited: dict[str, str]) -> None:
-    """Issue #13: a new entry that nearly duplicates a saved one is asked about first; otherwise it is saved."""
+    """A new entry that nearly duplicates a saved one is asked about first; otherwise it is saved."""
     reuse.clear_duplicate()
     try:
         duplicates = ks.draft_duplicates(edited)

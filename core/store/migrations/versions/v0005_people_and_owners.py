@@ -4,7 +4,7 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-22
 
-What main's per-module upgrade hooks of issue #14 did at every start, now once and on both engines:
+What main's per-module upgrade hooks did at every start, now once and on both engines:
 - `people` (who signed in: id, name, email, last_seen_at);
 - `owner_id` (String(255)) on knowledge_interviews, review_threads, diagnosis_bookings, memory_units,
   memory_retrieval_traces (indexed), memory_entities, memory_payload_loop and memory_payload_summary (not
@@ -18,7 +18,7 @@ What main's per-module upgrade hooks of issue #14 did at every start, now once a
   same ids and rows): the one place a revision uses current table declarations;
 - created_by_id / updated_by_id / edited_by_id on the knowledge base tables ('local' for older versions).
 
-Idempotent: a database whose tables the create_all era of main (after issue #14) already gave these columns
+Idempotent: a database whose tables the create_all era of main already gave these columns
 keeps them as they are. A NOT NULL owner column is added with the server default 'local' (which fills the
 existing rows); PostgreSQL then drops the default, SQLite keeps it (it cannot drop a default in place;
 repositories always write the owner).
