@@ -26,10 +26,12 @@ try:  # every connection of this replica in use: a Japanese card saying what to 
     auth.render_identity(person)
     sidebar.render()
     state.client()  # build (or rebuild) the session's client before any page runs
-    state.start_jobs()  # the background worker and the owed-work sweep (once per process)
     pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p is HOME) for p in existing_pages()]
     navigation = st.navigation(pages)
     state.follow_deep_link()
-    navigation.run()
+    try:
+        navigation.run()
+    finally:  # after the page has drawn: the opening's imports and migrations do not hold up the first paint
+        state.start_jobs()  # the background worker and the owed-work sweep (once per process)
 except StoreBusy as exc:
     store_busy_card(str(exc))

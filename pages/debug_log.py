@@ -28,7 +28,7 @@ debug_source.import_box()
 events, imported = debug_source.events()
 if not st.session_state.get("app_debug"):
     st.info(
-        "DEBUGがオフのため、新しい呼び出しは記録されません。サイドバーの「DEBUG（LLM呼び出しを記録）」を"
+        "記録がオフのため、新しい呼び出しは記録されません。サイドバーの「LLM呼び出しを記録する（デバッグ）」を"
         "オンにしてから各ページを操作すると、ここに表示されます。",
         icon=":material/info:",
     )
@@ -45,7 +45,7 @@ if link.wanted and st.session_state.get(debug_trace.LINK_SEEN) != link:
     st.session_state[TAB_KEY] = TABS[0]
 if not debug_trace.apply_link(tree, link):
     st.warning(
-        "リンク先の会話はこのログにありません（DEBUGがオフだったか、ログを消去したか、古い記録が"
+        "リンク先の会話はこのログにありません（記録がオフだったか、ログを消去したか、古い記録が"
         "上限で削除された可能性があります）。",
         icon=":material/link_off:",
     )

@@ -176,7 +176,7 @@ def test_deep_link_by_turn_and_to_a_missing_conversation(tmp_path):
     assert at.selectbox(key="debug_trace_call").value == 1  # turn 2's call
     at = debug_page(tmp_path, query={"flow": "knowledge", "conversation": "gone"})
     assert [w.value for w in at.warning] == [
-        "リンク先の会話はこのログにありません（DEBUGがオフだったか、ログを消去したか、古い記録が上限で削除された可能性があります）。"
+        "リンク先の会話はこのログにありません（記録がオフだったか、ログを消去したか、古い記録が上限で削除された可能性があります）。"
     ]
 
 
@@ -223,7 +223,7 @@ def test_last_turn_expander_links_to_the_tree_and_says_when_nothing_is_recorded(
     at.session_state["app_debug"] = False
     at.run()
     assert any(
-        c.value.startswith("DEBUGがオフのため、このターンはデバッグログに記録されていません")
+        c.value.startswith("記録がオフのため、このターンはデバッグログに記録されていません")
         for c in at.caption
     )
 

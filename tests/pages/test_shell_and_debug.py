@@ -92,7 +92,7 @@ def test_choosing_a_provider_with_a_key_builds_its_client_and_never_shows_the_ke
 def test_debug_page_explains_how_to_turn_debug_on(tmp_path):
     at = make_app(tmp_path, page="pages/debug_log.py", debug=False)
     assert not at.exception
-    assert any("DEBUG（LLM呼び出しを記録）" in i.value for i in at.info)
+    assert any("LLM呼び出しを記録する（デバッグ）" in i.value for i in at.info)
 
 
 def test_debug_page_lists_a_guarded_call_and_shows_its_detail(tmp_path):

@@ -83,8 +83,8 @@ def debug_links(calls: list[dict[str, Any]]) -> list[dict[str, str]]:
 def _links(calls: list[dict[str, Any]]) -> None:
     if not st.session_state.get("app_debug"):
         st.caption(
-            "DEBUGがオフのため、このターンはデバッグログに記録されていません。サイドバーで"
-            "「DEBUG（LLM呼び出しを記録）」をオンにすると、次のターンからツリーで確認できます。"
+            "記録がオフのため、このターンはデバッグログに記録されていません。サイドバーで"
+            "「LLM呼び出しを記録する（デバッグ）」をオンにすると、次のターンからツリーで確認できます。"
         )
         return
     links = debug_links(calls)

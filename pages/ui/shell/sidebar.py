@@ -147,7 +147,7 @@ def render() -> None:
             _provider_fields(current)
         st.caption(f":material/manage_search: 検索の埋め込み: {state.embedder().label}")
         ss["app_debug"] = st.toggle(
-            "DEBUG（LLM呼び出しを記録）",
+            "LLM呼び出しを記録する（デバッグ）",
             value=ss["app_debug"],
             key="sidebar_debug",
             help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",

@@ -9,7 +9,6 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -203,18 +202,14 @@ def worker() -> BackgroundWorker:
 
 def start_jobs() -> None:
     """Open the job interface once per process, so its worker and the owed-work sweep run from the first page
-    on (the home page too). It opens on a thread of its own: the store's migrations and the flows' job code
-    are not on the first paint's path (a page that needs jobs waits for the same opening). A database that
-    cannot be reached is reported by the page that needs it."""
+    on (the home page too). The shell calls it after the page has run, and it opens on a thread of its own: the
+    store's migrations and the flows' job code are not on the first paint's path (a page that needs jobs waits
+    for the same opening). A database that cannot be reached is reported by the page that needs it."""
     s = settings()
     _jobs_opener((str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port), services())
 
 
-JOBS_OPEN_DELAY_S = 3.0  # after the first page has painted: the opening imports and migrates under the GIL
-
-
 def _open_jobs(opened: Services) -> None:
-    time.sleep(JOBS_OPEN_DELAY_S)
     try:
         opened.jobs()
     except StoreUnavailable:
