@@ -12,8 +12,9 @@ import the whole flow, so the shell starts without the heavy libraries a page ma
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from core.flows.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from core.flows.review_chat.answer_split import (
@@ -390,15 +391,4 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "with_paragraphs": ("core.flows.review_chat.material", "with_paragraphs"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
