@@ -186,15 +186,21 @@ def database_label(url: str | None) -> str:
     """`SQLite（組み込み）` or e.g. `postgresql://db.internal:5432/katachi`, without user or password."""
     if not url:
         return "SQLite（組み込み）"
+    place = database_place(url)
+    return "（DATABASE_URL を読み取れません）" if place is None else f"{place[0]}://{place[1]}"
+
+
+def database_place(url: str) -> tuple[str, str] | None:
+    """(engine name, `host:port/database`) of a database URL, never user or password; None when unreadable."""
     from sqlalchemy.engine import make_url  # noqa: PLC0415 - see database_password
     from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
 
     try:
         parsed = make_url(url)
     except ArgumentError:
-        return "（DATABASE_URL を読み取れません）"
+        return None
     where = f"{parsed.host or ''}{f':{parsed.port}' if parsed.port else ''}"
-    return f"{parsed.get_backend_name()}://{where}/{parsed.database or ''}"
+    return parsed.get_backend_name(), f"{where}/{parsed.database or ''}"
 
 
 def _port(value: str | None, default: int) -> int:

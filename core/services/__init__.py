@@ -29,7 +29,7 @@ from core.llm.demo import Persona
 from core.llm.providers import DESCRIPTORS
 from core.llm.server_profiles import forget_form, remembered_forms
 from core.services.clients import build_client
-from core.settings import Settings, provider_label
+from core.settings import Settings, database_place, provider_label
 from core.store import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:  # chromadb and SQLAlchemy are imported where they are first opened, not here
@@ -195,15 +195,8 @@ class DeploymentView:
 
 
 def _database_place(url: str) -> str:
-    from sqlalchemy.engine import make_url  # noqa: PLC0415 - SQLAlchemy: only with DATABASE_URL
-    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
-
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return "DATABASE_URL を読み取れません"
-    where = f"{parsed.host or ''}{f':{parsed.port}' if parsed.port else ''}"
-    return f"{where}/{parsed.database or ''}"
+    place = database_place(url)
+    return "DATABASE_URL を読み取れません" if place is None else place[1]
 
 
 def deployment_view(settings: Settings, model_host: str | None = None) -> DeploymentView:

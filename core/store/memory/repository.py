@@ -145,9 +145,22 @@ class MemoryRepository(OwnedRepository):
     ) -> int:
         """Insert a unit (defaults for the fields not given) and its payload row, then record version 1."""
         now = self._at(now)
-        values = {
+        values = self._unit_values(kind, now if occurred_at is None else occurred_at, now, fields)
+        table = PAYLOAD_TABLES[kind]
+        extra = {"owner_id": self.owner_id} if "owner_id" in table.c else {}
+        with self._tx(conn) as c:
+            unit_id = inserted_id(c.execute(insert(units).values(**values)))
+            c.execute(insert(table).values(unit_id=unit_id, **payload, **extra))
+            self.record_version(unit_id, "create", now, conn=c)
+        return unit_id
+
+    def _unit_values(
+        self, kind: str, occurred_at: int, now: int, fields: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A new unit row: the defaults, then `fields`; always this repository's person."""
+        return {
             "kind": kind,
-            "occurred_at": now if occurred_at is None else occurred_at,
+            "occurred_at": occurred_at,
             "created_at": now,
             "updated_at": now,
             "state": STATE_ACTIVE,
@@ -160,13 +173,6 @@ class MemoryRepository(OwnedRepository):
             **fields,
             "owner_id": self.owner_id,
         }
-        table = PAYLOAD_TABLES[kind]
-        extra = {"owner_id": self.owner_id} if "owner_id" in table.c else {}
-        with self._tx(conn) as c:
-            unit_id = inserted_id(c.execute(insert(units).values(**values)))
-            c.execute(insert(table).values(unit_id=unit_id, **payload, **extra))
-            self.record_version(unit_id, "create", now, conn=c)
-        return unit_id
 
     def insert_unit_once(
         self,
@@ -183,21 +189,7 @@ class MemoryRepository(OwnedRepository):
         the new unit id, or None when an equal payload exists (a concurrent job wrote it first; the unit row
         just made is removed in the same transaction, so nothing is doubled and nothing raises). Callers look
         for the existing row first, so ids stay the same on both engines unless two writers race."""
-        values = {
-            "kind": kind,
-            "occurred_at": occurred_at,
-            "created_at": now,
-            "updated_at": now,
-            "state": STATE_ACTIVE,
-            "confidence": 0.5,
-            "salience": 0.5,
-            "sensitivity": 0,
-            "pin": 0,
-            "topic_tags": "[]",
-            "extract_state": "none",
-            **fields,
-            "owner_id": self.owner_id,
-        }
+        values = self._unit_values(kind, occurred_at, now, fields)
         table: Table = PAYLOAD_TABLES[kind]
         unit_id = inserted_id(conn.execute(insert(units).values(**values)))
         dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
