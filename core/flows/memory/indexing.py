@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, select
 
 from core.flows.memory.text import bigram_document, normalize
+from core.search.exact import forget_ids
 from core.search.vector_age import stamped
 from core.store.after_commit import after_commit
 from core.store.memory.keyword_lanes import fts_delete, fts_upsert
@@ -112,6 +113,9 @@ def index_units(
                 documents=[dense[i] for i in part],
                 metadatas=[stamped(meta[i]) for i in part],
             )
+            forget_ids(
+                collection, [str(i) for i in part]
+            )  # an edited unit's old vector leaves the exact copy
 
     after_commit(conn, write)
 

@@ -13,6 +13,7 @@ from sqlalchemy import Connection, func, select, text
 from core.flows.memory.constants import VECTOR_MIN_SIMILARITY
 from core.flows.memory.normalize import SPEAKER
 from core.flows.memory.text import normalize, query_terms
+from core.search.exact import exact_query_texts
 from core.search.scores import relevance_score
 from core.store.memory.keyword_lanes import (
     FTS_BIGRAM,
@@ -33,16 +34,16 @@ Hits = list[tuple[int, float]]  # (unit_id, raw score), best first
 def vector_lane(
     collection: Collection | None, queries: list[str], k: int, min_similarity: float = VECTOR_MIN_SIMILARITY
 ) -> list[Hits]:
-    """Relevance hits per query (one Chroma call for all queries; cosine calibrated for the collection's
-    embedder, core.search.scores.relevance_score), below `min_similarity` dropped."""
-    if collection is None or not queries or collection.count() == 0:
+    """Relevance hits per query (exact cosine over the person's vectors, core.search.exact, calibrated for the
+    collection's embedder, core.search.scores.relevance_score), below `min_similarity` dropped."""
+    if collection is None or not queries:
         return [[] for _ in queries]
-    result = collection.query(query_texts=queries, n_results=k, include=["distances"])
+    count = collection.count()
+    if count == 0:
+        return [[] for _ in queries]
     out: list[Hits] = []
-    for ids, distances in zip(result["ids"], result["distances"] or [], strict=False):
-        hits = [
-            (int(i), round(relevance_score(collection, d), 4)) for i, d in zip(ids, distances, strict=False)
-        ]
+    for neighbours in exact_query_texts(collection, queries, k, count=count):
+        hits = [(int(n.id), round(relevance_score(collection, n.distance), 4)) for n in neighbours]
         out.append([h for h in hits if h[1] >= min_similarity])
     return out
 
