@@ -12,7 +12,7 @@ import pytest
 from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.urgency import keyword_urgency_check
+from core.flows.diagnosis.urgency import CRITICAL_RULES, keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_check
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
@@ -83,13 +83,26 @@ def judge() -> UrgencyJudge:
     "text",
     ["下り坂で止まれなくなった", "ペダルを戻してもスピードが上がり続ける", "タイヤのボルトが緩んでいる"],
 )
-def test_critical_phrasings_the_rules_rate_low_are_critical_by_meaning(
-    judge: UrgencyJudge, text: str
-) -> None:
-    assert keyword_urgency_check(text).level in ("low", "high")
+def test_the_issues_critical_phrasings_are_critical_by_meaning_alone(judge: UrgencyJudge, text: str) -> None:
+    meaning, near = judge.judge(text)
+    assert (meaning.level, meaning.can_drive, meaning.visit_urgency) == ("critical", False, "immediate")
+    assert near[0].similarity >= near[-1].similarity
+    assert any(r.startswith("意味の近い症状例「") and r.endswith("（緊急度: 緊急）") for r in meaning.reasons)
     result = fast_urgency_check(text, judge)
     assert (result.level, result.can_drive, result.visit_urgency) == ("critical", False, "immediate")
-    assert any(r.startswith("意味の近い症状例「") and r.endswith("（緊急度: 緊急）") for r in result.reasons)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("ペダルを戻してもスピードが上がり続ける", "unintended_acceleration"),
+        ("タイヤのボルトが緩んでいる", "wheel_loose"),
+    ],
+)
+def test_the_rules_now_name_them_too(text: str, rule: str) -> None:
+    reasons = {r.name: r.reason for r in CRITICAL_RULES}
+    result = keyword_urgency_check(text)
+    assert (result.level, result.reasons) == ("critical", [reasons[rule]])
 
 
 @pytest.mark.parametrize(

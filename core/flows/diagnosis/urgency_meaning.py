@@ -35,7 +35,7 @@ K_NEAREST = 7
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
 REQUEST_RE = re.compile(
-    r"(使い方|やり方|方法|したい|ておきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
+    r"(使い方|やり方|方法|したい|[てで]おきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
 )
 _CAN_DRIVE = {level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES} | {
     "low": (True, "when_convenient")
