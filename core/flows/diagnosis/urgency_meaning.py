@@ -19,7 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from core.flows.diagnosis.urgency import LEVEL_RULES, UrgencyResult, keyword_urgency_check, merge_urgency
+from core.flows.diagnosis.urgency import (
+    LEVEL_RULES,
+    UrgencyResult,
+    keyword_urgency_check,
+    merge_urgency,
+    urgency_rank,
+)
 from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
@@ -27,7 +33,7 @@ LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低
 # Tuned on the tune half of tests/data/meaning/urgency_phrasings.json (tests/bench/meaning.py prints both halves);
 # cosine similarities of the bundled model, query against query:
 MIN_SIMILARITY = 0.88  # below this the nearest example is not near enough to judge by
-CRITICAL_MARGIN = 0.02  # a critical example within this much of the nearest one makes the judgement critical
+CRITICAL_MARGIN = 0.01  # a critical example within this much of the nearest one makes the judgement critical
 SAME_SIMILARITY = (
     0.95  # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)
 )
@@ -37,6 +43,14 @@ K_NEAREST = 7
 REQUEST_RE = re.compile(
     r"(使い方|やり方|方法|したい|[てで]おきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
 )
+# An owner asking whether something is normal or still fine (「…けど正常？」「まだ大丈夫？」) doubts it is a fault;
+# failures on the same topic lie near it all the same (「ブレーキを踏まないとシフトが動かないのは正常？」 is near
+# 「ブレーキが効かない」), so the judgement by meaning goes no higher than medium and the rules decide the rest
+# (a brake that does not work is critical by rule however it is asked).
+NORMAL_QUESTION_RE = re.compile(
+    r"(正常|普通|故障|問題ない|大丈夫|平気)(ですか|なの|なのか|かな|でしょうか)?[？?]?$"
+)
+QUESTION_CAP = "medium"
 _CAN_DRIVE = {level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES} | {
     "low": (True, "when_convenient")
 }
@@ -86,11 +100,19 @@ class UrgencyJudge:
             n.level == "critical" and n.similarity >= near[0].similarity - CRITICAL_MARGIN for n in near
         ):
             level = "critical"
+        capped = NORMAL_QUESTION_RE.search(text.strip()) is not None and urgency_rank(level) > urgency_rank(
+            QUESTION_CAP
+        )
+        if capped:
+            level = QUESTION_CAP
         if level == "low":
             return UrgencyResult("low", True, "when_convenient", []), near
-        basis = next(n for n in near if n.level == level)
         can_drive, visit = _CAN_DRIVE[level]
-        reason = f"意味の近い症状例「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
+        if capped:
+            reason = f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
+        else:
+            basis = next(n for n in near if n.level == level)
+            reason = f"意味の近い症状例「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
 
