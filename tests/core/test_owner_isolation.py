@@ -143,8 +143,8 @@ def test_team_analytics_are_for_admins_and_hold_counts_only(engine: Engine) -> N
     team = ka.team_overview(admin.interviews, ADMIN)
     assert team is not None and len(team.progress) == 2
     assert team.per_person == {
-        ALICE.id: {"interviews": 1, "drafts": 0},
-        BOB.id: {"interviews": 1, "drafts": 0},
+        ALICE.id: ka.PersonCounts(interviews=1, drafts=0),
+        BOB.id: ka.PersonCounts(interviews=1, drafts=0),
     }
     assert team.stop_counts["collect_case"] == 2
     assert ka.interview_overview(admin.interviews).interviews == []  # an admin's own list is still their own
