@@ -14,6 +14,7 @@ from core.flows.chat_item import ChatItem, history, pop_failed_turn, user_item
 from core.flows.review_chat import (
     ChatMessage,
     ReviewRecord,
+    ThreadListing,
     ThreadState,
     TurnResult,
     finish_turn,
@@ -105,9 +106,7 @@ def test_two_turns_through_the_page_functions(repo: ReviewRepository, review: Re
         "title": INPUTS[0],
         "state": ThreadState("", 0, 1, "[3]"),
     }
-    assert list_threads(repo, review.id or 0) == [
-        {"id": thread_id, "title": INPUTS[0], "updated_at": T0, "turns": 2}
-    ]
+    assert list_threads(repo, review.id or 0) == [ThreadListing(thread_id, INPUTS[0], updated_at=T0, turns=2)]
     # spec 02 注意点: the context is never stored
     assert not [m for m in repo.load_messages(thread_id) if "【問題文】" in m.content]
 

@@ -93,18 +93,9 @@ if TYPE_CHECKING:
         split_paragraph,
         with_paragraphs,
     )
-    from core.flows.review_chat.messages import (
-        build_review_chat_messages,
-    )
-    from core.flows.review_chat.models import (
-        ChatMessage,
-        ReviewRecord,
-        ThreadState,
-    )
-    from core.flows.review_chat.notices import (
-        Notice,
-        summarizing,
-    )
+    from core.flows.review_chat.messages import build_review_chat_messages
+    from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
+    from core.flows.review_chat.notices import Notice, summarizing
     from core.flows.review_chat.paragraphs import (
         extract_paragraph_numbers_from_user_input,
         extract_specified_text_from_answer,
@@ -112,11 +103,7 @@ if TYPE_CHECKING:
         item_paragraph_numbers,
         parse_marked_answer_paragraphs,
     )
-    from core.flows.review_chat.persistence import (
-        ParagraphDecision,
-        current_turn,
-        resolve_paragraph_numbers,
-    )
+    from core.flows.review_chat.persistence import ParagraphDecision, current_turn, resolve_paragraph_numbers
     from core.flows.review_chat.records import (
         MAX_IMPORT_BYTES,
         ImportCheck,
@@ -142,6 +129,8 @@ if TYPE_CHECKING:
     from core.flows.review_chat.threads import (
         ImportResult,
         OpenedThread,
+        ReviewListing,
+        ThreadListing,
         get_review,
         import_review,
         list_reviews,
@@ -153,6 +142,7 @@ if TYPE_CHECKING:
         thread_items,
     )
     from core.flows.review_chat.turn import (
+        TurnInfo,
         TurnOutcome,
         TurnPlan,
         finish_review_turn,
@@ -160,6 +150,7 @@ if TYPE_CHECKING:
         request_review_reply,
         run_review_turn,
         stream_review_reply,
+        turn_info_of,
     )
 
 __all__ = [
@@ -189,11 +180,14 @@ __all__ = [
     "OpenedThread",
     "ParagraphDecision",
     "ReviewContext",
+    "ReviewListing",
     "ReviewRecord",
     "SaveResult",
     "SummaryOutcome",
     "ThreadExport",
+    "ThreadListing",
     "ThreadState",
+    "TurnInfo",
     "TurnOutcome",
     "TurnPlan",
     "TurnResult",
@@ -268,6 +262,7 @@ __all__ = [
     "summary_job_key",
     "thread_export",
     "thread_items",
+    "turn_info_of",
     "unexpected_failure",
     "wait_for_summary",
     "with_paragraphs",
@@ -296,6 +291,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "REVIEW_ITEM_CATEGORIES": ("core.flows.review_chat.constants", "REVIEW_ITEM_CATEGORIES"),
     "REVIEW_TITLE_CHARS": ("core.flows.review_chat.manage", "REVIEW_TITLE_CHARS"),
     "ReviewContext": ("core.flows.review_chat.context", "ReviewContext"),
+    "ReviewListing": ("core.flows.review_chat.threads", "ReviewListing"),
     "ReviewRecord": ("core.flows.review_chat.models", "ReviewRecord"),
     "SPECIFIED_WINDOW": ("core.flows.review_chat.constants", "SPECIFIED_WINDOW"),
     "SUMMARY_EVERY_TURNS": ("core.flows.review_chat.constants", "SUMMARY_EVERY_TURNS"),
@@ -305,7 +301,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SummaryOutcome": ("core.flows.review_chat.summary", "SummaryOutcome"),
     "THREAD_TITLE_CHARS": ("core.flows.review_chat.manage", "THREAD_TITLE_CHARS"),
     "ThreadExport": ("core.flows.review_chat.exports", "ThreadExport"),
+    "ThreadListing": ("core.flows.review_chat.threads", "ThreadListing"),
     "ThreadState": ("core.flows.review_chat.models", "ThreadState"),
+    "TurnInfo": ("core.flows.review_chat.turn", "TurnInfo"),
     "TurnOutcome": ("core.flows.review_chat.turn", "TurnOutcome"),
     "TurnPlan": ("core.flows.review_chat.turn", "TurnPlan"),
     "TurnResult": ("core.flows.review_chat.chat_turn", "TurnResult"),
@@ -386,6 +384,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "summary_job_key": ("core.flows.review_chat.summary_job", "summary_job_key"),
     "thread_export": ("core.flows.review_chat.exports", "thread_export"),
     "thread_items": ("core.flows.review_chat.threads", "thread_items"),
+    "turn_info_of": ("core.flows.review_chat.turn", "turn_info_of"),
     "unexpected_failure": ("core.flows.review_chat.chat_turn", "unexpected_failure"),
     "wait_for_summary": ("core.flows.review_chat.summary_job", "wait_for_summary"),
     "with_paragraphs": ("core.flows.review_chat.material", "with_paragraphs"),
