@@ -11,15 +11,7 @@ from typing import TYPE_CHECKING
 from core.flows.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from core.flows.knowledge.analytics import (
-        InterviewOverview,
-        InterviewProgress,
-        InterviewSummary,
-        PersonCounts,
-        TeamOverview,
-        interview_overview,
-        team_overview,
-    )
+    from core.flows.knowledge.analytics import InterviewOverview, interview_overview, team_overview
     from core.flows.knowledge.base import (
         StaleEntryError,
         archive_entry,
@@ -72,13 +64,9 @@ __all__ = [
     "IndexReport",
     "InterviewArchived",
     "InterviewOverview",
-    "InterviewProgress",
-    "InterviewSummary",
     "KnowledgeStoreError",
     "KnowledgeStores",
-    "PersonCounts",
     "StaleEntryError",
-    "TeamOverview",
     "TurnInput",
     "TurnOutcome",
     "archive_entry",
@@ -121,8 +109,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "IndexReport": ("core.flows.knowledge.index", "IndexReport"),
     "InterviewArchived": ("core.flows.knowledge.turn", "InterviewArchived"),
     "InterviewOverview": ("core.flows.knowledge.analytics", "InterviewOverview"),
-    "InterviewProgress": ("core.flows.knowledge.analytics", "InterviewProgress"),
-    "InterviewSummary": ("core.flows.knowledge.analytics", "InterviewSummary"),
     "KNOWLEDGE_FIELDS": ("core.flows.knowledge.interview", "KNOWLEDGE_FIELDS"),
     "KNOWLEDGE_FIELD_LABELS": ("core.flows.knowledge.interview", "KNOWLEDGE_FIELD_LABELS"),
     "KnowledgeStoreError": ("core.flows.knowledge.stores", "KnowledgeStoreError"),
@@ -130,10 +116,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "MODE_LABELS": ("core.flows.knowledge.interview", "MODE_LABELS"),
     "PHASES": ("core.flows.knowledge.interview", "PHASES"),
     "PHASE_LABELS": ("core.flows.knowledge.interview", "PHASE_LABELS"),
-    "PersonCounts": ("core.flows.knowledge.analytics", "PersonCounts"),
     "StaleEntryError": ("core.flows.knowledge.base", "StaleEntryError"),
     "TURN_JSON_NAME": ("core.flows.knowledge.interview", "TURN_JSON_NAME"),
-    "TeamOverview": ("core.flows.knowledge.analytics", "TeamOverview"),
     "TurnInput": ("core.flows.knowledge.turn", "TurnInput"),
     "TurnOutcome": ("core.flows.knowledge.turn", "TurnOutcome"),
     "archive_entry": ("core.flows.knowledge.base", "archive_entry"),
