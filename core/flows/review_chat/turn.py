@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.debuglog.events import DebugSink
+from core.flows.chat_item import meta
 from core.flows.review_chat.constants import FLOW, STEP_REPLY
 from core.flows.review_chat.context import ReviewContext, assemble_review_context
 from core.flows.review_chat.messages import build_review_chat_messages, plain_history
@@ -101,7 +102,7 @@ class TurnInfo:
 
 def turn_info_of(item: Mapping[str, Any]) -> TurnInfo | None:
     """The turn info of a reply item (None for a user message, or a reply stored without it)."""
-    data = item.get("meta", {}).get("info") if isinstance(item.get("meta"), dict) else None
+    data = meta(item).get("info")
     if not data:
         return None
     return TurnInfo(
