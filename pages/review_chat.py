@@ -6,9 +6,9 @@ import streamlit as st
 
 from core.clock import format_local
 from core.documents.uploads import upload_limit_caption
-from core.flows.chat_item import last_failed, meta
+from core.flows.chat_item import last_failed
 from core.flows.feedback import reply_turns
-from core.flows.review_chat import MAX_IMPORT_BYTES, load_sample_review
+from core.flows.review_chat import MAX_IMPORT_BYTES, load_sample_review, turn_info_of
 from pages.ui.review import manage as rm
 from pages.ui.review import material as rmat
 from pages.ui.review import session as rs
@@ -57,7 +57,7 @@ left, right = st.columns([5, 6], gap="large")
 
 with left:
     reviews = rs.reviews()
-    titles = {r["id"]: r["title"] + ("（サンプル）" if r["sample_key"] else "") for r in reviews}
+    titles = {r.id: r.title + ("（サンプル）" if r.sample_key else "") for r in reviews}
     ss["review_picker"] = ss["review_review_id"]
     st.selectbox(
         "レビュー",
@@ -115,8 +115,7 @@ with left:
 with right:
     threads = rs.threads(review.id or 0)
     labels = {0: "新しいスレッド"} | {
-        t["id"]: f"{t['title'] or '（無題）'}（{t['turns']}ターン・{format_local(t['updated_at'])}）"
-        for t in threads
+        t.id: f"{t.title or '（無題）'}（{t.turns}ターン・{format_local(t.updated_at)}）" for t in threads
     }
     top = st.columns([4, 1], vertical_alignment="bottom")
     ss["review_thread_picker"] = ss["review_thread_id"] or 0
@@ -167,8 +166,9 @@ with right:
                     )
                 if item["role"] == "user" and item["status"] == "error":
                     st.caption("この質問への回答を取得できませんでした。")
-                if item["role"] == "assistant" and meta(item).get("info"):
-                    rw.turn_info(meta(item)["info"])
+                info = turn_info_of(item) if item["role"] == "assistant" else None
+                if info is not None:
+                    rw.turn_info(info)
                 if index in rated and ss["review_thread_id"]:
                     feedback.render(rs.FLOW, str(ss["review_thread_id"]), rated[index])
         if ss.get("review_pending"):

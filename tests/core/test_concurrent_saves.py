@@ -54,7 +54,7 @@ def test_concurrent_memory_edits_get_unique_contiguous_versions(engine: Engine) 
     unit_id = repo.save_episode("最初", "返答", {}, source="default")
     results = start_together(_url(engine), PROCESSES, "memory-edit", str(unit_id), str(THREADS), str(SAVES))
     assert [r["errors"] for r in results] == [[]] * PROCESSES
-    versions = [v["version"] for v in versions_of(repo, unit_id)]
+    versions = [v.version for v in versions_of(repo, unit_id)]
     assert versions == list(range(1, PROCESSES * THREADS * SAVES + 2))
 
 
@@ -142,9 +142,9 @@ def test_a_grid_edit_on_a_unit_changed_since_is_refused_with_both_states(
     assert table.to_dict("records") == [
         {"項目": "ユーザー", "あなたの編集": "私の編集", "現在の内容": "一つ目"}
     ]
-    assert [v["version"] for v in versions_of(repo, 1)] == [1, 2]  # nothing written for the stale row
+    assert [v.version for v in versions_of(repo, 1)] == [1, 2]  # nothing written for the stale row
     assert overwrite_stale(repo, None, stale, NOW + 3) == 3
-    snapshot = versions_of(repo, 1)[-1]["snapshot"]
+    snapshot = versions_of(repo, 1)[-1].snapshot
     assert (snapshot["input_text"], snapshot["reply_text"]) == ("私の編集", "別の人の編集")
 
 
@@ -158,7 +158,7 @@ def test_a_stale_check_never_reaches_another_persons_unit(
         edit_unit(bob, None, 1, {"input_text": "ボブ"}, NOW + 1, expected_version=1)
     with pytest.raises(EditError, match="見つかりません"):
         apply_edits(bob, None, "EPISODE", seen, seen.assign(input_text="ボブ"), NOW + 1)
-    assert [v["version"] for v in versions_of(_local(engine), 1)] == [1]  # nothing written
+    assert [v.version for v in versions_of(_local(engine), 1)] == [1]  # nothing written
 
 
 def _local(engine: Engine) -> MemoryRepository:

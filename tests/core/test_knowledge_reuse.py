@@ -356,9 +356,9 @@ def test_interviews_are_archived_by_their_owner_only(alice, bob):
     theirs = bob.interviews.create_interview(title="佐藤さんの聞き取り")
     assert kb.archive_interview(alice.interviews, mine) is True
     assert [i["id"] for i in alice.interviews.list_interviews()] == [other]
-    assert [
-        (i["id"], i["archived_at"], i["archived_by"]) for i in kb.archived_interviews(alice.interviews)
-    ] == [(mine, NOW, ALICE.id)]
+    assert [(i.id, i.archived_at, i.archived_by) for i in kb.archived_interviews(alice.interviews)] == [
+        (mine, NOW, ALICE.id)
+    ]
     assert len(alice.interviews.interview_turns(mine)) == 1  # the turns stay
     with pytest.raises(KeyError):
         kb.archive_interview(alice.interviews, theirs)  # another person's: untouched
@@ -531,6 +531,6 @@ def test_the_interview_analysis_leaves_archived_interviews_out(alice):
         alice.interviews.record_turn(interview, turn_no=1, user_text="相談です。", turn=json.loads(reply()))
     kb.archive_interview(alice.interviews, gone)
     overview = ka.interview_overview(alice.interviews)
-    assert [i["id"] for i in overview.interviews] == [kept]
-    assert [p["interview_id"] for p in overview.progress] == [kept]
+    assert [i.id for i in overview.interviews] == [kept]
+    assert [p.interview_id for p in overview.progress] == [kept]
     assert sum(overview.stop_counts.values()) == 1

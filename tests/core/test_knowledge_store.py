@@ -199,14 +199,14 @@ def test_analytics_turns_to_draft_and_finalize_and_stop_phase(store):
     store.record_turn(b, turn_no=2, user_text="z", **ok_result("organize_risks"))  # a retry
     c = store.create_interview()
     store.record_turn(c, turn_no=1, user_text="w", **FAILED)
-    progress = {p["interview_id"]: p for p in interview_progress(store.turn_phases())}
-    assert (progress[a]["turns"], progress[a]["to_draft"], progress[a]["to_finalize"]) == (3, 3, 3)
-    assert (progress[b]["turns"], progress[b]["to_draft"], progress[b]["last_phase"]) == (
+    progress = {p.interview_id: p for p in interview_progress(store.turn_phases())}
+    assert (progress[a].turns, progress[a].to_draft, progress[a].to_finalize) == (3, 3, 3)
+    assert (progress[b].turns, progress[b].to_draft, progress[b].last_phase) == (
         2,
         None,
         "organize_risks",
     )
-    assert progress[c]["last_phase"] is None
+    assert progress[c].last_phase is None
     assert stop_phase_counts(progress.values()) == {
         "collect_case": 0,
         "organize_risks": 1,
@@ -215,5 +215,5 @@ def test_analytics_turns_to_draft_and_finalize_and_stop_phase(store):
         "未応答": 1,
     }
     overview = interview_overview(store)
-    assert {i["id"] for i in overview.interviews} == {a, b, c}
+    assert {i.id for i in overview.interviews} == {a, b, c}
     assert overview.stop_counts == stop_phase_counts(progress.values())

@@ -156,7 +156,7 @@ def test_a_missing_trailer_gets_its_reflection_in_the_job(store, worker) -> None
         "ラーメン",
         "新宿",
     ]
-    assert [v["change_kind"] for v in versions_of(repo, 1)] == ["create", "edit"]  # the fill-in is a version
+    assert [v.change_kind for v in versions_of(repo, 1)] == ["create", "edit"]  # the fill-in is a version
     assert " 内省を補完しました。" in worker.jobs(KEY)[0]["message"]
 
 

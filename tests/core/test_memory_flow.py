@@ -270,12 +270,12 @@ def test_edit_is_versioned_reindexed_and_revertible(store) -> None:  # type: ign
     assert collection.get(ids=["1"], include=["documents"])["documents"][0].startswith("鎌倉で海鮮丼")
     assert revert_unit(repo, collection, 1, 1, NOW + 2) == 3
     versions = versions_of(repo, 1)
-    assert [v["change_kind"] for v in versions] == ["create", "edit", "revert"]
-    assert versions[2]["snapshot"]["input_text"] == USER and versions[2]["snapshot"]["salience"] == 0.7
+    assert [v.change_kind for v in versions] == ["create", "edit", "revert"]
+    assert versions[2].snapshot["input_text"] == USER and versions[2].snapshot["salience"] == 0.7
     with repo.connect() as conn:
         assert keyword_lanes(conn, LOCAL_PERSON.id, "海鮮丼", 5)["trigram"] == []
     soft_delete(repo, collection, 1, NOW + 3)
-    assert versions_of(repo, 1)[-1]["snapshot"]["state"] == "deleted"
+    assert versions_of(repo, 1)[-1].snapshot["state"] == "deleted"
 
 
 def test_japanese_keyword_lanes_beat_unicode61(store) -> None:  # type: ignore[no-untyped-def]
@@ -329,7 +329,7 @@ def test_browser_table_edits_become_versions(store) -> None:  # type: ignore[no-
     after.loc[0, "topic_tags"] = "ラーメン、新宿"
     after.loc[0, "reply_text"] = "編集した返答"  # editable
     assert apply_edits(repo, collection, "EPISODE", before, after, NOW + 5) == {1: 2}
-    snap = versions_of(repo, 1)[-1]["snapshot"]
+    snap = versions_of(repo, 1)[-1].snapshot
     assert (snap["salience"], json.loads(snap["topic_tags"]), snap["reply_text"]) == (
         0.1,
         ["ラーメン", "新宿"],

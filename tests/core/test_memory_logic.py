@@ -173,7 +173,7 @@ def test_exclusive_predicates_latest_wins_and_expired_excluded() -> None:
         _fact(5, "likes", NOW - DAY),  # not exclusive: both kept
         _fact(6, "goal_is", NOW, valid_to=NOW - 1),  # expired
     ]
-    assert sorted(f["unit_id"] for f in scoring.select_facts(facts, NOW)) == [2, 3, 4, 5]
+    assert sorted(f.unit_id for f in scoring.select_facts(facts, NOW)) == [2, 3, 4, 5]
 
 
 def test_fact_score_arithmetic_and_top_12() -> None:
@@ -183,10 +183,8 @@ def test_fact_score_arithmetic_and_top_12() -> None:
     )
     facts = [_fact(i, "likes", NOW, confidence=i / 20) for i in range(20)]
     top = scoring.select_facts(facts, NOW)
-    assert [f["unit_id"] for f in top] == list(range(19, 7, -1))
-    assert top[0]["rec"] == 1.0 and top[0]["score"] == pytest.approx(
-        0.45 * 0.95 + 0.25 * 0.5 + 0.20, abs=1e-4
-    )
+    assert [f.unit_id for f in top] == list(range(19, 7, -1))
+    assert top[0].rec == 1.0 and top[0].score == pytest.approx(0.45 * 0.95 + 0.25 * 0.5 + 0.20, abs=1e-4)
 
 
 def test_rrf_merge() -> None:

@@ -13,7 +13,7 @@ from core.flows.memory.chat import build_chat_messages, prepare_turn, run_turn, 
 from core.flows.memory.deletion import hard_delete
 from core.flows.memory.job_status import background_states, unfinished_episodes
 from core.flows.memory.mood import load_mood
-from core.flows.memory.provenance import latest_trace, provenance, unit_summary
+from core.flows.memory.provenance import Provenance, latest_trace, provenance, unit_summary
 from core.flows.memory.reconcile import reconcile_memory_index
 from core.flows.memory.retrieval import format_pack, retrieve
 from core.flows.memory.sample_data import (
@@ -88,7 +88,7 @@ def test_bobs_browser_search_and_status_show_nothing_of_alices(stores) -> None: 
     assert browse.entities_frame(bob_repo).empty and browse.edges_frame(bob_repo).empty
     assert browse.entity_options(bob_repo) == {} and browse.entity_options(alice_repo)
     assert unit_summary(bob_repo, episode) is None and versions_of(bob_repo, episode) == []
-    assert provenance(bob_repo, episode) == {"sources": [], "derived": []}
+    assert provenance(bob_repo, episode) == Provenance([], [])
     assert latest_trace(bob_repo) is None and latest_trace(alice_repo) is not None
     assert background_states(bob_repo, [episode]) == {} and unfinished_episodes(bob_repo) == []
     found = retrieve(bob_repo, bob_vectors, [], "転職", NOW)  # the search test tab

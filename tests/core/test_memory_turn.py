@@ -16,7 +16,7 @@ from core.contracts.prompts import fill, load_prompt
 from core.flows.chat_item import ChatItem, history, pop_failed_turn, user_item
 from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
 from core.flows.memory.constants import DAY
-from core.flows.memory.items import UNEXPECTED_ERROR, reply_item, unexpected_error_item
+from core.flows.memory.items import UNEXPECTED_ERROR, reply_item, turn_details_of, unexpected_error_item
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.llm.base import LLMClient, LLMReply, ProviderError
 from core.llm.replay import ReplayClient
@@ -88,6 +88,13 @@ def test_two_turns_the_second_stack_carries_the_first_turns_memory(page) -> None
     details = items[1]["meta"]["details"]
     assert details["episode_id"] == outcome.episode_id == 1 and details["trailer"] == TRAILER
     assert details["summaries"] == ["絆サマリー（直近7日）を作成", "人物サマリー「田中」を作成"]
+    typed = turn_details_of(items[1])  # what the page reads
+    assert typed is not None and (typed.episode_id, typed.trailer, typed.summaries) == (
+        1,
+        TRAILER,
+        details["summaries"],
+    )
+    assert turn_details_of(items[0]) is None
 
     clock.value = NOW + 600
     second = ReplayClient(

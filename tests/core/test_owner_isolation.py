@@ -143,8 +143,8 @@ def test_team_analytics_are_for_admins_and_hold_counts_only(engine: Engine) -> N
     team = ka.team_overview(admin.interviews, ADMIN)
     assert team is not None and len(team.progress) == 2
     assert team.per_person == {
-        ALICE.id: {"interviews": 1, "drafts": 0},
-        BOB.id: {"interviews": 1, "drafts": 0},
+        ALICE.id: ka.PersonCounts(interviews=1, drafts=0),
+        BOB.id: ka.PersonCounts(interviews=1, drafts=0),
     }
     assert team.stop_counts["collect_case"] == 2
     assert ka.interview_overview(admin.interviews).interviews == []  # an admin's own list is still their own
@@ -167,8 +167,8 @@ def test_review_threads_and_imports_belong_to_their_person(engine: Engine) -> No
     thread = result.thread_id
     assert thread is not None and result.stored
 
-    assert [r["id"] for r in review_chat.list_reviews(alice)] == [sample, imported.review_id]
-    assert [r["id"] for r in review_chat.list_reviews(bob)] == [sample]
+    assert [r.id for r in review_chat.list_reviews(alice)] == [sample, imported.review_id]
+    assert [r.id for r in review_chat.list_reviews(bob)] == [sample]
     assert review_chat.get_review(bob, imported.review_id) is None
     assert review_chat.open_thread(bob, thread) is None  # another person's ?review_thread=ID
     assert review_chat.list_threads(bob, imported.review_id) == []
@@ -184,8 +184,8 @@ def test_review_threads_and_imports_belong_to_their_person(engine: Engine) -> No
     assert sample_review is not None
     mine = review_chat.run_turn(bob, ReplayClient(["B1"]), sample_review, thread, [], "質問")
     assert mine.thread_id not in (None, thread) and mine.stored
-    assert [t["id"] for t in review_chat.list_threads(alice, sample)] == []
-    assert [t["id"] for t in review_chat.list_threads(bob, sample)] == [mine.thread_id]
+    assert [t.id for t in review_chat.list_threads(alice, sample)] == []
+    assert [t.id for t in review_chat.list_threads(bob, sample)] == [mine.thread_id]
     opened = review_chat.open_thread(alice, thread)
     assert opened is not None and [i["content"] for i in opened.items] == ["§3 はどうですか", "A1"]
 

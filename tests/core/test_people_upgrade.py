@@ -136,9 +136,9 @@ def test_old_rows_belong_to_the_local_person(old_engine: Engine) -> None:
     assert [v["edited_by_id"] for v in kb.entry_history(alice.base, 1)] == ["local"]
     assert [b["name"] for b in list_bookings(old_engine, LOCAL_PERSON)] == ["お客様"]
     assert list_bookings(old_engine, ALICE) == []
-    assert [r["id"] for r in list_reviews(repository(old_engine, LOCAL_PERSON))] == [1, 2]
-    assert [r["id"] for r in list_reviews(repository(old_engine, ALICE))] == [1]  # the sample stays shared
-    assert [t["id"] for t in list_threads(repository(old_engine, LOCAL_PERSON), 2)] == [1]
+    assert [r.id for r in list_reviews(repository(old_engine, LOCAL_PERSON))] == [1, 2]
+    assert [r.id for r in list_reviews(repository(old_engine, ALICE))] == [1]  # the sample stays shared
+    assert [t.id for t in list_threads(repository(old_engine, LOCAL_PERSON), 2)] == [1]
     mine = retrieve(memory_repository(old_engine, LOCAL_PERSON), None, [], "転職の話", T0)
     assert 1 in [c.unit_id for c in mine.candidates] and [lp["unit_id"] for lp in mine.loops] == [2]
     theirs = retrieve(memory_repository(old_engine, ALICE), None, [], "転職の話", T0)

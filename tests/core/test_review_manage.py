@@ -53,8 +53,8 @@ def test_the_form_saves_a_review_of_its_person_and_again_finds_it(
         "warning",
         "同じ内容の講評がすでに登録されています（「売買代金請求（自作答案）」）。登録済みの講評を開きました。",
     )
-    assert [r["id"] for r in review_chat.list_reviews(alice)] == [sample, saved.review_id]
-    assert [r["id"] for r in review_chat.list_reviews(bob)] == [sample]  # Bob sees only the sample
+    assert [r.id for r in review_chat.list_reviews(alice)] == [sample, saved.review_id]
+    assert [r.id for r in review_chat.list_reviews(bob)] == [sample]  # Bob sees only the sample
     theirs = review_chat.save_material(bob, draft())  # the same content is Bob's own review
     assert theirs.review_id not in (None, saved.review_id) and theirs.notice is not None
     assert theirs.notice[0] == "success"
@@ -123,7 +123,7 @@ def test_the_sample_and_another_persons_review_cannot_be_changed(
         assert review_chat.rename_review(bob, review_id, "乗っ取り") == review_chat.NOT_OWN
         assert review_chat.delete_review(bob, review_id) == ("error", review_chat.NOT_OWN)
     assert review_chat.is_own_review(alice, mine) and not review_chat.is_own_review(alice, sample)
-    assert [r["title"] for r in review_chat.list_reviews(alice)][1] == "売買代金請求（自作答案）"
+    assert [r.title for r in review_chat.list_reviews(alice)][1] == "売買代金請求（自作答案）"
 
 
 def test_importing_the_same_file_twice_returns_the_stored_review(alice: ManagedReviewRepository) -> None:
@@ -146,7 +146,7 @@ def test_rename_and_delete_a_review_with_its_threads(alice: ManagedReviewReposit
     assert review_chat.rename_review(alice, review_id, "  ") == "名前を入力してください。"
     assert review_chat.rename_review(alice, review_id, "x" * 201) == "名前は 200 文字以内にしてください。"
     assert review_chat.rename_review(alice, review_id, " 新しい名前 ") is None
-    assert review_chat.list_reviews(alice)[0]["title"] == "新しい名前"
+    assert review_chat.list_reviews(alice)[0].title == "新しい名前"
     assert review_chat.review_delete_warning(alice, review_id) == (
         "このレビュー（問題文・答案・講評）を削除します。元に戻せません。"
     )
@@ -180,10 +180,10 @@ def test_rename_and_delete_a_thread_only_of_its_person(
     assert review_chat.rename_thread(bob, thread, "乗っ取り") == missing
     assert review_chat.delete_thread(bob, thread) == ("error", missing)
     assert review_chat.rename_thread(alice, thread, "") == "名前を入力してください。"
-    before = review_chat.list_threads(alice, sample)[0]["updated_at"]
+    before = review_chat.list_threads(alice, sample)[0].updated_at
     assert review_chat.rename_thread(alice, thread, "§3 の相談") is None
     (listed,) = review_chat.list_threads(alice, sample)
-    assert (listed["title"], listed["updated_at"]) == ("§3 の相談", before)
+    assert (listed.title, listed.updated_at) == ("§3 の相談", before)
     assert review_chat.delete_thread(alice, thread) == ("success", "スレッドを削除しました。")
     assert review_chat.list_threads(alice, sample) == [] and alice.load_messages(thread) == []
     assert review_chat.open_thread(alice, thread) is None and alice.get_review(sample) is not None

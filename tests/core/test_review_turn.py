@@ -14,6 +14,7 @@ from core.flows.chat_item import ChatItem, history, pop_failed_turn, user_item
 from core.flows.review_chat import (
     ChatMessage,
     ReviewRecord,
+    ThreadListing,
     ThreadState,
     TurnResult,
     finish_turn,
@@ -25,6 +26,7 @@ from core.flows.review_chat import (
     run_turn,
     sample_review_id,
     stream_reply,
+    turn_info_of,
 )
 from core.flows.review_chat.notices import STORE_FAILED, UNEXPECTED_AFTER, UNEXPECTED_REPLY
 from core.jobs.worker import BackgroundWorker
@@ -90,6 +92,14 @@ def test_two_turns_through_the_page_functions(repo: ReviewRepository, review: Re
     ]
     info2 = chat[3]["meta"]["info"]
     assert (info2["turn"], info2["paragraph_source"], info2["paragraph_numbers"]) == (2, "carried", [3])
+    typed = turn_info_of(chat[3])  # what the page reads
+    assert typed is not None and (typed.turn, typed.paragraph_source, typed.paragraph_numbers) == (
+        2,
+        "carried",
+        [3],
+    )
+    assert [b.header for b in typed.blocks] == [b["header"] for b in info2["blocks"]]
+    assert typed.message_count == info2["message_count"] and turn_info_of(chat[2]) is None
 
     thread_id = second.thread_id
     assert thread_id is not None
@@ -105,9 +115,7 @@ def test_two_turns_through_the_page_functions(repo: ReviewRepository, review: Re
         "title": INPUTS[0],
         "state": ThreadState("", 0, 1, "[3]"),
     }
-    assert list_threads(repo, review.id or 0) == [
-        {"id": thread_id, "title": INPUTS[0], "updated_at": T0, "turns": 2}
-    ]
+    assert list_threads(repo, review.id or 0) == [ThreadListing(thread_id, INPUTS[0], updated_at=T0, turns=2)]
     # spec 02 注意点: the context is never stored
     assert not [m for m in repo.load_messages(thread_id) if "【問題文】" in m.content]
 

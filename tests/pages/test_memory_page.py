@@ -201,7 +201,7 @@ def test_edit_and_revert_in_browser(tmp_path: Path) -> None:
     at.selectbox(key="memory_revert_version").set_value(1)
     at.button(key="memory_revert").click().run()
     assert not at.exception
-    assert [v["change_kind"] for v in versions_of(repo, 1)] == ["create", "edit", "revert"]
+    assert [v.change_kind for v in versions_of(repo, 1)] == ["create", "edit", "revert"]
     assert any(USER in t.value for t in at.text)
     assert any("v1 の内容に戻しました" in s.value for s in at.success)
 
@@ -349,13 +349,13 @@ def test_a_grid_edit_after_the_unit_changed_underneath_shows_both_and_keeps_the_
     edit_unit(repo, None, 1, {"reply_text": "別の人の編集"}, 1_900_000_000)  # meanwhile, elsewhere
     at.button(key="memory_save_EPISODE").click().run()
     assert not at.exception
-    assert [v["version"] for v in versions_of(repo, 1)] == [1, 2]  # not applied on top silently
+    assert [v.version for v in versions_of(repo, 1)] == [1, 2]  # not applied on top silently
     (warning,) = [w.value for w in at.warning]
     assert "表を開いた後に別の操作で変更されました（v1 → v2）" in warning
     (table,) = [d.value for d in at.dataframe if "あなたの編集" in d.value.columns]
     assert table.to_dict("records") == [{"項目": "ユーザー", "あなたの編集": "私の編集", "現在の内容": USER}]
     assert not any("変更はありませんでした" in s.value for s in at.success)
     at.button(key="memory_stale_keep_1").click().run()
-    snapshot = versions_of(repo, 1)[-1]["snapshot"]
+    snapshot = versions_of(repo, 1)[-1].snapshot
     assert (snapshot["input_text"], snapshot["reply_text"]) == ("私の編集", "別の人の編集")
     assert not at.warning and any("あなたの編集で保存しました（v3）" in s.value for s in at.success)

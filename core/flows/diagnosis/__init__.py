@@ -11,61 +11,35 @@ from typing import TYPE_CHECKING
 from core.flows.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from core.flows.diagnosis.booking import (
-        list_bookings,
-        local_now,
-        team_bookings,
-        validate_booking,
+    from core.flows.diagnosis.booking import local_now, validate_booking
+    from core.flows.diagnosis.booking_rows import (
+        BookingRow,
+        InterviewAnswer,
+        taken_bookings,
+        team_booking_rows,
     )
-    from core.flows.diagnosis.catalog import (
-        find_vehicle,
-        get_vehicle,
-        load_vehicles,
-        sample_path,
-    )
-    from core.flows.diagnosis.constants import (
-        FREE_INPUT_VALUE,
-    )
-    from core.flows.diagnosis.deps import (
-        ManualSearch,
-        open_deps,
-        session_archive,
-    )
-    from core.flows.diagnosis.models import (
-        ChatRequest,
-        ChatResponse,
-        ChatStep,
-        PromptInfo,
-        SessionState,
-    )
-    from core.flows.diagnosis.rag import (
-        RAGService,
-    )
-    from core.flows.diagnosis.responses import (
-        COVERAGE_NOTES,
-        banner_severity,
-        urgency_info,
-    )
-    from core.flows.diagnosis.service import (
-        ChatService,
-        run_turn,
-    )
-    from core.flows.diagnosis.snapshots import (
-        snapshot_turns,
-        turn_preview,
-    )
-    from core.flows.diagnosis.urgency_meaning import (
-        UrgencyJudge,
-    )
+    from core.flows.diagnosis.catalog import find_vehicle, get_vehicle, load_vehicles, sample_path
+    from core.flows.diagnosis.constants import FREE_INPUT_VALUE
+    from core.flows.diagnosis.deps import ManualSearch, open_deps, session_archive
+    from core.flows.diagnosis.models import ChatRequest, ChatResponse, ChatStep, PromptInfo, SessionState
+    from core.flows.diagnosis.rag import RAGService
+    from core.flows.diagnosis.responses import COVERAGE_NOTES, banner_severity, urgency_info
+    from core.flows.diagnosis.service import ChatService, run_turn
+    from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
+    from core.flows.diagnosis.sources import ManualSource, manual_sources
+    from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 
 __all__ = [
     "COVERAGE_NOTES",
     "FREE_INPUT_VALUE",
+    "BookingRow",
     "ChatRequest",
     "ChatResponse",
     "ChatService",
     "ChatStep",
+    "InterviewAnswer",
     "ManualSearch",
+    "ManualSource",
     "PromptInfo",
     "RAGService",
     "SessionState",
@@ -73,15 +47,16 @@ __all__ = [
     "banner_severity",
     "find_vehicle",
     "get_vehicle",
-    "list_bookings",
     "load_vehicles",
     "local_now",
+    "manual_sources",
     "open_deps",
     "run_turn",
     "sample_path",
     "session_archive",
     "snapshot_turns",
-    "team_bookings",
+    "taken_bookings",
+    "team_booking_rows",
     "turn_preview",
     "urgency_info",
     "validate_booking",
@@ -89,13 +64,16 @@ __all__ = [
 
 # public name -> (module, name in that module)
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "BookingRow": ("core.flows.diagnosis.booking_rows", "BookingRow"),
     "COVERAGE_NOTES": ("core.flows.diagnosis.responses", "COVERAGE_NOTES"),
     "ChatRequest": ("core.flows.diagnosis.models", "ChatRequest"),
     "ChatResponse": ("core.flows.diagnosis.models", "ChatResponse"),
     "ChatService": ("core.flows.diagnosis.service", "ChatService"),
     "ChatStep": ("core.flows.diagnosis.models", "ChatStep"),
     "FREE_INPUT_VALUE": ("core.flows.diagnosis.constants", "FREE_INPUT_VALUE"),
+    "InterviewAnswer": ("core.flows.diagnosis.booking_rows", "InterviewAnswer"),
     "ManualSearch": ("core.flows.diagnosis.deps", "ManualSearch"),
+    "ManualSource": ("core.flows.diagnosis.sources", "ManualSource"),
     "PromptInfo": ("core.flows.diagnosis.models", "PromptInfo"),
     "RAGService": ("core.flows.diagnosis.rag", "RAGService"),
     "SessionState": ("core.flows.diagnosis.models", "SessionState"),
@@ -103,15 +81,16 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "banner_severity": ("core.flows.diagnosis.responses", "banner_severity"),
     "find_vehicle": ("core.flows.diagnosis.catalog", "find_vehicle"),
     "get_vehicle": ("core.flows.diagnosis.catalog", "get_vehicle"),
-    "list_bookings": ("core.flows.diagnosis.booking", "list_bookings"),
     "load_vehicles": ("core.flows.diagnosis.catalog", "load_vehicles"),
     "local_now": ("core.flows.diagnosis.booking", "local_now"),
+    "manual_sources": ("core.flows.diagnosis.sources", "manual_sources"),
     "open_deps": ("core.flows.diagnosis.deps", "open_deps"),
     "run_turn": ("core.flows.diagnosis.service", "run_turn"),
     "sample_path": ("core.flows.diagnosis.catalog", "sample_path"),
     "session_archive": ("core.flows.diagnosis.deps", "session_archive"),
     "snapshot_turns": ("core.flows.diagnosis.snapshots", "snapshot_turns"),
-    "team_bookings": ("core.flows.diagnosis.booking", "team_bookings"),
+    "taken_bookings": ("core.flows.diagnosis.booking_rows", "taken_bookings"),
+    "team_booking_rows": ("core.flows.diagnosis.booking_rows", "team_booking_rows"),
     "turn_preview": ("core.flows.diagnosis.snapshots", "turn_preview"),
     "urgency_info": ("core.flows.diagnosis.responses", "urgency_info"),
     "validate_booking": ("core.flows.diagnosis.booking", "validate_booking"),

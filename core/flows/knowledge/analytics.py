@@ -19,7 +19,59 @@ from core.store.knowledge.interviews import KnowledgeRepository
 STOPPED_NOWHERE = "未応答"  # an interview whose turns all failed (no phase yet)
 
 
-def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class InterviewSummary:
+    """One of the person's stored interviews as the interviews tab lists it."""
+
+    id: str
+    title: str
+    created_at: int
+    updated_at: int
+    turns: int  # turn rows stored (a retried input counts again)
+    last_phase: str | None  # the phase of the last successful turn (None: no answer yet)
+    archived_at: int | None
+    archived_by: str | None
+
+
+def interview_summaries(rows: Iterable[Mapping[str, Any]]) -> list[InterviewSummary]:
+    """KnowledgeRepository.list_interviews rows as InterviewSummary."""
+    return [
+        InterviewSummary(
+            r["id"],
+            r["title"] or "",
+            r["created_at"],
+            r["updated_at"],
+            int(r["turns"] or 0),
+            r["last_phase"],
+            r["archived_at"],
+            r["archived_by"],
+        )
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class InterviewProgress:
+    """How far one interview got: user turns, the turn that first reached draft_knowledge and finalize, and
+    where it stands now."""
+
+    interview_id: str
+    turns: int
+    to_draft: int | None
+    to_finalize: int | None
+    last_phase: str | None
+    last_mode: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PersonCounts:
+    """One person's interviews on the team view: how many they ran, how many reached a draft."""
+
+    interviews: int
+    drafts: int
+
+
+def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[InterviewProgress]:
     """Per interview: user turns, the turn that first reached draft_knowledge and finalize, the last phase.
 
     `turns` are rows with interview_id, turn_no, ok, phase, mode (KnowledgeRepository.turn_phases), in order.
@@ -46,12 +98,12 @@ def interview_progress(turns: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
         if item["to_finalize"] is None and row["mode"] == "finalize":
             item["to_finalize"] = int(row["turn_no"])
         item["last_phase"], item["last_mode"] = row["phase"], row["mode"]
-    return list(by_interview.values())
+    return [InterviewProgress(**item) for item in by_interview.values()]
 
 
-def stop_phase_counts(progress: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+def stop_phase_counts(progress: Iterable[InterviewProgress]) -> dict[str, int]:
     """How many interviews stopped in each phase (all four phases present, in order)."""
-    counts = Counter(p["last_phase"] or STOPPED_NOWHERE for p in progress)
+    counts = Counter(p.last_phase or STOPPED_NOWHERE for p in progress)
     out = {phase: counts.get(phase, 0) for phase in PHASES}
     if counts.get(STOPPED_NOWHERE):
         out[STOPPED_NOWHERE] = counts[STOPPED_NOWHERE]
@@ -65,8 +117,8 @@ ARCHIVED_SCAN = 100_000  # archived interviews read to leave them out of the ana
 class InterviewOverview:
     """The interviews tab: stored interviews (newest first), per-interview progress, where they stopped."""
 
-    interviews: list[dict[str, Any]]
-    progress: list[dict[str, Any]]
+    interviews: list[InterviewSummary]
+    progress: list[InterviewProgress]
     stop_counts: dict[str, int]
 
 
@@ -75,9 +127,9 @@ def interview_overview(repo: KnowledgeRepository, limit: int = 50) -> InterviewO
 
     Archived interviews are left out, as from every list; the admins' team counts keep them."""
     with store_errors():
-        interviews = repo.list_interviews(limit)
+        interviews = interview_summaries(repo.list_interviews(limit))
         archived = {i["id"] for i in repo.list_interviews(ARCHIVED_SCAN, archived=True)}
-        progress = [p for p in interview_progress(repo.turn_phases()) if p["interview_id"] not in archived]
+        progress = [p for p in interview_progress(repo.turn_phases()) if p.interview_id not in archived]
     return InterviewOverview(interviews, progress, stop_phase_counts(progress))
 
 
@@ -86,9 +138,9 @@ class TeamOverview:
     """Interview drop-off across the team (admins): per-interview progress, where they stopped, and per
     person (owner id) how many interviews they ran and how many reached a draft."""
 
-    progress: list[dict[str, Any]]
+    progress: list[InterviewProgress]
     stop_counts: dict[str, int]
-    per_person: dict[str, dict[str, int]]
+    per_person: dict[str, PersonCounts]
 
 
 def team_overview(repo: KnowledgeRepository, person: Person) -> TeamOverview | None:
@@ -100,9 +152,10 @@ def team_overview(repo: KnowledgeRepository, person: Person) -> TeamOverview | N
         rows = repo.team_turn_phases()
     owners = {r["interview_id"]: r["owner_id"] for r in rows}
     progress = interview_progress(rows)
-    per_person: dict[str, dict[str, int]] = {}
+    per_person: dict[str, PersonCounts] = {}
     for p in progress:
-        counts = per_person.setdefault(owners[p["interview_id"]], {"interviews": 0, "drafts": 0})
-        counts["interviews"] += 1
-        counts["drafts"] += p["to_draft"] is not None
+        counts = per_person.get(owners[p.interview_id], PersonCounts(0, 0))
+        per_person[owners[p.interview_id]] = PersonCounts(
+            counts.interviews + 1, counts.drafts + (p.to_draft is not None)
+        )
     return TeamOverview(progress, stop_phase_counts(progress), per_person)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.debuglog.kept_going import kept_going
+from core.flows.knowledge.analytics import InterviewSummary, interview_summaries
 from core.flows.knowledge.index import KnowledgeIndex, SimilarEntry
 from core.flows.knowledge.interview import KNOWLEDGE_FIELD_LABELS
 from core.flows.knowledge.stores import store_errors
@@ -206,10 +207,10 @@ def restore_interview(interviews: KnowledgeRepository, interview_id: str) -> boo
         return interviews.set_archived(interview_id, False)
 
 
-def archived_interviews(interviews: KnowledgeRepository) -> list[dict[str, Any]]:
+def archived_interviews(interviews: KnowledgeRepository) -> list[InterviewSummary]:
     """The person's archived interviews, newest first."""
     with store_errors():
-        return interviews.list_interviews(archived=True)
+        return interview_summaries(interviews.list_interviews(archived=True))
 
 
 def edit_entry(

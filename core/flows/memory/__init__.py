@@ -23,11 +23,7 @@ from typing import TYPE_CHECKING
 from core.flows.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from core.flows.memory.background import (
-        memory_job_key,
-        retry_job,
-        submit_memory_job,
-    )
+    from core.flows.memory.background import memory_job_key
     from core.flows.memory.browse import (
         Filters,
         counts,
@@ -36,11 +32,7 @@ if TYPE_CHECKING:
         entity_options,
         units_frame,
     )
-    from core.flows.memory.chat import (
-        finish_turn,
-        prepare_turn,
-        stream_reply,
-    )
+    from core.flows.memory.chat import finish_turn, prepare_turn, stream_reply
     from core.flows.memory.constants import (
         AFFECT_LABELS,
         AFFECT_LABELS_JA,
@@ -74,13 +66,8 @@ if TYPE_CHECKING:
         prepare_continuation,
         stream_continuation,
     )
-    from core.flows.memory.conversation import (
-        load_conversation,
-        save_conversation,
-    )
-    from core.flows.memory.deletion import (
-        hard_delete,
-    )
+    from core.flows.memory.conversation import load_conversation, save_conversation
+    from core.flows.memory.deletion import hard_delete
     from core.flows.memory.edits import (
         EDITABLE_COLUMNS,
         InvalidEdit,
@@ -88,64 +75,28 @@ if TYPE_CHECKING:
         overwrite_stale,
         stale_comparison,
     )
-    from core.flows.memory.entities import (
-        EntityEditError,
-        merge_entities,
-        rename_entity,
-    )
-    from core.flows.memory.extraction import (
-        retry_pending_extractions,
-    )
-    from core.flows.memory.extraction_store import (
-        describe_errors,
-    )
+    from core.flows.memory.entities import EntityEditError, merge_entities, rename_entity
+    from core.flows.memory.extraction import retry_pending_extractions
+    from core.flows.memory.extraction_store import describe_errors
     from core.flows.memory.items import (
+        TurnDetails,
         refresh_items,
         reply_item,
+        turn_details_of,
         unexpected_error_item,
     )
-    from core.flows.memory.job_status import (
-        unfinished_episodes,
-    )
-    from core.flows.memory.provenance import (
-        affect_series,
-        extraction_of_episode,
-        latest_trace,
-        unit_summary,
-    )
+    from core.flows.memory.job_status import unfinished_episodes
+    from core.flows.memory.provenance import affect_series, extraction_of_episode, latest_trace, unit_summary
     from core.flows.memory.provenance import (
         provenance as unit_provenance,
     )
-    from core.flows.memory.reconcile import (
-        reconcile_memory_index,
-    )
-    from core.flows.memory.retrieval import (
-        RetrievalResult,
-        format_pack,
-        retrieve,
-        save_trace_for,
-    )
-    from core.flows.memory.sample_data import (
-        DEMO_TURNS,
-        SAMPLE_EPISODES,
-        load_demo_samples,
-    )
-    from core.flows.memory.stores import (
-        memory_collection,
-        memory_repository,
-    )
-    from core.flows.memory.summaries import (
-        SummaryOutcome,
-        run_summaries,
-    )
-    from core.flows.memory.tasks import (
-        MEMORY_TURN_TASK,
-        defer_memory_retry,
-        register_memory_tasks,
-    )
-    from core.flows.memory.trailer import (
-        split_raw_reply,
-    )
+    from core.flows.memory.reconcile import reconcile_memory_index
+    from core.flows.memory.retrieval import RetrievalResult, format_pack, retrieve, save_trace_for
+    from core.flows.memory.sample_data import DEMO_TURNS, SAMPLE_EPISODES, load_demo_samples
+    from core.flows.memory.stores import memory_collection, memory_repository
+    from core.flows.memory.summaries import SummaryOutcome, run_summaries
+    from core.flows.memory.tasks import defer_memory_retry, register_memory_tasks
+    from core.flows.memory.trailer import split_raw_reply
     from core.flows.memory.versions import (
         EditError,
         StaleEdit,
@@ -177,7 +128,6 @@ __all__ = [
     "LEX_CHARS",
     "LEX_FULL_GRAMS",
     "MAX_INJECTED",
-    "MEMORY_TURN_TASK",
     "RECENCY_TAU_DAYS",
     "RRF_K",
     "RRF_TOP",
@@ -194,6 +144,7 @@ __all__ = [
     "StaleEdit",
     "StaleUnit",
     "SummaryOutcome",
+    "TurnDetails",
     "affect_series",
     "apply_edits",
     "counts",
@@ -225,7 +176,6 @@ __all__ = [
     "reply_item",
     "restore",
     "retrieve",
-    "retry_job",
     "retry_pending_extractions",
     "revert_unit",
     "run_summaries",
@@ -236,7 +186,7 @@ __all__ = [
     "stale_comparison",
     "stream_continuation",
     "stream_reply",
-    "submit_memory_job",
+    "turn_details_of",
     "unexpected_error_item",
     "unfinished_episodes",
     "unit_provenance",
@@ -271,7 +221,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LEX_CHARS": ("core.flows.memory.constants", "LEX_CHARS"),
     "LEX_FULL_GRAMS": ("core.flows.memory.constants", "LEX_FULL_GRAMS"),
     "MAX_INJECTED": ("core.flows.memory.constants", "MAX_INJECTED"),
-    "MEMORY_TURN_TASK": ("core.flows.memory.tasks", "MEMORY_TURN_TASK"),
     "RECENCY_TAU_DAYS": ("core.flows.memory.constants", "RECENCY_TAU_DAYS"),
     "RRF_K": ("core.flows.memory.constants", "RRF_K"),
     "RRF_TOP": ("core.flows.memory.constants", "RRF_TOP"),
@@ -280,6 +229,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "StaleEdit": ("core.flows.memory.versions", "StaleEdit"),
     "StaleUnit": ("core.flows.memory.versions", "StaleUnit"),
     "SummaryOutcome": ("core.flows.memory.summaries", "SummaryOutcome"),
+    "TurnDetails": ("core.flows.memory.items", "TurnDetails"),
     "VECTOR_MIN_SIMILARITY": ("core.flows.memory.constants", "VECTOR_MIN_SIMILARITY"),
     "W_LEX": ("core.flows.memory.constants", "W_LEX"),
     "W_REC": ("core.flows.memory.constants", "W_REC"),
@@ -315,7 +265,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "reply_item": ("core.flows.memory.items", "reply_item"),
     "restore": ("core.flows.memory.versions", "restore"),
     "retrieve": ("core.flows.memory.retrieval", "retrieve"),
-    "retry_job": ("core.flows.memory.background", "retry_job"),
     "retry_pending_extractions": ("core.flows.memory.extraction", "retry_pending_extractions"),
     "revert_unit": ("core.flows.memory.versions", "revert_unit"),
     "run_summaries": ("core.flows.memory.summaries", "run_summaries"),
@@ -326,7 +275,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "stale_comparison": ("core.flows.memory.edits", "stale_comparison"),
     "stream_continuation": ("core.flows.memory.continuation", "stream_continuation"),
     "stream_reply": ("core.flows.memory.chat", "stream_reply"),
-    "submit_memory_job": ("core.flows.memory.background", "submit_memory_job"),
+    "turn_details_of": ("core.flows.memory.items", "turn_details_of"),
     "unexpected_error_item": ("core.flows.memory.items", "unexpected_error_item"),
     "unfinished_episodes": ("core.flows.memory.job_status", "unfinished_episodes"),
     "unit_provenance": ("core.flows.memory.provenance", "provenance"),

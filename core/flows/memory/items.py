@@ -7,7 +7,8 @@ the store: `refresh_items`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.flows.chat_item import ChatItem, assistant_item, error_item, meta
@@ -23,14 +24,35 @@ UNEXPECTED_ERROR = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class TurnDetails:
+    """What memory did for one reply (shown under it as 「このターンの記憶」). The chat item keeps it as JSON in
+    `meta["details"]` (the conversation is stored); `turn_details_of` reads it back for the page."""
+
+    episode_id: int | None
+    trace_id: int | None
+    memories: list[dict[str, Any]]  # table rows as shown: ID, 種類, スコア, 内容
+    facts: list[str]
+    loops: list[str]
+    mood: str
+    trailer: dict[str, Any] | None  # the model's trailer JSON as validated
+    trailer_errors: list[str]
+    reflection: dict[str, Any] | None  # the reflection call's JSON (or the defaults)
+    reflection_source: str  # trailer | reflection | default | pending
+    extraction: dict[str, Any] | None  # ExtractionOutcome.summary(), stored as JSON
+    summaries: list[str]
+    pending: bool  # the background job's results are still to come
+    background: str  # how the job was queued (chat.INLINE, or the queue's answer)
+
+
 def turn_details(prepared: PreparedTurn, outcome: TurnOutcome) -> dict[str, Any]:
-    """What memory did for one reply: injected memories, facts, loops, mood, trailer or reflection,
-    extraction and summaries (shown under the reply as 「このターンの記憶」)."""
+    """What memory did for one reply as the JSON kept in the item's `meta["details"]`: injected memories,
+    facts, loops, mood, trailer or reflection, extraction and summaries."""
     r = prepared.retrieval
-    return {
-        "episode_id": outcome.episode_id,
-        "trace_id": outcome.trace_id,
-        "memories": [
+    details = TurnDetails(
+        episode_id=outcome.episode_id,
+        trace_id=outcome.trace_id,
+        memories=[
             {
                 "ID": c.unit_id,
                 "種類": KIND_JA.get(c.kind, c.kind),
@@ -39,18 +61,42 @@ def turn_details(prepared: PreparedTurn, outcome: TurnOutcome) -> dict[str, Any]
             }
             for c in r.selected
         ],
-        "facts": [r.texts.get(f["unit_id"], "") for f in r.facts],
-        "loops": [lp["loop_text"] for lp in r.loops],
-        "mood": prepared.mood.describe(),
-        "trailer": outcome.trailer,
-        "trailer_errors": outcome.trailer_errors,
-        "reflection": outcome.reflection,
-        "reflection_source": outcome.reflection_source,
-        "extraction": outcome.extraction.summary() if outcome.extraction else None,
-        "summaries": [summary_line(s) for s in outcome.summaries],
-        "pending": outcome.background != INLINE,  # the background job's results are still to come
-        "background": outcome.background,
-    }
+        facts=[r.texts.get(f.unit_id, "") for f in r.facts],
+        loops=[lp["loop_text"] for lp in r.loops],
+        mood=prepared.mood.describe(),
+        trailer=outcome.trailer,
+        trailer_errors=outcome.trailer_errors,
+        reflection=outcome.reflection,
+        reflection_source=outcome.reflection_source,
+        extraction=outcome.extraction.summary() if outcome.extraction else None,
+        summaries=[summary_line(s) for s in outcome.summaries],
+        pending=outcome.background != INLINE,
+        background=outcome.background,
+    )
+    return asdict(details)
+
+
+def turn_details_of(item: Mapping[str, Any]) -> TurnDetails | None:
+    """The details of a reply item (None for a user message, a failure, or an item stored without them)."""
+    data = meta(item).get("details")
+    if not data:
+        return None
+    return TurnDetails(
+        episode_id=data.get("episode_id"),
+        trace_id=data.get("trace_id"),
+        memories=list(data.get("memories") or []),
+        facts=list(data.get("facts") or []),
+        loops=list(data.get("loops") or []),
+        mood=str(data.get("mood") or ""),
+        trailer=data.get("trailer"),
+        trailer_errors=list(data.get("trailer_errors") or []),
+        reflection=data.get("reflection"),
+        reflection_source=str(data.get("reflection_source") or ""),
+        extraction=data.get("extraction"),
+        summaries=list(data.get("summaries") or []),
+        pending=bool(data.get("pending")),
+        background=str(data.get("background") or ""),
+    )
 
 
 def apply_background(details: dict[str, Any], state: dict[str, Any]) -> None:

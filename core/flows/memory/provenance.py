@@ -5,6 +5,7 @@ found: another person's unit id reads as missing."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -32,7 +33,41 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a memory came from and what came of it (unit ids)."""
+
+    sources: list[int]  # a fact's / loop's / summary's episodes
+    derived: list[int]  # the facts, loops and summaries an episode gave rise to
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSummary:
+    """One line about a unit: kind, state, local time of what it records, and its text."""
+
+    id: int
+    kind: str  # EPISODE | FACT | LOOP | SUMMARY
+    state: str  # active | deleted
+    occurred_at: str  # local time, formatted
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTrace:
+    """A stored retrieval trace; `trace` is the JSON `RetrievalResult.trace()` wrote (queries, lanes, candidate
+    rows, thresholds, pack), kept as stored."""
+
+    id: int
+    created_at: int
+    source: str  # chat | search_test
+    q1: str
+    q2: str
+    episode_unit_id: int | None
+    injected_unit_ids: list[int]
+    trace: dict[str, Any]
+
+
+def provenance(repo: MemoryRepository, unit_id: int) -> Provenance:
     """Sources of a fact / loop / summary (its episodes), and what an episode gave rise to."""
     with repo.connect() as conn:
         kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).scalar()
@@ -76,10 +111,10 @@ def provenance(repo: MemoryRepository, unit_id: int) -> dict[str, list[int]]:
                     )
                 ).scalars()
             ]
-    return {"sources": [int(i) for i in sources], "derived": sorted(derived)}
+    return Provenance([int(i) for i in sources], sorted(derived))
 
 
-def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
+def unit_summary(repo: MemoryRepository, unit_id: int) -> UnitSummary | None:
     """Kind, state, local time and the text of a unit (for provenance links and details)."""
     with repo.connect() as conn:
         row = conn.execute(
@@ -90,8 +125,7 @@ def unit_summary(repo: MemoryRepository, unit_id: int) -> dict[str, Any] | None:
         if row is None:
             return None
         text = unit_texts(conn, [unit_id]).get(unit_id, "")
-    when = format_local(row.occurred_at)
-    return {"id": unit_id, "kind": row.kind, "state": row.state, "occurred_at": when, "text": text}
+    return UnitSummary(unit_id, row.kind, row.state, format_local(row.occurred_at), text)
 
 
 def affect_series(repo: MemoryRepository) -> pd.DataFrame:
@@ -117,7 +151,7 @@ def affect_series(repo: MemoryRepository) -> pd.DataFrame:
     return frame.pivot_table(index="week", columns="label", values="intensity", aggfunc="count").fillna(0)
 
 
-def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> dict[str, Any] | None:
+def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> StoredTrace | None:
     """The person's newest retrieval trace (of one episode when given)."""
     query = (
         select(retrieval_traces)
@@ -128,8 +162,19 @@ def latest_trace(repo: MemoryRepository, episode_unit_id: int | None = None) -> 
     if episode_unit_id is not None:
         query = query.where(retrieval_traces.c.episode_unit_id == episode_unit_id)
     with repo.connect() as conn:
-        row = conn.execute(query).mappings().first()
-    return {**dict(row), "trace": json.loads(row["trace_json"])} if row else None
+        row = conn.execute(query).first()
+    if row is None:
+        return None
+    return StoredTrace(
+        row.id,
+        row.created_at,
+        row.source,
+        row.q1,
+        row.q2,
+        row.episode_unit_id,
+        [int(i) for i in json.loads(row.injected_unit_ids_json or "[]")],
+        json.loads(row.trace_json),
+    )
 
 
 def extraction_of_episode(repo: MemoryRepository, unit_id: int) -> dict[str, Any]:

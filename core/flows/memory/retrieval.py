@@ -69,7 +69,7 @@ class RetrievalResult:
     lanes: dict[str, list[dict[str, Any]]]
     candidates: list[scoring.Candidate]
     selected: list[scoring.Candidate]
-    facts: list[dict[str, Any]]
+    facts: list[scoring.FactScore]
     loops: list[dict[str, Any]]
     bond: dict[str, Any] | None
     matched_entities: list[str]
@@ -80,7 +80,7 @@ class RetrievalResult:
     def injected_unit_ids(self) -> list[int]:
         return (
             [c.unit_id for c in self.selected]
-            + [f["unit_id"] for f in self.facts]
+            + [f.unit_id for f in self.facts]
             + [lp["unit_id"] for lp in self.loops]
             + ([self.bond["unit_id"]] if self.bond else [])
         )
@@ -107,7 +107,14 @@ class RetrievalResult:
             "pack": {
                 "memories": [c.unit_id for c in self.selected],
                 "facts": [
-                    {k: f[k] for k in ("unit_id", "confidence", "salience", "rec", "pin", "score")}
+                    {
+                        "unit_id": f.unit_id,
+                        "confidence": f.confidence,
+                        "salience": f.salience,
+                        "rec": f.rec,
+                        "pin": f.pin,
+                        "score": f.score,
+                    }
                     for f in self.facts
                 ],
                 "loops": [lp["unit_id"] for lp in self.loops],
@@ -155,7 +162,7 @@ def retrieve(
         facts = scoring.select_facts(load_fact_pool(conn, owner), now)
         loops = load_open_loops(conn, owner, now)
         bond = load_bond_summary(conn, owner)
-        ids = [c.unit_id for c in selected] + [f["unit_id"] for f in facts] + [lp["unit_id"] for lp in loops]
+        ids = [c.unit_id for c in selected] + [f.unit_id for f in facts] + [lp["unit_id"] for lp in loops]
         texts = unit_texts(conn, ids)
     excluded = [c for c in candidates if c.decision in EXCLUDED]
     return RetrievalResult(
@@ -230,7 +237,7 @@ def format_pack(result: RetrievalResult) -> str:
             parts.append(f"- [{day}・{_KIND_JA.get(c.kind, c.kind)}] {body[:300]}")
     if result.facts:
         parts.append("## ユーザーについて知っていること")
-        parts += [f"- {result.texts.get(f['unit_id'], '')}" for f in result.facts]
+        parts += [f"- {result.texts.get(f.unit_id, '')}" for f in result.facts]
     if result.loops:
         parts.append("## 未完了の約束・続きの話題")
         for lp in result.loops:

@@ -150,7 +150,20 @@ def fact_score(confidence: float, salience: float, age_seconds: float, pin: int)
     )
 
 
-def select_facts(facts: list[dict[str, Any]], now: int, top: int = FACT_TOP) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class FactScore:
+    """A fact chosen for the pack and the numbers that ranked it (shown on the search tab, kept in the trace)."""
+
+    unit_id: int
+    predicate: str
+    confidence: float
+    salience: float
+    rec: float  # recency, exp(-age/45 d), rounded
+    pin: int  # 0 or 1, as stored
+    score: float  # fact_score, rounded
+
+
+def select_facts(facts: list[dict[str, Any]], now: int, top: int = FACT_TOP) -> list[FactScore]:
     """Facts to inject: expired valid_to excluded; for exclusive predicates (name_is, goal_is, ...) only the
     latest fact per subject survives; then the best `top` by fact_score. Each dict needs unit_id,
     subject_entity_id, predicate, valid_to, occurred_at, confidence, salience, pin."""
@@ -163,11 +176,16 @@ def select_facts(facts: list[dict[str, Any]], now: int, top: int = FACT_TOP) -> 
             if best is None or (f["occurred_at"], f["unit_id"]) > (best["occurred_at"], best["unit_id"]):
                 latest[key] = f
     kept = [
-        f
+        FactScore(
+            f["unit_id"],
+            f["predicate"],
+            f["confidence"],
+            f["salience"],
+            round(recency(now - f["occurred_at"]), 4),
+            int(f["pin"]),
+            round(fact_score(f["confidence"], f["salience"], now - f["occurred_at"], f["pin"]), 4),
+        )
         for f in live
         if f["predicate"] not in EXCLUSIVE_PREDICATES or latest[(f["subject_entity_id"], f["predicate"])] is f
     ]
-    for f in kept:
-        f["rec"] = round(recency(now - f["occurred_at"]), 4)
-        f["score"] = round(fact_score(f["confidence"], f["salience"], now - f["occurred_at"], f["pin"]), 4)
-    return sorted(kept, key=lambda f: (-f["score"], -f["unit_id"]))[:top]
+    return sorted(kept, key=lambda f: (-f.score, -f.unit_id))[:top]

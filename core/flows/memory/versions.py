@@ -36,6 +36,18 @@ if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive 
 EDITABLE_UNIT_FIELDS = tuple(f for f in UNIT_FIELDS if f != "kind")
 
 
+@dataclass(frozen=True, slots=True)
+class UnitVersion:
+    """One version of a unit: when and how it changed, and the unit as it was then (`snapshot`: the unit's
+    and its payload's columns, as stored in JSON)."""
+
+    version: int
+    changed_at: int
+    change_kind: str  # create | edit | revert | soft_delete | restore
+    note: str
+    snapshot: dict[str, Any]
+
+
 class EditError(ValueError):
     """An edit that cannot be applied (unknown unit, unknown field or version); the message is Japanese."""
 
@@ -162,7 +174,7 @@ def restore(
         return repo.record_version(unit_id, "restore", now, conn=conn)
 
 
-def versions_of(repo: MemoryRepository, unit_id: int) -> list[dict[str, Any]]:
+def versions_of(repo: MemoryRepository, unit_id: int) -> list[UnitVersion]:
     """Every version of the person's unit, oldest first, with its snapshot (empty for another's)."""
     with repo.connect() as conn:
         rows = (
@@ -175,7 +187,12 @@ def versions_of(repo: MemoryRepository, unit_id: int) -> list[dict[str, Any]]:
             .mappings()
             .all()
         )
-    return [{**dict(r), "snapshot": json.loads(r["snapshot_json"])} for r in rows]
+    return [
+        UnitVersion(
+            r["version"], r["changed_at"], r["change_kind"], r["note"] or "", json.loads(r["snapshot_json"])
+        )
+        for r in rows
+    ]
 
 
 def _reindex(conn: Connection, collection: Collection | None, unit_id: int) -> None:

@@ -1,6 +1,6 @@
 """Review chat about an exam answer and its review (spec 02): per-turn context, §N persistence, summaries.
 
-A turn with its stored thread: `prepare_turn` -> `stream_reply` / `request_reply` -> `finish_turn`
+A turn with its stored thread: `prepare_turn` -> `stream_reply` -> `finish_turn`
 (or `run_turn`); a reply cut short continued or asked again: `continuation`; the summary as a background
 job: `summary_job`; reviews and threads for the page: `threads`; one's own review material (the form, edits,
 rename, delete without duplicates): `answer_split`, `material`, `manage`; a thread exported: `exports`.
@@ -20,16 +20,13 @@ if TYPE_CHECKING:
     from core.flows.review_chat.answer_split import (
         join_paragraphs,
         marked_answer,
-        merge_with_next,
         split_answer,
         split_at_line,
     )
     from core.flows.review_chat.chat_turn import (
         TurnResult,
-        failed_turn,
         finish_turn,
         prepare_turn,
-        request_reply,
         run_turn,
         stream_reply,
         unexpected_failure,
@@ -41,39 +38,22 @@ if TYPE_CHECKING:
         MAX_ANSWER_PARAGRAPHS,
         NOT_FOUND_SENTENCE,
         REVIEW_ITEM_CATEGORIES,
-        SPECIFIED_WINDOW,
-        SUMMARY_EVERY_TURNS,
         answer_bound_errors,
     )
-    from core.flows.review_chat.context import (
-        ContextBlock,
-        ReviewContext,
-        assemble_review_context,
-        build_review_chat_context_text,
-    )
+    from core.flows.review_chat.context import assemble_review_context, build_review_chat_context_text
     from core.flows.review_chat.continuation import (
-        Continuation,
         continue_reply,
         discard_cut_turn,
         finish_continuation,
         last_cut_reply,
         prepare_continuation,
-        request_continuation,
         stream_continuation,
     )
-    from core.flows.review_chat.exports import (
-        ExportTurn,
-        ThreadExport,
-        export_docx,
-        export_file_name,
-        export_markdown,
-        thread_export,
-    )
+    from core.flows.review_chat.exports import export_docx, export_file_name, export_markdown, thread_export
     from core.flows.review_chat.manage import (
         NOT_OWN,
         REVIEW_TITLE_CHARS,
         THREAD_TITLE_CHARS,
-        SaveResult,
         delete_review,
         delete_thread,
         editable_draft,
@@ -93,18 +73,9 @@ if TYPE_CHECKING:
         split_paragraph,
         with_paragraphs,
     )
-    from core.flows.review_chat.messages import (
-        build_review_chat_messages,
-    )
-    from core.flows.review_chat.models import (
-        ChatMessage,
-        ReviewRecord,
-        ThreadState,
-    )
-    from core.flows.review_chat.notices import (
-        Notice,
-        summarizing,
-    )
+    from core.flows.review_chat.messages import build_review_chat_messages
+    from core.flows.review_chat.models import ChatMessage, ReviewRecord, ThreadState
+    from core.flows.review_chat.notices import Notice
     from core.flows.review_chat.paragraphs import (
         extract_paragraph_numbers_from_user_input,
         extract_specified_text_from_answer,
@@ -112,36 +83,23 @@ if TYPE_CHECKING:
         item_paragraph_numbers,
         parse_marked_answer_paragraphs,
     )
-    from core.flows.review_chat.persistence import (
-        ParagraphDecision,
-        current_turn,
-        resolve_paragraph_numbers,
-    )
+    from core.flows.review_chat.persistence import current_turn, resolve_paragraph_numbers
     from core.flows.review_chat.records import (
         MAX_IMPORT_BYTES,
-        ImportCheck,
         check_review_record,
         load_sample_review,
         read_review_file,
     )
-    from core.flows.review_chat.summary import (
-        SummaryOutcome,
-        maybe_summarize,
-        summarize_conversation_segment,
-        summarize_if_due,
-    )
+    from core.flows.review_chat.summary import summarize_conversation_segment
     from core.flows.review_chat.summary_job import (
-        SUMMARY_TASK,
-        SUMMARY_WAIT_SECONDS,
         register_review_tasks,
         submit_summary_job,
         summary_backlog,
         summary_job_key,
-        wait_for_summary,
     )
     from core.flows.review_chat.threads import (
-        ImportResult,
-        OpenedThread,
+        ReviewListing,
+        ThreadListing,
         get_review,
         import_review,
         list_reviews,
@@ -150,16 +108,13 @@ if TYPE_CHECKING:
         repository,
         review_of_thread,
         sample_review_id,
-        thread_items,
     )
     from core.flows.review_chat.turn import (
-        TurnOutcome,
-        TurnPlan,
-        finish_review_turn,
+        TurnInfo,
         prepare_review_turn,
-        request_review_reply,
         run_review_turn,
         stream_review_reply,
+        turn_info_of,
     )
 
 __all__ = [
@@ -172,30 +127,16 @@ __all__ = [
     "NOT_OWN",
     "REVIEW_ITEM_CATEGORIES",
     "REVIEW_TITLE_CHARS",
-    "SPECIFIED_WINDOW",
-    "SUMMARY_EVERY_TURNS",
-    "SUMMARY_TASK",
-    "SUMMARY_WAIT_SECONDS",
     "THREAD_TITLE_CHARS",
     "ChatMessage",
-    "ContextBlock",
-    "Continuation",
-    "ExportTurn",
-    "ImportCheck",
-    "ImportResult",
     "ItemDraft",
     "MaterialDraft",
     "Notice",
-    "OpenedThread",
-    "ParagraphDecision",
-    "ReviewContext",
+    "ReviewListing",
     "ReviewRecord",
-    "SaveResult",
-    "SummaryOutcome",
-    "ThreadExport",
+    "ThreadListing",
     "ThreadState",
-    "TurnOutcome",
-    "TurnPlan",
+    "TurnInfo",
     "TurnResult",
     "answer_bound_errors",
     "assemble_review_context",
@@ -216,9 +157,7 @@ __all__ = [
     "export_markdown",
     "extract_paragraph_numbers_from_user_input",
     "extract_specified_text_from_answer",
-    "failed_turn",
     "finish_continuation",
-    "finish_review_turn",
     "finish_turn",
     "get_related_review_json_items",
     "get_review",
@@ -231,9 +170,7 @@ __all__ = [
     "list_threads",
     "load_sample_review",
     "marked_answer",
-    "maybe_summarize",
     "merge_paragraphs",
-    "merge_with_next",
     "open_thread",
     "parse_marked_answer_paragraphs",
     "prepare_continuation",
@@ -244,9 +181,6 @@ __all__ = [
     "rename_review",
     "rename_thread",
     "repository",
-    "request_continuation",
-    "request_reply",
-    "request_review_reply",
     "resolve_paragraph_numbers",
     "review_delete_warning",
     "review_of_thread",
@@ -262,14 +196,11 @@ __all__ = [
     "stream_review_reply",
     "submit_summary_job",
     "summarize_conversation_segment",
-    "summarize_if_due",
-    "summarizing",
     "summary_backlog",
     "summary_job_key",
     "thread_export",
-    "thread_items",
+    "turn_info_of",
     "unexpected_failure",
-    "wait_for_summary",
     "with_paragraphs",
 ]
 
@@ -277,12 +208,7 @@ __all__ = [
 _EXPORTS: dict[str, tuple[str, str]] = {
     "CATEGORY_LABELS": ("core.flows.review_chat.constants", "CATEGORY_LABELS"),
     "ChatMessage": ("core.flows.review_chat.models", "ChatMessage"),
-    "ContextBlock": ("core.flows.review_chat.context", "ContextBlock"),
-    "Continuation": ("core.flows.review_chat.continuation", "Continuation"),
-    "ExportTurn": ("core.flows.review_chat.exports", "ExportTurn"),
     "FLOW": ("core.flows.review_chat.constants", "FLOW"),
-    "ImportCheck": ("core.flows.review_chat.records", "ImportCheck"),
-    "ImportResult": ("core.flows.review_chat.threads", "ImportResult"),
     "ItemDraft": ("core.flows.review_chat.material", "ItemDraft"),
     "MAX_ANSWER_CHARS": ("core.flows.review_chat.constants", "MAX_ANSWER_CHARS"),
     "MAX_ANSWER_PARAGRAPHS": ("core.flows.review_chat.constants", "MAX_ANSWER_PARAGRAPHS"),
@@ -291,23 +217,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "NOT_FOUND_SENTENCE": ("core.flows.review_chat.constants", "NOT_FOUND_SENTENCE"),
     "NOT_OWN": ("core.flows.review_chat.manage", "NOT_OWN"),
     "Notice": ("core.flows.review_chat.notices", "Notice"),
-    "OpenedThread": ("core.flows.review_chat.threads", "OpenedThread"),
-    "ParagraphDecision": ("core.flows.review_chat.persistence", "ParagraphDecision"),
     "REVIEW_ITEM_CATEGORIES": ("core.flows.review_chat.constants", "REVIEW_ITEM_CATEGORIES"),
     "REVIEW_TITLE_CHARS": ("core.flows.review_chat.manage", "REVIEW_TITLE_CHARS"),
-    "ReviewContext": ("core.flows.review_chat.context", "ReviewContext"),
+    "ReviewListing": ("core.flows.review_chat.threads", "ReviewListing"),
     "ReviewRecord": ("core.flows.review_chat.models", "ReviewRecord"),
-    "SPECIFIED_WINDOW": ("core.flows.review_chat.constants", "SPECIFIED_WINDOW"),
-    "SUMMARY_EVERY_TURNS": ("core.flows.review_chat.constants", "SUMMARY_EVERY_TURNS"),
-    "SUMMARY_TASK": ("core.flows.review_chat.summary_job", "SUMMARY_TASK"),
-    "SUMMARY_WAIT_SECONDS": ("core.flows.review_chat.summary_job", "SUMMARY_WAIT_SECONDS"),
-    "SaveResult": ("core.flows.review_chat.manage", "SaveResult"),
-    "SummaryOutcome": ("core.flows.review_chat.summary", "SummaryOutcome"),
     "THREAD_TITLE_CHARS": ("core.flows.review_chat.manage", "THREAD_TITLE_CHARS"),
-    "ThreadExport": ("core.flows.review_chat.exports", "ThreadExport"),
+    "ThreadListing": ("core.flows.review_chat.threads", "ThreadListing"),
     "ThreadState": ("core.flows.review_chat.models", "ThreadState"),
-    "TurnOutcome": ("core.flows.review_chat.turn", "TurnOutcome"),
-    "TurnPlan": ("core.flows.review_chat.turn", "TurnPlan"),
+    "TurnInfo": ("core.flows.review_chat.turn", "TurnInfo"),
     "TurnResult": ("core.flows.review_chat.chat_turn", "TurnResult"),
     "answer_bound_errors": ("core.flows.review_chat.constants", "answer_bound_errors"),
     "assemble_review_context": ("core.flows.review_chat.context", "assemble_review_context"),
@@ -334,9 +251,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
         "core.flows.review_chat.paragraphs",
         "extract_specified_text_from_answer",
     ),
-    "failed_turn": ("core.flows.review_chat.chat_turn", "failed_turn"),
     "finish_continuation": ("core.flows.review_chat.continuation", "finish_continuation"),
-    "finish_review_turn": ("core.flows.review_chat.turn", "finish_review_turn"),
     "finish_turn": ("core.flows.review_chat.chat_turn", "finish_turn"),
     "get_related_review_json_items": ("core.flows.review_chat.paragraphs", "get_related_review_json_items"),
     "get_review": ("core.flows.review_chat.threads", "get_review"),
@@ -349,9 +264,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "list_threads": ("core.flows.review_chat.threads", "list_threads"),
     "load_sample_review": ("core.flows.review_chat.records", "load_sample_review"),
     "marked_answer": ("core.flows.review_chat.answer_split", "marked_answer"),
-    "maybe_summarize": ("core.flows.review_chat.summary", "maybe_summarize"),
     "merge_paragraphs": ("core.flows.review_chat.material", "merge_paragraphs"),
-    "merge_with_next": ("core.flows.review_chat.answer_split", "merge_with_next"),
     "open_thread": ("core.flows.review_chat.threads", "open_thread"),
     "parse_marked_answer_paragraphs": ("core.flows.review_chat.paragraphs", "parse_marked_answer_paragraphs"),
     "prepare_continuation": ("core.flows.review_chat.continuation", "prepare_continuation"),
@@ -362,9 +275,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "rename_review": ("core.flows.review_chat.manage", "rename_review"),
     "rename_thread": ("core.flows.review_chat.manage", "rename_thread"),
     "repository": ("core.flows.review_chat.threads", "repository"),
-    "request_continuation": ("core.flows.review_chat.continuation", "request_continuation"),
-    "request_reply": ("core.flows.review_chat.chat_turn", "request_reply"),
-    "request_review_reply": ("core.flows.review_chat.turn", "request_review_reply"),
     "resolve_paragraph_numbers": ("core.flows.review_chat.persistence", "resolve_paragraph_numbers"),
     "review_delete_warning": ("core.flows.review_chat.manage", "review_delete_warning"),
     "review_of_thread": ("core.flows.review_chat.threads", "review_of_thread"),
@@ -380,14 +290,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "stream_review_reply": ("core.flows.review_chat.turn", "stream_review_reply"),
     "submit_summary_job": ("core.flows.review_chat.summary_job", "submit_summary_job"),
     "summarize_conversation_segment": ("core.flows.review_chat.summary", "summarize_conversation_segment"),
-    "summarize_if_due": ("core.flows.review_chat.summary", "summarize_if_due"),
-    "summarizing": ("core.flows.review_chat.notices", "summarizing"),
     "summary_backlog": ("core.flows.review_chat.summary_job", "summary_backlog"),
     "summary_job_key": ("core.flows.review_chat.summary_job", "summary_job_key"),
     "thread_export": ("core.flows.review_chat.exports", "thread_export"),
-    "thread_items": ("core.flows.review_chat.threads", "thread_items"),
+    "turn_info_of": ("core.flows.review_chat.turn", "turn_info_of"),
     "unexpected_failure": ("core.flows.review_chat.chat_turn", "unexpected_failure"),
-    "wait_for_summary": ("core.flows.review_chat.summary_job", "wait_for_summary"),
     "with_paragraphs": ("core.flows.review_chat.material", "with_paragraphs"),
 }
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy import Engine
 
@@ -31,9 +30,28 @@ def sample_review_id(repo: ReviewRepository) -> int:
     return repo.ensure_sample(load_sample_review(), SAMPLE_KEY)
 
 
-def list_reviews(repo: ReviewRepository) -> list[dict[str, Any]]:
-    """The shared sample and the person's imported reviews: {id, title, sample_key}, oldest first."""
-    return repo.list_reviews()
+@dataclass(frozen=True, slots=True)
+class ReviewListing:
+    """A review in the page's picker: the shared sample (its `sample_key`) or one of the person's own."""
+
+    id: int
+    title: str
+    sample_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadListing:
+    """A stored thread of a review in the page's picker."""
+
+    id: int
+    title: str
+    updated_at: int  # UTC epoch seconds of its last activity
+    turns: int
+
+
+def list_reviews(repo: ReviewRepository) -> list[ReviewListing]:
+    """The shared sample and the person's imported reviews, oldest first."""
+    return [ReviewListing(r["id"], r["title"], r["sample_key"]) for r in repo.list_reviews()]
 
 
 def get_review(repo: ReviewRepository, review_id: int) -> ReviewRecord | None:
@@ -52,9 +70,11 @@ def review_of_thread(repo: ReviewRepository, thread_id: str | int) -> ReviewReco
     return repo.get_review(thread["review_id"]) if thread is not None else None
 
 
-def list_threads(repo: ReviewRepository, review_id: int) -> list[dict[str, Any]]:
-    """Threads of a review, newest activity first: {id, title, updated_at (UTC epoch seconds), turns}."""
-    return repo.list_threads(review_id)
+def list_threads(repo: ReviewRepository, review_id: int) -> list[ThreadListing]:
+    """Threads of a review, newest activity first."""
+    return [
+        ThreadListing(t["id"], t["title"], t["updated_at"], t["turns"]) for t in repo.list_threads(review_id)
+    ]
 
 
 def thread_items(messages: Iterable[ChatMessage]) -> list[ChatItem]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.debuglog.events import DebugSink
+from core.flows.chat_item import meta
 from core.flows.review_chat.constants import FLOW, STEP_REPLY
 from core.flows.review_chat.context import ReviewContext, assemble_review_context
 from core.flows.review_chat.messages import build_review_chat_messages, plain_history
@@ -57,21 +58,65 @@ class TurnPlan:
         return due_summary_segment(self.state_after, self.turn)
 
     def info(self) -> dict[str, Any]:
-        """A JSON-able account for the page's 「このターンでLLMに渡した情報」 (no block bodies, no secrets)."""
-        return {
-            "turn": self.turn,
-            "blocks": [
-                {"header": b.header, "reason": b.reason, "chars": len(b.body)} for b in self.context.blocks
-            ],
-            "paragraph_numbers": self.decision.numbers,
-            "paragraph_source": self.decision.source,
-            "paragraph_from_turn": self.decision.from_turn,
-            "paragraph_rule": self.decision.describe(),
-            "summary_in_force": self.summary_in_force,
-            "summary_up_to_turn": self.summary_up_to_turn,
-            "message_count": len(self.messages),
-            "prompt_chars": sum(len(m["content"]) for m in self.messages),
-        }
+        """A JSON-able account for the page's 「このターンでLLMに渡した情報」 (no block bodies, no secrets), kept
+        in the reply's `meta["info"]` and stored with it; `turn_info_of` reads it back."""
+        info = TurnInfo(
+            turn=self.turn,
+            blocks=[BlockInfo(b.header, b.reason, len(b.body)) for b in self.context.blocks],
+            paragraph_numbers=self.decision.numbers,
+            paragraph_source=self.decision.source,
+            paragraph_from_turn=self.decision.from_turn,
+            paragraph_rule=self.decision.describe(),
+            summary_in_force=self.summary_in_force,
+            summary_up_to_turn=self.summary_up_to_turn,
+            message_count=len(self.messages),
+            prompt_chars=sum(len(m["content"]) for m in self.messages),
+        )
+        return asdict(info)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockInfo:
+    """A context block sent this turn: its header, why it was included, its length."""
+
+    header: str
+    reason: str
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInfo:
+    """What the model was given for one reply (the page's 「このターンでLLMに渡した情報」)."""
+
+    turn: int | None
+    blocks: list[BlockInfo]
+    paragraph_numbers: list[int]
+    paragraph_source: str  # input | carried | none
+    paragraph_from_turn: int | None
+    paragraph_rule: str
+    summary_in_force: str
+    summary_up_to_turn: int | None
+    message_count: int
+    prompt_chars: int
+
+
+def turn_info_of(item: Mapping[str, Any]) -> TurnInfo | None:
+    """The turn info of a reply item (None for a user message, or a reply stored without it)."""
+    data = meta(item).get("info")
+    if not data:
+        return None
+    return TurnInfo(
+        turn=data.get("turn"),
+        blocks=[BlockInfo(b["header"], b["reason"], int(b["chars"])) for b in data.get("blocks") or []],
+        paragraph_numbers=list(data.get("paragraph_numbers") or []),
+        paragraph_source=str(data.get("paragraph_source") or "none"),
+        paragraph_from_turn=data.get("paragraph_from_turn"),
+        paragraph_rule=str(data.get("paragraph_rule") or ""),
+        summary_in_force=str(data.get("summary_in_force") or ""),
+        summary_up_to_turn=data.get("summary_up_to_turn"),
+        message_count=int(data.get("message_count") or 0),
+        prompt_chars=int(data.get("prompt_chars") or 0),
+    )
 
 
 def prepare_review_turn(

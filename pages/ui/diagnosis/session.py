@@ -14,17 +14,18 @@ import streamlit as st
 
 from core.debuglog.events import DebugEvent
 from core.flows.diagnosis import (
+    BookingRow,
     ChatRequest,
     ChatResponse,
     ChatService,
     RAGService,
     SessionState,
     UrgencyJudge,
-    list_bookings,
     open_deps,
     run_turn,
     session_archive,
-    team_bookings,
+    taken_bookings,
+    team_booking_rows,
 )
 from core.flows.roster import people_names
 from core.guard.results import user_message
@@ -130,17 +131,17 @@ def restart() -> None:
     st.session_state.pop("diagnosis_last_rewound", None)
 
 
-def bookings() -> list[dict[str, Any]]:
+def bookings() -> list[BookingRow]:
     """The bookings this person took, newest first."""
-    return list_bookings(state.engine(), state.person())
+    return taken_bookings(state.engine(), state.person())
 
 
-def team_bookings_view() -> tuple[list[dict[str, Any]], dict[str, str]] | None:
+def team_bookings_view() -> tuple[list[BookingRow], dict[str, str]] | None:
     """Admins: every person's bookings and who took them (owner id -> name); None for everyone else."""
-    rows = team_bookings(state.engine(), state.person())
+    rows = team_booking_rows(state.engine(), state.person())
     if rows is None:
         return None
-    return rows, people_names(state.engine(), {r["owner_id"] for r in rows})
+    return rows, people_names(state.engine(), {r.owner_id for r in rows})
 
 
 def send(request: ChatRequest, rag: RAGService | None) -> ChatResponse | None:

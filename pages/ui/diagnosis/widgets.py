@@ -14,11 +14,13 @@ from core.flows.chat_item import ChatItem
 from core.flows.diagnosis import (
     COVERAGE_NOTES,
     FREE_INPUT_VALUE,
+    BookingRow,
     ChatStep,
     PromptInfo,
     SessionState,
     banner_severity,
     get_vehicle,
+    manual_sources,
     sample_path,
     urgency_info,
     validate_booking,
@@ -123,7 +125,7 @@ def coverage_note(session: SessionState) -> None:
 
 
 def sources_expander(session: SessionState) -> None:
-    sources = session.last_rag_sources
+    sources = manual_sources(session)
     with st.expander(f"参照した取扱説明書（{len(sources)}件）", expanded=False):
         if not sources:
             st.caption("関連する記載は見つかりませんでした（関連度 0.3 以下は表示しません）。")
@@ -131,11 +133,11 @@ def sources_expander(session: SessionState) -> None:
         st.dataframe(
             [
                 {
-                    "ページ": s["page"],
-                    "項目": s["section"],
-                    "種類": CONTENT_TYPE_LABELS.get(s["content_type"], s["content_type"]),
-                    "警告": "あり" if s["has_warning"] else "",
-                    "関連度": round(s["score"], 3),
+                    "ページ": s.page,
+                    "項目": s.section,
+                    "種類": CONTENT_TYPE_LABELS.get(s.content_type, s.content_type),
+                    "警告": "あり" if s.has_warning else "",
+                    "関連度": round(s.score, 3),
                 }
                 for s in sources
             ],
@@ -143,8 +145,8 @@ def sources_expander(session: SessionState) -> None:
             width="stretch",
         )
         for s in sources:
-            st.markdown(f"**p.{s['page']} {s['section']}**")
-            st.text(s["content"])
+            st.markdown(f"**p.{s.page} {s.section}**")
+            st.text(s.content)
 
 
 def choice_buttons(prompt: PromptInfo, key: str) -> dict[str, str] | None:
@@ -233,7 +235,7 @@ def booking_summary_table(prompt: PromptInfo) -> None:
 COVERAGE_LABELS = {"covered": "あり", "partially_covered": "一部", "not_covered": "なし"}
 
 
-def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None = None) -> None:
+def bookings_table(rows: list[BookingRow], taken_by: dict[str, str] | None = None) -> None:
     """Bookings as a table; with `taken_by` (owner id -> name: the admins' team view) a 受付者 column."""
     if not rows:
         st.caption("まだ予約はありません。")
@@ -241,18 +243,18 @@ def bookings_table(rows: list[dict[str, Any]], taken_by: dict[str, str] | None =
     st.dataframe(
         [
             {
-                **({"受付者": taken_by.get(r["owner_id"], r["owner_id"])} if taken_by is not None else {}),
-                "受付番号": f"D-{r['id']:06d}",
-                "種別": "出張手配" if r["booking_type"] == "dispatch" else "来店予約",
-                "緊急度": URGENCY_LABELS.get(r["urgency_level"], r["urgency_level"]),
-                "お名前": r["name"],
-                "電話番号": r["phone"],
-                "希望日時・場所": r["preferred_time"] or r["address"],
-                "症状": r["symptom"],
-                "問診の回答": "／".join(a["answer"] for a in r.get("answers") or []),
-                "説明書の記載": COVERAGE_LABELS.get(r.get("manual_coverage") or "", ""),
-                "車両": r["vehicle_label"],
-                "受付日時": format_local(r["created_at"]),
+                **({"受付者": taken_by.get(r.owner_id, r.owner_id)} if taken_by is not None else {}),
+                "受付番号": f"D-{r.id:06d}",
+                "種別": "出張手配" if r.booking_type == "dispatch" else "来店予約",
+                "緊急度": URGENCY_LABELS.get(r.urgency_level, r.urgency_level),
+                "お名前": r.name,
+                "電話番号": r.phone,
+                "希望日時・場所": r.preferred_time or r.address,
+                "症状": r.symptom,
+                "問診の回答": "／".join(a.answer for a in r.answers),
+                "説明書の記載": COVERAGE_LABELS.get(r.manual_coverage, ""),
+                "車両": r.vehicle_label,
+                "受付日時": format_local(r.created_at),
             }
             for r in rows
         ],

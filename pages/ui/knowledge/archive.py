@@ -134,19 +134,19 @@ def render_archived_interviews() -> None:
     for interview in archived:
         cols = st.columns([5, 1], vertical_alignment="center")
         cols[0].markdown(
-            f"{llm_label(interview['title'] or '（無題）')}　"
-            f":gray[{_when(interview['updated_at'])}・{interview['turns']} ターン・"
-            f"アーカイブ {_when(interview['archived_at'])}]"
+            f"{llm_label(interview.title or '（無題）')}　"
+            f":gray[{_when(interview.updated_at)}・{interview.turns} ターン・"
+            f"アーカイブ {_when(interview.archived_at)}]"
         )
         if cols[1].button(
-            "復元", key=f"knowledge_interview_restore_{interview['id']}", icon=":material/unarchive:"
+            "復元", key=f"knowledge_interview_restore_{interview.id}", icon=":material/unarchive:"
         ):
             try:
-                kb.restore_interview(ks.stores().interviews, interview["id"])
+                kb.restore_interview(ks.stores().interviews, interview.id)
             except (KnowledgeStoreError, KeyError):
                 st.error("復元できませんでした。")
                 return
-            if st.session_state[ks.INTERVIEW_KEY] == interview["id"]:
+            if st.session_state[ks.INTERVIEW_KEY] == interview.id:
                 st.session_state[ks.ARCHIVED_KEY] = False
             st.session_state[INTERVIEW_NOTICE_KEY] = "聞き取りを復元しました。"
             st.rerun()

@@ -235,11 +235,11 @@ def render_interviews() -> None:
 
 def _render_own_interviews(overview: ka.InterviewOverview) -> None:
     interviews, progress = overview.interviews, overview.progress
-    titles = {i["id"]: f"{_when(i['updated_at'])} {i['title'] or '（無題）'}" for i in interviews}
+    titles = {i.id: f"{_when(i.updated_at)} {i.title or '（無題）'}" for i in interviews}
     st.markdown("**過去の聞き取りを再開**")
     labels = {
-        i["id"]: f"{_when(i['updated_at'])}　{i['title'] or '（無題）'}（{i['turns']} ターン・"
-        f"{kf.PHASE_LABELS.get(i['last_phase'] or '', '未応答')}）"
+        i.id: f"{_when(i.updated_at)}　{i.title or '（無題）'}（{i.turns} ターン・"
+        f"{kf.PHASE_LABELS.get(i.last_phase or '', '未応答')}）"
         for i in interviews
     }
     cols = st.columns([4, 1, 1], vertical_alignment="bottom")
@@ -333,7 +333,7 @@ def render_team_analytics() -> None:
     st.dataframe(
         pd.DataFrame(
             [
-                {"利用者": names[owner], "聞き取り数": c["interviews"], "草案に到達": c["drafts"]}
+                {"利用者": names[owner], "聞き取り数": c.interviews, "草案に到達": c.drafts}
                 for owner, c in team.per_person.items()
             ],
             columns=["利用者", "聞き取り数", "草案に到達"],

@@ -9,15 +9,15 @@ the model is called, so a reload or a restart shows the conversation again, an i
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from core.flows.chat_item import ChatItem, history, last_failed, meta, pop_failed_turn, user_item
+from core.flows.chat_item import ChatItem, history, last_failed, pop_failed_turn, user_item
 from core.flows.feedback import new_conversation_id, reply_turns
 from core.flows.memory import (
     DEMO_TURNS,
+    TurnDetails,
     describe_errors,
     discard_cut_memory_turn,
     finish_continuation,
@@ -30,6 +30,7 @@ from core.flows.memory import (
     save_conversation,
     stream_continuation,
     stream_reply,
+    turn_details_of,
     unexpected_error_item,
 )
 from pages.ui.memory import actions
@@ -89,36 +90,34 @@ def store_conversation(items: list[ChatItem]) -> None:
         st.session_state["memory_error"] = SAVE_FAILED
 
 
-def _render_details(details: dict[str, Any]) -> None:
-    with st.expander(
-        f"このターンの記憶（エピソード #{details['episode_id']}）", icon=":material/psychology:"
-    ):
+def _render_details(details: TurnDetails) -> None:
+    with st.expander(f"このターンの記憶（エピソード #{details.episode_id}）", icon=":material/psychology:"):
         st.markdown("**注入した記憶**（LLMを使わない検索の結果）")
-        if details["memories"]:
-            st.dataframe(pd.DataFrame(details["memories"]).map(llm_cell), hide_index=True, width="stretch")
+        if details.memories:
+            st.dataframe(pd.DataFrame(details.memories).map(llm_cell), hide_index=True, width="stretch")
         else:
             st.caption("関連する記憶はありませんでした（最高スコアが0.35未満、または記憶なし）。")
-        if details["facts"]:
-            llm_bullets("事実", details["facts"])
-        if details["loops"]:
-            llm_bullets("未完了の約束", details["loops"])
-        st.text(details["mood"])
-        st.markdown(f"**内部JSON**（{SOURCE_JA.get(details['reflection_source'], '')}）")
-        if details["trailer_errors"] and details["reflection_source"] != "trailer":
-            llm_caption("トレーラーの問題: " + " / ".join(details["trailer_errors"][:3]))
-        elif details["trailer_errors"]:  # numbers out of range were clamped, not rejected
-            llm_caption("値の調整: " + " / ".join(details["trailer_errors"][:3]))
-        st.json(details["trailer"] or details["reflection"], expanded=False)
+        if details.facts:
+            llm_bullets("事実", details.facts)
+        if details.loops:
+            llm_bullets("未完了の約束", details.loops)
+        st.text(details.mood)
+        st.markdown(f"**内部JSON**（{SOURCE_JA.get(details.reflection_source, '')}）")
+        if details.trailer_errors and details.reflection_source != "trailer":
+            llm_caption("トレーラーの問題: " + " / ".join(details.trailer_errors[:3]))
+        elif details.trailer_errors:  # numbers out of range were clamped, not rejected
+            llm_caption("値の調整: " + " / ".join(details.trailer_errors[:3]))
+        st.json(details.trailer or details.reflection, expanded=False)
         st.markdown("**抽出結果**（人物・関係・事実・約束）")
-        if details.get("pending") and not details["extraction"]:
-            if details.get("background") == "deferred":  # the queue was full when the reply arrived
+        if details.pending and not details.extraction:
+            if details.background == "deferred":  # the queue was full when the reply arrived
                 st.caption(
                     "処理待ちが多いため、この会話の整理は後で行います（ページ上部の「再試行」でも実行できます）。"
                 )
             else:
                 st.caption(WORKING + "（抽出とサマリーは、終わりしだいここに表示されます）")
             return
-        extraction = details["extraction"] or {}
+        extraction = details.extraction or {}
         if extraction.get("errors"):
             llm_alert(
                 "warning",
@@ -126,8 +125,8 @@ def _render_details(details: dict[str, Any]) -> None:
                 + describe_errors(extraction["errors"]),
             )
         st.json(extraction, expanded=False)
-        if details["summaries"]:
-            llm_caption("サマリー: " + "、".join(details["summaries"]))
+        if details.summaries:
+            llm_caption("サマリー: " + "、".join(details.summaries))
 
 
 def _resend(items: list[ChatItem]) -> None:
@@ -181,8 +180,8 @@ def _render_history(items: list[ChatItem]) -> None:
                         icon=":material/replay:",
                         on_click=lambda: _resend(items),
                     )
-            details = meta(item).get("details")
-            if details:
+            details = turn_details_of(item)
+            if details is not None:
                 _render_details(details)
             if index in rated:
                 feedback.render(FLOW, st.session_state[CONVERSATION_KEY], rated[index])

@@ -95,17 +95,17 @@ def _provenance(unit_id: int) -> None:
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**出どころ（根拠のエピソード）**")
-        for src in prov["sources"]:
+        for src in prov.sources:
             st.button(f"→ エピソード #{src}", key=f"memory_src_{src}", on_click=select_unit, args=(src,))
-        if not prov["sources"]:
+        if not prov.sources:
             st.caption("なし")
     with cols[1]:
         st.markdown("**この記憶から生まれたもの**")
-        for d in prov["derived"]:
+        for d in prov.derived:
             derived = unit_summary(actions.repo(), d)
-            kind_ja = KIND_JA.get(derived["kind"], "") if derived else ""
+            kind_ja = KIND_JA.get(derived.kind, "") if derived else ""
             st.button(f"→ {kind_ja} #{d}", key=f"memory_der_{d}", on_click=select_unit, args=(d,))
-        if not prov["derived"]:
+        if not prov.derived:
             st.caption("なし")
 
 
@@ -113,8 +113,8 @@ def _episode_trace(unit_id: int) -> None:
     trace = latest_trace(actions.repo(), unit_id)
     if trace is None:
         return
-    with st.expander(f"この会話の検索トレース（トレース #{trace['id']}）", icon=":material/manage_search:"):
-        t = trace["trace"]
+    with st.expander(f"この会話の検索トレース（トレース #{trace.id}）", icon=":material/manage_search:"):
+        t = trace.trace  # the stored trace JSON (RetrievalResult.trace())
         st.text(f"Q1: {t['q1']}\nQ2: {t['q2']}")
         pack = t["pack"]
         st.caption(
@@ -134,10 +134,10 @@ def _versions(unit_id: int, state: str) -> None:
     st.dataframe(
         [
             {
-                "版": v["version"],
-                "日時": format_local(v["changed_at"]),
-                "操作": CHANGE_JA.get(v["change_kind"], v["change_kind"]),
-                "メモ": v["note"],
+                "版": v.version,
+                "日時": format_local(v.changed_at),
+                "操作": CHANGE_JA.get(v.change_kind, v.change_kind),
+                "メモ": v.note,
             }
             for v in versions
         ],
@@ -145,7 +145,7 @@ def _versions(unit_id: int, state: str) -> None:
         width="stretch",
     )
     c = st.columns(4)
-    c[0].selectbox("戻す版", [v["version"] for v in versions], key="memory_revert_version")
+    c[0].selectbox("戻す版", [v.version for v in versions], key="memory_revert_version")
     c[1].button(
         "この版に戻す", key="memory_revert", icon=":material/undo:", on_click=_revert, args=(unit_id,)
     )
@@ -194,12 +194,10 @@ def render_detail() -> None:
     if info is None:
         st.warning(f"記憶 #{unit_id} は見つかりません（完全削除された可能性があります）。")
         return
-    state_ja = "有効" if info["state"] == "active" else "削除済み"
-    st.markdown(
-        f"**#{info['id']} {KIND_JA.get(info['kind'], info['kind'])}**（{info['occurred_at']}・{state_ja}）"
-    )
-    st.text(info["text"])
+    state_ja = "有効" if info.state == "active" else "削除済み"
+    st.markdown(f"**#{info.id} {KIND_JA.get(info.kind, info.kind)}**（{info.occurred_at}・{state_ja}）")
+    st.text(info.text)
     _provenance(int(unit_id))
-    if info["kind"] == "EPISODE":
+    if info.kind == "EPISODE":
         _episode_trace(int(unit_id))
-    _versions(int(unit_id), info["state"])
+    _versions(int(unit_id), info.state)

@@ -128,13 +128,13 @@ def _render_scores(result: RetrievalResult) -> None:
     if result.facts:
         facts = [
             {
-                "ID": f["unit_id"],
-                "内容": llm_cell(result.texts.get(f["unit_id"], "")),
-                "確信度": round(f["confidence"], 2),
-                "重要度": round(f["salience"], 2),
-                "新しさ": f["rec"],
-                "固定": bool(f["pin"]),
-                "スコア": f["score"],
+                "ID": f.unit_id,
+                "内容": llm_cell(result.texts.get(f.unit_id, "")),
+                "確信度": round(f.confidence, 2),
+                "重要度": round(f.salience, 2),
+                "新しさ": f.rec,
+                "固定": bool(f.pin),
+                "スコア": f.score,
             }
             for f in result.facts
         ]

@@ -19,7 +19,14 @@ import streamlit as st
 from core.flows import chat_item as chat_items
 from core.flows import review_chat
 from core.flows.chat_item import ChatItem
-from core.flows.review_chat import Notice, ReviewRecord, TurnResult, summary_job_key
+from core.flows.review_chat import (
+    Notice,
+    ReviewListing,
+    ReviewRecord,
+    ThreadListing,
+    TurnResult,
+    summary_job_key,
+)
 from pages.ui.shell import background as bg
 from pages.ui.shell import feedback, last_call, state
 from pages.ui.shell.error_card import background_failure
@@ -57,11 +64,11 @@ def notify(*notices: Notice) -> None:
     st.session_state.setdefault("review_notices", []).extend(notices)
 
 
-def reviews() -> list[dict[str, Any]]:
+def reviews() -> list[ReviewListing]:
     return review_chat.list_reviews(repo())
 
 
-def threads(review_id: int) -> list[dict[str, Any]]:
+def threads(review_id: int) -> list[ThreadListing]:
     return review_chat.list_threads(repo(), review_id)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.flows.review_chat import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES, item_paragraph_numbers
+from core.flows.review_chat import CATEGORY_LABELS, REVIEW_ITEM_CATEGORIES, TurnInfo, item_paragraph_numbers
 from pages.ui.review.paging import page_range
 from pages.ui.shell.render import literal_md
 
@@ -83,22 +83,17 @@ def review_panel(review_json: dict[str, Any]) -> None:
                         )
 
 
-def turn_info(info: dict[str, Any]) -> None:
+def turn_info(info: TurnInfo) -> None:
     """「このターンでLLMに渡した情報」: blocks and why, the paragraph rule, the summary in force, counts."""
-    turn = info.get("turn", "?")
+    turn = "?" if info.turn is None else info.turn
     with st.expander(f"このターンでLLMに渡した情報（ターン{turn}）"):
-        st.markdown(
-            f"メッセージ数: **{info.get('message_count', 0)}** ／ 送信文字数: **{info.get('prompt_chars', 0):,}**"
-        )
+        st.markdown(f"メッセージ数: **{info.message_count}** ／ 送信文字数: **{info.prompt_chars:,}**")
         st.markdown("**コンテキストに含めたブロックと理由**")
-        st.markdown(
-            "\n".join(f"- {b['header']} — {b['reason']}（{b['chars']:,}字）" for b in info.get("blocks", []))
-        )
-        source = SOURCE_LABELS.get(info.get("paragraph_source", "none"), "")
-        st.markdown(f"**段落の指定**（{source}）: {info.get('paragraph_rule', '')}")
-        summary = info.get("summary_in_force") or ""
-        if summary:
-            st.markdown(f"**使用中の要約**（ターン1～{info.get('summary_up_to_turn')}）")
-            st.markdown(literal_md(summary))
+        st.markdown("\n".join(f"- {b.header} — {b.reason}（{b.chars:,}字）" for b in info.blocks))
+        source = SOURCE_LABELS.get(info.paragraph_source, "")
+        st.markdown(f"**段落の指定**（{source}）: {info.paragraph_rule}")
+        if info.summary_in_force:
+            st.markdown(f"**使用中の要約**（ターン1～{info.summary_up_to_turn}）")
+            st.markdown(literal_md(info.summary_in_force))
         else:
             st.markdown("**使用中の要約**: まだありません（これまでの会話履歴をそのまま送信）")
