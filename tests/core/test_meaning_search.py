@@ -136,7 +136,9 @@ def test_the_shipped_manual_vectors_are_the_bundled_models_and_cover_every_text(
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
     meaning, near = judge.judge("ブレーキを踏まないとシフトレバーが動かないのは正常？")
     assert meaning.level == "medium" and meaning.can_drive
-    assert meaning.reasons == [f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は中まで）"]
+    assert meaning.reasons == [
+        f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は中まで）"
+    ]
 
 
 def test_the_rules_still_rate_a_failure_asked_as_a_question() -> None:
