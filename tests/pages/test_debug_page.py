@@ -10,7 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from core.debuglog.events import DebugEvent, events_to_jsonl
 from core.settings import Settings
-from tests.debug_logs import DOWNGRADE, SHORT_NOTE, sample_log
+from core.workbench.tree import build_tree
+from pages.ui.debug.trace_tree import tree_markdown
+from tests.debug_logs import DOWNGRADE, SHORT_NOTE, T0, sample_log
 from tests.pages.conftest import APP, make_app
 
 
@@ -53,7 +55,7 @@ def test_trace_tab_shows_the_conversation_tree_and_the_newest_call(tmp_path):
     tree = next(m for m in markdown(at) if m.startswith("- **ターン 1**"))
     lines = tree.splitlines()
     # the turn's elapsed time (first call's start to its last event) beside the models' own time
-    assert lines[0] == "- **ターン 1** ・ 2 呼び出し ・ 経過 2,500 ms（モデル 2,200 ms） ・ USD 0\\.0255"
+    assert lines[0] == "- **ターン 1** ・ 2 呼び出し ・ 経過 2,500 ms ・ モデル時間 2,200 ms ・ USD 0\\.0255"
     assert lines[1].startswith(
         "    - :green-badge[成功] **返答** ・ claude\\-sonnet\\-4\\-5 ・ 試行 1 ・ 1,000 ms"
     )
@@ -254,3 +256,20 @@ def test_the_job_queue_shows_the_engine_counts_and_failures(tmp_path):
     (queue,) = [e for e in at.expander if e.label == "バックグラウンド処理のキュー"]
     assert any(c.value == "ジョブエンジン: このプロセス内のワーカー" for c in queue.caption)
     assert [m.label for m in queue.metric] == ["待機中", "実行中", "完了", "失敗", "最古の待機"]
+
+
+def test_a_step_that_holds_only_notes_is_a_step_line_without_model_columns():
+    note = DebugEvent(
+        step="interview_turn",
+        kind="note",
+        call_id="s1",
+        ts=T0,
+        flow="diagnosis",
+        conversation_id="d-1",
+        turn=1,
+        notes=[SHORT_NOTE],
+        ok=True,
+    )
+    (conversation,) = build_tree([note])
+    lines = tree_markdown(conversation, {}).splitlines()
+    assert lines[1] == "    - :gray-badge[手順] **聞き取りのターン** ・ メモ 1"

@@ -19,7 +19,7 @@ def conversation_title(flow: str, started_at: float, first_input: str, conversat
 
 
 DEMO_PROVIDER = "demo"
-DEMO_LATENCY = "デモ（即時・計測なし）"
+DEMO_LATENCY = "計測なし（デモ）"
 
 
 def latency(ms: float | None, provider: str | None) -> str:

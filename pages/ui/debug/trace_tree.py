@@ -127,9 +127,12 @@ def _status(node: CallNode) -> str:
 
 
 def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
+    notes = len(call_notes(node))
+    if not node.attempts and node.result is None:  # a step of the flow that holds calls and notes, no model call
+        line = f":gray-badge[手順] **{plain_label(debug_call.step_label(node.step))}**"
+        return line + (f" ・ メモ {notes}" if notes else "")
     first = node.first
     c = cost(node, prices)
-    notes = len(call_notes(node))
     parts = [
         f"{_badge(node)} **{plain_label(debug_call.step_label(node.step))}**",
         plain_label(first.model if first else "-"),
@@ -163,10 +166,10 @@ def tree_markdown(
         calls = turn.all_calls()
         c = total(calls, prices)
         demo = all(n.first is None or n.first.provider == DEMO_PROVIDER for n in calls)
-        model_time = DEMO_LATENCY if demo else f"モデル {sum(n.latency_ms for n in calls):,.0f} ms"
+        model_time = DEMO_LATENCY if demo else f"{sum(n.latency_ms for n in calls):,.0f} ms"
         lines.append(
             f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ 経過 {turn_wall_ms(turn):,.0f} ms"
-            f"（{model_time}） ・ {plain_label(c.text())}" + _rating(conversation, turn, ratings)
+            f" ・ モデル時間 {model_time} ・ {plain_label(c.text())}" + _rating(conversation, turn, ratings)
         )
         for _, node, depth in _turn_calls(turn):
             lines.append("    " * (depth + 1) + "- " + _call_line(node, prices))
