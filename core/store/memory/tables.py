@@ -3,7 +3,7 @@
 Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
 UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in
 core/store/memory/keyword_lanes.py; the repository (writes of units, payloads and versions) in
-core/store/memory/repository.py.
+core/store/memory/repository.py, its writers of facts, loops and summaries in core/store/memory/derived.py.
 
 One companion per person: units, entities, retrieval traces, and the loop and summary payloads
 (whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity
