@@ -1,8 +1,10 @@
 """Writers of the units derived from episodes: facts, loops and summaries (spec 03), safe to run twice.
 
-A loop is unique by its text, a summary by its scope, per person: their first write is INSERT ... ON
-CONFLICT DO NOTHING under that index (both engines, `insert_unit_once`), so two jobs writing the same unit at
-once end as one unit instead of raising IntegrityError.
+Each kind has a unique index that says what "the same" unit is: a fact by its `active_key` (subject,
+predicate and object while the unit is active, migration v0015), a loop by its text, a summary by its scope,
+all per person. The first write is INSERT ... ON CONFLICT DO NOTHING under that index (both engines,
+`insert_unit_once`), so two jobs writing the same unit at once end as one unit: the one that lost the race
+merges into the winner's row instead of raising IntegrityError.
 
 `DerivedUnits` is a mixin of `MemoryRepository` (core/store/memory/repository.py); its methods need only the
 repository's unit primitives (`UnitWriter`).
@@ -22,13 +24,18 @@ from core.store.memory.tables import (
     KIND_LOOP,
     KIND_SUMMARY,
     STATE_ACTIVE,
+    STATE_DELETED,
     dumps,
-    mine,
+    fact_key,
     payload_fact,
     payload_loop,
     payload_summary,
     units,
 )
+
+# A fact found by its key can be deleted or edited between the lookup and the lock; look again this often.
+FACT_WRITE_ATTEMPTS = 3
+FACT_UNIQUE = ["owner_id", "active_key"]
 
 
 class UnitWriter(Protocol):
@@ -52,17 +59,6 @@ class UnitWriter(Protocol):
         conn: Connection | None = None,
     ) -> int: ...
 
-    def insert_unit(
-        self,
-        kind: str,
-        payload: Mapping[str, Any],
-        *,
-        occurred_at: int | None = None,
-        now: int | None = None,
-        conn: Connection | None = None,
-        **fields: Any,
-    ) -> int: ...
-
     def insert_unit_once(
         self,
         kind: str,
@@ -74,6 +70,51 @@ class UnitWriter(Protocol):
         conn: Connection,
         **fields: Any,
     ) -> int | None: ...
+
+
+def _active_fact(conn: Connection, owner_id: str, key: str, *, besides: int | None = None) -> int | None:
+    """The person's active fact with this key (another than `besides`), if any."""
+    query = select(payload_fact.c.unit_id).where(
+        payload_fact.c.owner_id == owner_id, payload_fact.c.active_key == key
+    )
+    if besides is not None:
+        query = query.where(payload_fact.c.unit_id != besides)
+    found = conn.execute(query).scalar()
+    return None if found is None else int(found)
+
+
+def _add_evidence(
+    repo: UnitWriter,
+    conn: Connection,
+    unit_id: int,
+    key: str,
+    evidence: list[int],
+    confidence: float,
+    occurred_at: int,
+    now: int,
+) -> bool:
+    """Merge evidence into the fact with the unit locked (evidence appended in order, confidence max);
+    False when the fact no longer has `key` (deleted or edited since it was found)."""
+    repo.lock_unit(conn, unit_id)
+    row = conn.execute(
+        select(payload_fact.c.evidence_unit_ids_json, units.c.confidence)
+        .join(units, units.c.id == payload_fact.c.unit_id)
+        .where(payload_fact.c.unit_id == unit_id, payload_fact.c.active_key == key)
+    ).first()
+    if row is None:
+        return False
+    merged = list(dict.fromkeys([*json.loads(row.evidence_unit_ids_json), *evidence]))
+    conn.execute(
+        update(payload_fact)
+        .where(payload_fact.c.unit_id == unit_id)
+        .values(evidence_unit_ids_json=dumps(merged))
+    )
+    conn.execute(
+        update(units)
+        .where(units.c.id == unit_id)
+        .values(confidence=max(row.confidence, confidence), occurred_at=occurred_at, updated_at=now)
+    )
+    return True
 
 
 class DerivedUnits:
@@ -91,55 +132,89 @@ class DerivedUnits:
         conn: Connection | None = None,
     ) -> tuple[int, bool]:
         """Store a FACT (spec 03: evidence_unit_ids_json always holds the source episode); the same active
-        fact (subject, predicate, object) is merged: evidence appended, confidence max. (unit id, created)."""
+        fact (subject, predicate, object) is merged: evidence appended, confidence max. (unit id, created).
+        Two writers of the same fact at once end as one unit holding both evidences."""
         now = self._at(now)
+        key = fact_key(subject_id, fact["predicate"], fact["object_text"])
+        payload = {
+            "subject_entity_id": subject_id,
+            "predicate": fact["predicate"],
+            "predicate_raw": fact.get("predicate_raw", ""),
+            "object_text": fact["object_text"],
+            "object_entity_id": object_id,
+            "valid_from": fact.get("valid_from"),
+            "valid_to": fact.get("valid_to"),
+            "evidence_unit_ids_json": dumps([evidence_unit_id]),
+            "active_key": key,
+        }
         with self._tx(conn) as c:
-            row = c.execute(
-                select(payload_fact.c.unit_id, payload_fact.c.evidence_unit_ids_json)
-                .join(units, units.c.id == payload_fact.c.unit_id)
-                .where(
-                    and_(
-                        payload_fact.c.subject_entity_id == subject_id,
-                        payload_fact.c.predicate == fact["predicate"],
-                        payload_fact.c.object_text == fact["object_text"],
-                        units.c.state == STATE_ACTIVE,
-                        mine(self.owner_id),
+            for _ in range(FACT_WRITE_ATTEMPTS):
+                existing = _active_fact(c, self.owner_id, key)
+                if existing is None:
+                    created = self.insert_unit_once(
+                        KIND_FACT,
+                        payload,
+                        FACT_UNIQUE,
+                        occurred_at=occurred_at,
+                        now=now,
+                        conn=c,
+                        confidence=fact["confidence"],
                     )
+                    if created is not None:
+                        return created, True
+                    continue  # a concurrent writer stored it first: merge into theirs
+                merged = _add_evidence(
+                    self, c, existing, key, [evidence_unit_id], fact["confidence"], occurred_at, now
                 )
-            ).first()
-            if row is None:
-                payload = {
-                    "subject_entity_id": subject_id,
-                    "predicate": fact["predicate"],
-                    "predicate_raw": fact.get("predicate_raw", ""),
-                    "object_text": fact["object_text"],
-                    "object_entity_id": object_id,
-                    "valid_from": fact.get("valid_from"),
-                    "valid_to": fact.get("valid_to"),
-                    "evidence_unit_ids_json": dumps([evidence_unit_id]),
-                }
-                unit_id = self.insert_unit(
-                    KIND_FACT,
-                    payload,
-                    occurred_at=occurred_at,
-                    now=now,
-                    conn=c,
-                    confidence=fact["confidence"],
-                )
-                return unit_id, True
-            evidence = list(dict.fromkeys([*json.loads(row.evidence_unit_ids_json), evidence_unit_id]))
-            c.execute(
-                update(payload_fact)
-                .where(payload_fact.c.unit_id == row.unit_id)
-                .values(evidence_unit_ids_json=dumps(evidence))
+                if merged:
+                    return existing, False
+        raise RuntimeError(f"fact of {self.owner_id} kept changing while being written: {key}")
+
+    def sync_fact_key(self: UnitWriter, unit_id: int, *, conn: Connection) -> int | None:
+        """After a fact unit's state, subject, predicate or object changed: set its `active_key` again. When
+        another active fact of the person is the same fact, nothing is written and that fact's id is
+        returned (the caller refuses the change or merges the two)."""
+        row = conn.execute(
+            select(
+                units.c.state,
+                payload_fact.c.subject_entity_id,
+                payload_fact.c.predicate,
+                payload_fact.c.object_text,
             )
-            old = c.execute(select(units.c.confidence).where(units.c.id == row.unit_id)).scalar_one()
-            c.execute(
-                update(units)
-                .where(units.c.id == row.unit_id)
-                .values(confidence=max(old, fact["confidence"]), occurred_at=occurred_at, updated_at=now)
-            )
-        return int(row.unit_id), False
+            .join(units, units.c.id == payload_fact.c.unit_id)
+            .where(payload_fact.c.unit_id == unit_id)
+        ).first()
+        if row is None:
+            return None
+        key = None
+        if row.state == STATE_ACTIVE:
+            key = fact_key(row.subject_entity_id, row.predicate, row.object_text)
+            twin = _active_fact(conn, self.owner_id, key, besides=unit_id)
+            if twin is not None:
+                return twin
+        conn.execute(update(payload_fact).where(payload_fact.c.unit_id == unit_id).values(active_key=key))
+        return None
+
+    def merge_fact(self: UnitWriter, keep: int, other: int, now: int, *, conn: Connection) -> None:
+        """Merge the fact `other` into the same fact `keep`: its evidence is appended to keep's, confidence
+        max; `other` is soft-deleted (kept with its versions, revertible by an analyst)."""
+        source = conn.execute(
+            select(payload_fact.c.evidence_unit_ids_json, units.c.confidence, units.c.occurred_at)
+            .join(units, units.c.id == payload_fact.c.unit_id)
+            .where(payload_fact.c.unit_id == other)
+        ).one()
+        key = conn.execute(select(payload_fact.c.active_key).where(payload_fact.c.unit_id == keep)).scalar()
+        if key is None:
+            raise ValueError(f"fact #{keep} is not active")
+        kept_at = conn.execute(select(units.c.occurred_at).where(units.c.id == keep)).scalar_one()
+        evidence = [int(i) for i in json.loads(source.evidence_unit_ids_json)]
+        occurred_at = max(int(kept_at), int(source.occurred_at))
+        if not _add_evidence(self, conn, keep, key, evidence, source.confidence, occurred_at, now):
+            raise ValueError(f"fact #{keep} changed while merging #{other}")
+        conn.execute(update(units).where(units.c.id == other).values(state=STATE_DELETED, updated_at=now))
+        conn.execute(update(payload_fact).where(payload_fact.c.unit_id == other).values(active_key=None))
+        self.record_version(keep, "edit", now, f"同じ事実 #{other} を統合", conn=conn)
+        self.record_version(other, "soft_delete", now, f"同じ事実 #{keep} に統合", conn=conn)
 
     def upsert_loop(
         self: UnitWriter,
