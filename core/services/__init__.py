@@ -62,12 +62,14 @@ def task_registry() -> TaskRegistry:
     """Every flow's background tasks and finders of owed work (the diagnosis summary is no task: the turn
     that starts it awaits its result in the same process)."""
     # The flows' task modules import what their jobs need (Sudachi, SQLAlchemy, numpy): only when jobs start.
+    from core.flows.knowledge import register_knowledge_tasks  # noqa: PLC0415
     from core.flows.memory import register_memory_tasks  # noqa: PLC0415
     from core.flows.review_chat import register_review_tasks  # noqa: PLC0415
 
     registry = TaskRegistry()
     register_memory_tasks(registry)
     register_review_tasks(registry)
+    register_knowledge_tasks(registry)
     return registry
 
 

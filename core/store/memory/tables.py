@@ -26,6 +26,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from core.store.base import EpochSeconds
@@ -61,7 +62,17 @@ units = Table(
     Column("extract_claim", String(64), nullable=True),
     Column("extract_claimed_at", EpochSeconds, nullable=True),
     owner_column(),
+    # when the unit's vector was last written (migration v0017); NULL: never, or the unit was re-indexed since
+    # and its vector write is still to come (or failed), so the job sweep finds it (core.flows.memory.index_job)
+    Column("indexed_at", EpochSeconds, nullable=True),
     Index("ix_memory_units_kind_time", "kind", "occurred_at"),
+    Index(
+        "ix_memory_units_unindexed",
+        "owner_id",
+        "updated_at",
+        sqlite_where=text("indexed_at IS NULL"),
+        postgresql_where=text("indexed_at IS NULL"),
+    ),
 )
 
 payload_episode = Table(
