@@ -27,6 +27,8 @@ from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.retry import BaseRetryStrategy, RetryDecision
 from sqlalchemy.engine import Engine
 
+from core.debuglog import trace
+from core.jobs.job_log import for_person
 from core.jobs.sweep import requeue_owed
 from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry, json_args, key_text
 from core.jobs.worker import BackgroundWorker, Job
@@ -37,6 +39,9 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3  # an unexpected error (database blip, a bug) is tried three times; JobFailed never again
 UNEXPECTED = "予期しないエラーで失敗しました（{name}）。"
 REPLACED = "停止したワーカーの同じ処理を再開したため、この待機分は取り消しました。"
+# the job argument carrying the submitter's trace context (core.debuglog.trace), so the calls of a job another
+# process runs hang where the page's would (the in-process worker keeps the context itself)
+TRACE_ARG = "_trace"
 
 
 class EngineRetry(BaseRetryStrategy):
@@ -105,7 +110,8 @@ class EngineQueue:
         already waiting under `key` is not queued twice (that job is returned). `context` is the caller's
         live objects, unused here: the worker rebuilds them from settings."""
         lock = (task.name if task.queueing_lock else "") if dedupe is None else dedupe
-        return self.defer_owed(OwedJob(task, key, args, lock))
+        where = {k: v for k, v in trace.current().fields().items() if v not in ("", 0, None)}
+        return self.defer_owed(OwedJob(task, key, {**args, TRACE_ARG: where} if where else args, lock))
 
     def defer_owed(self, owed: OwedJob) -> EngineJob | None:
         lock = key_text(owed.key)
@@ -205,8 +211,11 @@ class EngineQueue:
     def _wrap(self, task: Task) -> Callable[..., None]:
         def run(job: EngineJobContext, **args: Any) -> None:
             job_id, key = str(job.job.id), job.job.lock or ""
+            where = args.pop(TRACE_ARG, None) or {}
+            ctx = for_person(self.context().with_job(job_id), args)
             try:  # the engine knows it runs; only what the job says is written here (one commit per job)
-                message = task.run(self.context().with_job(job_id), args)
+                with trace.bind(**where):  # its calls sit where the submitter's would have
+                    message = task.run(ctx, args)
             except JobFailed as exc:
                 record_job(self.engine, job_id, key, task.name, "failed", exc.message)
                 raise

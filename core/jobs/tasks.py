@@ -43,6 +43,7 @@ class JobContext:
     embedder: Any = None
     job_id: str = ""  # the claim token: the same across retries of one job
     live: Mapping[str, Any] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()  # values masked in the debug events a job keeps (core.jobs.job_log)
 
     def with_job(self, job_id: str) -> JobContext:
         return replace(self, job_id=job_id)

@@ -154,8 +154,10 @@ class BackgroundWorker:
                 for waiting in self._queues.get(owed.key, ()):
                     if waiting.queueing_lock == owed.dedupe:
                         return waiting
+        from core.jobs.job_log import for_person  # noqa: PLC0415 - SQLAlchemy's store: not at the shell's start
+
         job_id = uuid.uuid4().hex[:12]
-        ctx, task = context.with_job(job_id), owed.task
+        ctx, task = for_person(context.with_job(job_id), args), owed.task
         job = self.submit(owed.key, task.kind, task.label, lambda: task.run(ctx, args), job_id=job_id)
         if job is not None:
             job.queueing_lock = owed.dedupe

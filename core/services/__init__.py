@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from core.debuglog.events import DebugEvent, events_from_jsonl
 from core.jobs.queue import JobQueue
 from core.jobs.tasks import JobContext, TaskRegistry
 from core.jobs.worker import BackgroundWorker
@@ -62,12 +63,14 @@ def task_registry() -> TaskRegistry:
     """Every flow's background tasks and finders of owed work (the diagnosis summary is no task: the turn
     that starts it awaits its result in the same process)."""
     # The flows' task modules import what their jobs need (Sudachi, SQLAlchemy, numpy): only when jobs start.
+    from core.flows.knowledge import register_knowledge_tasks  # noqa: PLC0415
     from core.flows.memory import register_memory_tasks  # noqa: PLC0415
     from core.flows.review_chat import register_review_tasks  # noqa: PLC0415
 
     registry = TaskRegistry()
     register_memory_tasks(registry)
     register_review_tasks(registry)
+    register_knowledge_tasks(registry)
     return registry
 
 
@@ -140,7 +143,11 @@ class Services:
         """What a job run by a worker gets: the shared engine, Chroma and embedder, and a client of the
         deployment's configured provider (a person's sidebar choice stays with their own session)."""
         return JobContext(
-            self.engine(), self.client(self.settings), chroma=self.chroma, embedder=self.embedder()
+            self.engine(),
+            self.client(self.settings),
+            chroma=self.chroma,
+            embedder=self.embedder(),
+            secrets=tuple(self.settings.secrets),
         )
 
     def jobs(self) -> JobQueue:
@@ -168,6 +175,17 @@ class Services:
                         self.worker.start_sweep(engine, self.registry, self.job_context, js.sweep_s)
                     self._jobs = self.worker
             return self._jobs
+
+    def job_calls(self, owner_id: str, after_id: int = 0) -> list[tuple[int, DebugEvent]]:
+        """The model calls background jobs made for `owner_id` (redacted debug events) newer than row
+        `after_id`, oldest first, with their row ids: what the debug page adds to the person's log."""
+        from core.store.job_calls import calls_after  # noqa: PLC0415 - SQLAlchemy: when the debug page opens
+
+        return [
+            (row_id, event)
+            for row_id, line in calls_after(self.engine(), owner_id, after_id)
+            for event in events_from_jsonl(line)
+        ]
 
     def queue_summary(self) -> dict[str, Any]:
         """For an admin: the job engine, counts per status, the oldest waiting job, recent failures."""

@@ -39,3 +39,8 @@ def after_commit(conn: Connection, work: Callable[[], Any]) -> None:
         work()
         return
     pending.append(work)
+
+
+def waits_for_commit(conn: Connection) -> bool:
+    """Whether work registered on `conn` now waits for its commit (opened by `begin_then`) or runs at once."""
+    return conn.info.get(PENDING) is not None

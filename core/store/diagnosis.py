@@ -10,7 +10,8 @@ diagnosis_sessions keeps each session's state as JSON after every turn, so a ses
 reload (its id is in the page's URL) and a server restart; each row carries its person's `owner_id`, and
 another person's session id reads as unknown. Each row has a `version`: a save names the version it started
 from and changes the row only if it is still that one, so a replica holding an older copy cannot overwrite
-a turn another replica stored (`SessionConflict`).
+a turn another replica stored (`SessionConflict`). A booking carries the session version it was confirmed
+from (`confirm_key`, unique per person), so a confirmation run twice stores one booking.
 """
 
 from __future__ import annotations
@@ -18,10 +19,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Integer, String, Table, Text, and_, delete, desc, select, update
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    desc,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from core.store.base import EpochSeconds, OwnedRepository, inserted_id
+from core.store.base import EpochSeconds, OwnedRepository
 from core.store.db import metadata
 from core.store.owners import owned_by, owner_column
 
@@ -45,6 +60,10 @@ diagnosis_bookings = Table(
     Column("reasons", Text, nullable=False, default="[]"),
     Column("created_at", EpochSeconds, nullable=False),  # UTC epoch seconds
     owner_column(),
+    # "<session id>@<stored version it was confirmed from>" (migration v0016): two replicas (or two presses)
+    # confirming the same session version store one booking; NULL for bookings without a stored session
+    Column("confirm_key", String(100), nullable=True),
+    Index("uq_diagnosis_bookings_confirm", "owner_id", "confirm_key", unique=True),
 )
 
 diagnosis_booking_details = Table(
@@ -117,12 +136,15 @@ class DiagnosisRepository(OwnedRepository):
     `updated_at` come from the clock. `DiagnosisRepository(engine, clock, owner_id=...)`."""
 
     def save_booking(self, booking: dict[str, Any]) -> int:
-        """Insert one booking of this person (spec 04 §7 BOOKING_CONFIRM); returns its id, the 受付番号."""
+        """Insert one booking of this person (spec 04 §7 BOOKING_CONFIRM); returns its id, the 受付番号. A
+        booking with the `confirm_key` of one already stored is that booking (INSERT ... ON CONFLICT DO
+        NOTHING, both engines): its id is returned and nothing is written."""
         row: dict[str, Any] = {k: str(booking.get(k) or "") for k in FIELDS}
         row["can_drive"] = 1 if booking.get("can_drive", True) else 0
         row["reasons"] = json.dumps(list(booking.get("reasons") or []), ensure_ascii=False)
         row["created_at"] = self.now()
         row["owner_id"] = self.owner_id
+        row["confirm_key"] = booking.get("confirm_key") or None
         details = {
             "symptoms": json.dumps(list(booking.get("symptoms") or []), ensure_ascii=False),
             "answers": json.dumps(list(booking.get("answers") or []), ensure_ascii=False),
@@ -130,9 +152,25 @@ class DiagnosisRepository(OwnedRepository):
             "manual_coverage": str(booking.get("manual_coverage") or ""),
         }
         with self.engine.begin() as conn:
-            booking_id = inserted_id(conn.execute(diagnosis_bookings.insert().values(**row)))
+            dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+            statement = (
+                dialect.insert(diagnosis_bookings)
+                .values(**row)
+                .on_conflict_do_nothing(index_elements=["owner_id", "confirm_key"])
+                .returning(diagnosis_bookings.c.id)
+            )
+            booking_id = conn.execute(statement).scalar()
+            if booking_id is None:  # confirmed already (another replica, or a second press)
+                return int(
+                    conn.execute(
+                        select(diagnosis_bookings.c.id).where(
+                            owned_by(diagnosis_bookings, self.owner_id),
+                            diagnosis_bookings.c.confirm_key == row["confirm_key"],
+                        )
+                    ).scalar_one()
+                )
             conn.execute(diagnosis_booking_details.insert().values(booking_id=booking_id, **details))
-            return booking_id
+            return int(booking_id)
 
     def list_bookings(self, limit: int = 100) -> list[dict[str, Any]]:
         """This person's bookings, newest first, each with its details (symptoms, answers, summary,

@@ -9,7 +9,10 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from core.debuglog.events import DebugEvent, events_to_jsonl
+from core.jobs.job_log import StoredCallSink
+from core.people import LOCAL_PERSON
 from core.settings import Settings
+from core.store import open_store
 from core.workbench.tree import build_tree
 from pages.ui.debug.trace_tree import tree_markdown
 from tests.debug_logs import DOWNGRADE, SHORT_NOTE, T0, sample_log
@@ -273,3 +276,27 @@ def test_a_step_that_holds_only_notes_is_a_step_line_without_model_columns():
     (conversation,) = build_tree([note])
     lines = tree_markdown(conversation, {}).splitlines()
     assert lines[1] == "    - :gray-badge[手順] **聞き取りのターン** ・ メモ 1"
+
+
+def test_calls_a_background_job_made_for_this_person_join_the_log(tmp_path):
+    """A worker (another process, or the sweep) had no session to log into: its calls were kept under the
+    person, and the debug page adds them to this session's log once."""
+    engine = open_store(tmp_path)
+    sink = StoredCallSink(engine, LOCAL_PERSON.id, "job-1")
+    call = {"flow": "memory", "conversation_id": "mem-9", "turn": 2, "provider": "demo", "model": "demo"}
+    sink.emit(DebugEvent(step="extract_all", kind="call", call_id="x1", ts=1_790_000_000.0, ok=True, **call))
+    StoredCallSink(engine, "someone-else", "job-2").emit(
+        DebugEvent(flow="memory", step="extract_all", kind="call", call_id="x2", conversation_id="other")
+    )
+    engine.dispose()
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state["app_settings"] = Settings(data_dir=tmp_path)
+    at.session_state["app_debug"] = True
+    at.run()
+    at.switch_page("pages/debug_log.py")
+    at.run()
+    assert not at.exception
+    options = at.selectbox(key="debug_conversation").options
+    assert len(options) == 1 and "コンパニオン記憶" in options[0] and "mem-9" in options[0]
+    at.run()  # a rerun adds nothing twice
+    assert [e.call_id for e in at.session_state["debug_logs"]] == ["x1"]

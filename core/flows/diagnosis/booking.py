@@ -206,10 +206,12 @@ def interview_answers(session: SessionState) -> list[dict[str, str]]:
 def booking_record(session: SessionState) -> dict[str, Any]:
     """The row stored for a confirmed booking: type, vehicle, contact, preferred time, urgency, and what the
     interview learned (every symptom, the answers, the summary, the manual coverage); the repository adds
-    created_at from its clock."""
+    created_at from its clock. `confirm_key` names the stored session version the confirmation ran on: a
+    confirmation run again on that version (another replica, a second press) is the same booking."""
     data = session.booking_data
     return {
         "session_id": session.session_id,
+        "confirm_key": f"{session.session_id}@{session.store_version}" if session.store_version else None,
         "booking_type": session.booking_type,
         "vehicle_id": session.vehicle_id,
         "vehicle_label": f"{session.make} {session.model}（{session.year}年式）",

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         export_entries,
     )
     from core.flows.knowledge.index import IndexReport
+    from core.flows.knowledge.index_job import register_knowledge_tasks
     from core.flows.knowledge.interview import (
         KNOWLEDGE_FIELD_LABELS,
         KNOWLEDGE_FIELDS,
@@ -92,6 +93,7 @@ __all__ = [
     "last_turn",
     "next_demo_answer",
     "open_interview",
+    "register_knowledge_tasks",
     "restore_entry",
     "restore_interview",
     "retry_turn",
@@ -143,6 +145,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "last_turn": ("core.flows.knowledge.items", "last_turn"),
     "next_demo_answer": ("core.flows.knowledge.interviews", "next_demo_answer"),
     "open_interview": ("core.flows.knowledge.interviews", "open_interview"),
+    "register_knowledge_tasks": ("core.flows.knowledge.index_job", "register_knowledge_tasks"),
     "restore_entry": ("core.flows.knowledge.base", "restore_entry"),
     "restore_interview": ("core.flows.knowledge.base", "restore_interview"),
     "retry_turn": ("core.flows.knowledge.turn", "retry_turn"),

@@ -11,7 +11,8 @@ the truth: a lookup reads the entries back and drops any that are archived or go
 missing and deletes what should not be there. Vectors are written from the stored row after its save has
 committed, carry when they were written, and a reconcile deletes one only once it is older than the grace
 period (core.search.vector_age): another replica may have just saved and indexed an entry this reconcile
-read too early to see.
+read too early to see. Each entry records the version whose vector was written (core.store.knowledge.index_marks),
+so the job sweep re-indexes what a failed or lost vector write left behind (core.flows.knowledge.index_job).
 
 Similar entries are the closest `SIMILAR_K` within `SIMILAR_MAX_DISTANCE` (1 - calibrated relevance); a draft's
 near-duplicates are entries within `NEAR_DUPLICATE_DISTANCE`, or with the same contract type and clause.
@@ -34,6 +35,7 @@ from core.search.embedders import Embedder, default_embedder, relevance
 from core.search.scores import relevance_score
 from core.search.vector_age import settled, stamped
 from core.store.knowledge.entries import KnowledgeBaseRepository
+from core.store.knowledge.index_marks import index_owed, mark_indexed
 from core.text.textnorm import fold
 
 if TYPE_CHECKING:  # chromadb takes over a second to import; collections arrive opened
@@ -148,6 +150,11 @@ def reconcile_knowledge_index(
             progress(start + len(part), len(report.indexed))
     if report.removed:
         collection.delete(ids=report.removed)
+    # what the index now holds, in the database (an entry saved since keeps its own mark; see index_marks)
+    stale, archived = index_owed(base.engine)
+    remaining = set(versions) - set(report.removed)
+    marks: dict[int, int | None] = {i: active[i] for i in stale if i in active}
+    mark_indexed(base.engine, {**marks, **{i: None for i in archived if str(i) not in remaining}})
     return report
 
 
@@ -266,8 +273,10 @@ class KnowledgeIndex:
         row = self.base.get_entries([entry_id]).get(entry_id)
         if row is None or row["archived_at"] is not None:
             unindex_entry(self.collection, entry_id)
+            mark_indexed(self.base.engine, {entry_id: None})
         else:
             index_entries(self.collection, [row])
+            mark_indexed(self.base.engine, {entry_id: int(row["version"])})
 
     def reconcile(self, progress: Callable[[int, int], object] | None = None) -> IndexReport:
         """`reconcile_knowledge_index` of this base and collection."""

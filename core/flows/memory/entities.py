@@ -1,7 +1,8 @@
 """Rename and merge entities from the memory browser (aliases resolve to one entity).
 
 A rename keeps the old name as an alias. A merge moves everything of the merged entities onto the one kept:
-unit links, facts (subject and object), edges (a duplicate keeps the larger weight, a self-loop is dropped),
+unit links, facts (subject and object; a fact that becomes the same as an active one of the kept entity is
+merged into it and soft-deleted), edges (a duplicate keeps the larger weight, a self-loop is dropped),
 aliases (their names become aliases) and roles; an entity summary moves too unless the kept entity has one,
 in which case the merged one's summary is soft-deleted. The merged entities are then deleted.
 
@@ -43,6 +44,7 @@ class MergeReport:
     links_moved: int
     edges_moved: int
     aliases_added: list[str]
+    facts_merged: int = 0  # facts that became the same as one of the kept entity's, merged into it
 
 
 def _aliases(conn: Connection, entity_id: int) -> set[str]:
@@ -141,6 +143,25 @@ def _move_edges(conn: Connection, keep: int, other: int) -> int:
     return moved
 
 
+def _move_facts(conn: Connection, repo: MemoryRepository, keep: int, other: int) -> int:
+    """Point the facts about (and objects of) `other` at `keep`; a fact that becomes the same as an active fact
+    of `keep` is merged into it (evidence joined, soft-deleted). Returns how many facts were merged."""
+    moved = list(
+        conn.execute(
+            select(payload_fact.c.unit_id).where(payload_fact.c.subject_entity_id == other)
+        ).scalars()
+    )
+    for column in (payload_fact.c.subject_entity_id, payload_fact.c.object_entity_id):
+        conn.execute(update(payload_fact).where(column == other).values({column.name: keep}))
+    merged = 0
+    for unit_id in moved:
+        twin = repo.sync_fact_key(unit_id, conn=conn)
+        if twin is not None:
+            repo.merge_fact(twin, unit_id, repo.now(), conn=conn)
+            merged += 1
+    return merged
+
+
 def _move_summary(conn: Connection, owner_id: str, keep: int, other: int) -> None:
     old_key, new_key = f"entity:{other}", f"entity:{keep}"
     mine = owned_by(payload_summary, owner_id)
@@ -185,8 +206,7 @@ def merge_entities(repo: MemoryRepository, keep: int, others: list[int]) -> Merg
         for other in others:
             report.links_moved += _move_links(conn, keep, other)
             report.edges_moved += _move_edges(conn, keep, other)
-            for column in (payload_fact.c.subject_entity_id, payload_fact.c.object_entity_id):
-                conn.execute(update(payload_fact).where(column == other).values({column.name: keep}))
+            report.facts_merged += _move_facts(conn, repo, keep, other)
             _move_summary(conn, repo.owner_id, keep, other)
             report.aliases_added += _add_aliases(
                 conn, keep, [rows[other]["name"], *sorted(_aliases(conn, other))]

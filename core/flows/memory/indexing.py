@@ -2,19 +2,22 @@
 
 The keyword rows are written in the caller's transaction; the vector writes wait for its commit
 (core.store.after_commit: the repository's `begin()`), so no replica sees a vector before its unit, and a
-rolled-back unit leaves no vector. Each vector carries when it was written (core.search.vector_age).
+rolled-back unit leaves no vector. Each vector carries when it was written (core.search.vector_age), and
+each unit whether its vector was written (`indexed_at`), which the job sweep reads (core.flows.memory.index_job).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select, update
 
+from core.clock import utc_now
 from core.flows.memory.text import bigram_document, normalize
 from core.search.exact import forget_ids
 from core.search.vector_age import stamped
-from core.store.after_commit import after_commit
+from core.store.after_commit import after_commit, waits_for_commit
 from core.store.memory.keyword_lanes import fts_delete, fts_upsert
 from core.store.memory.tables import (
     KIND_EPISODE,
@@ -88,18 +91,21 @@ def index_units(
     conn: Connection, collection: Collection | None, unit_ids: list[int], batch: int = 500
 ) -> None:
     """(Re)index units in FTS5 and, when a collection is given, in Chroma (the collection of the units'
-    person; each vector also carries its `owner_id` and `indexed_at`) once the transaction has committed."""
+    person; each vector also carries its `owner_id` and `indexed_at`) once the transaction has committed.
+    The units' `indexed_at` is cleared in the transaction and set once their vectors are written, so a
+    vector write that never happens (a crash, Chroma down, no collection) leaves them for the job sweep."""
     texts = unit_texts(conn, unit_ids)
-    meta = {
-        r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at), "owner_id": r.owner_id}
-        for r in conn.execute(
-            select(units.c.id, units.c.kind, units.c.occurred_at, units.c.owner_id).where(
-                units.c.id.in_(list(texts))
-            )
+    rows = conn.execute(
+        select(units.c.id, units.c.kind, units.c.occurred_at, units.c.owner_id, units.c.updated_at).where(
+            units.c.id.in_(list(texts))
         )
-    }
+    ).all()
+    meta = {r.id: {"kind": r.kind, "occurred_at": int(r.occurred_at), "owner_id": r.owner_id} for r in rows}
+    seen = {int(r.id): int(r.updated_at) for r in rows}
     for unit_id, body in texts.items():
         fts_upsert(conn, unit_id, normalize(body), bigram_document(body), lexical_document(body))
+    if texts:
+        conn.execute(update(units).where(units.c.id.in_(list(texts))).values(indexed_at=None))
     if collection is None or not texts:
         return
     dense = {**texts, **episode_inputs(conn, [i for i in texts if meta[i]["kind"] == KIND_EPISODE])}
@@ -117,7 +123,31 @@ def index_units(
                 collection, [str(i) for i in part]
             )  # an edited unit's old vector leaves the exact copy
 
-    after_commit(conn, write)
+    if waits_for_commit(conn):
+        engine = conn.engine
+
+        def write_then_mark() -> None:
+            write()
+            with engine.begin() as marking:
+                mark_indexed(marking, seen)
+
+        after_commit(conn, write_then_mark)
+    else:  # the caller's own transaction: written now, marked in it
+        write()
+        mark_indexed(conn, seen)
+
+
+def mark_indexed(conn: Connection, seen: Mapping[int, int], now: int | None = None) -> None:
+    """Record that the vectors of units were written: `seen` maps each unit id to the `updated_at` it had when
+    its text was read; a unit changed since keeps its mark cleared (its own re-index marks it)."""
+    if seen:
+        at = utc_now() if now is None else now
+        conn.execute(
+            update(units)
+            .where(units.c.id == bindparam("unit"), units.c.updated_at == bindparam("seen_at"))
+            .values(indexed_at=bindparam("at")),
+            [{"unit": unit_id, "seen_at": updated_at, "at": at} for unit_id, updated_at in seen.items()],
+        )
 
 
 def episode_inputs(conn: Connection, unit_ids: list[int]) -> dict[int, str]:

@@ -12,12 +12,13 @@ person keeps the collection that existed before there were people, so nothing ha
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
 from core.clock import Clock, utc_now
 from core.flows.memory.constants import VECTOR_COLLECTION
+from core.jobs.tasks import JobContext
 from core.people import LOCAL_PERSON_ID, Person
 from core.search.embedders import Embedder
 from core.store.memory.repository import MemoryRepository
@@ -48,3 +49,21 @@ def memory_collection(client: ClientAPI, person: Person, embedder: Embedder | No
     return get_collection(
         client, collection_name(person.id), embedder=embedder, metadata={"owner_id": person.id}
     )
+
+
+def job_repository(ctx: JobContext, owner: str) -> MemoryRepository:
+    """A job's repository of `owner`: the live one the in-process worker handed over, else a new one."""
+    live = ctx.live.get("repo")
+    return (
+        live if isinstance(live, MemoryRepository) else MemoryRepository(ctx.engine, utc_now, owner_id=owner)
+    )
+
+
+def job_collection(ctx: JobContext, owner: str) -> Any:
+    """A job's Chroma collection of `owner`: the live one handed over, else opened from the job's vector store
+    (None when it has none)."""
+    if "collection" in ctx.live:
+        return ctx.live["collection"]
+    if ctx.chroma is None:
+        return None
+    return memory_collection(ctx.chroma(), Person(owner, owner), ctx.embedder)

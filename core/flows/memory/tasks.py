@@ -1,5 +1,6 @@
 """Memory's background work as named tasks (core.jobs): the job after a turn, the page's 再試行, and the
-finder of owed extractions that queues them again after a crash.
+finder of owed extractions that queues them again after a crash (and, from core.flows.memory.index_job, the
+re-indexing of units whose vectors were never written).
 
 Arguments are ids only (owner, episode id, the turn's time, the extraction mode). A task rebuilds the
 person's repository and collection from the job context, or takes the live ones the in-process worker hands
@@ -29,38 +30,23 @@ from core.flows.memory.background import (
 from core.flows.memory.constants import DEFAULT_EXTRACTION, EXTRACT_MAX_ATTEMPTS
 from core.flows.memory.extraction import retry_pending_extractions
 from core.flows.memory.extraction_store import CLAIM_STALE_S
-from core.flows.memory.stores import memory_collection
+from core.flows.memory.index_job import MEMORY_INDEX_TASK, owed_memory_indexes
+from core.flows.memory.stores import job_collection, job_repository
 from core.jobs.queue import JobQueue, JobRef
 from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry
 from core.llm.base import LLMClient
-from core.people import Person
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import KIND_EPISODE, units
 
 OWED_LIMIT = 1000  # episodes one sweep queues again (the rest next round)
 
 
-def _repo(ctx: JobContext, owner: str) -> MemoryRepository:
-    live = ctx.live.get("repo")
-    return (
-        live if isinstance(live, MemoryRepository) else MemoryRepository(ctx.engine, utc_now, owner_id=owner)
-    )
-
-
-def _collection(ctx: JobContext, owner: str) -> Any:
-    if "collection" in ctx.live:
-        return ctx.live["collection"]
-    if ctx.chroma is None:
-        return None
-    return memory_collection(ctx.chroma(), Person(owner, owner), ctx.embedder)
-
-
 def run_turn_task(ctx: JobContext, args: dict[str, Any]) -> str:
     """The job after one saved episode (background.run_memory_job); JobFailed when its extraction failed."""
     owner = str(args["owner"])
     result = run_memory_job(
-        _repo(ctx, owner),
-        _collection(ctx, owner),
+        job_repository(ctx, owner),
+        job_collection(ctx, owner),
         ctx.client,
         int(args["episode_id"]),
         args.get("now"),
@@ -78,8 +64,8 @@ def run_retry_task(ctx: JobContext, args: dict[str, Any]) -> str:
     owner = str(args["owner"])
     mode = str(args.get("mode") or DEFAULT_EXTRACTION)
     results = retry_pending_extractions(
-        _repo(ctx, owner),
-        _collection(ctx, owner),
+        job_repository(ctx, owner),
+        job_collection(ctx, owner),
         ctx.client,
         sink=ctx.sink,
         limit=RETRY_LIMIT,
@@ -147,5 +133,6 @@ def defer_memory_retry(
 
 def register_memory_tasks(registry: TaskRegistry) -> None:
     """Memory's tasks and its finder of owed work, for the composition root."""
-    registry.add(MEMORY_TURN_TASK, MEMORY_RETRY_TASK)
+    registry.add(MEMORY_TURN_TASK, MEMORY_RETRY_TASK, MEMORY_INDEX_TASK)
     registry.owe(owed_extractions)
+    registry.owe(owed_memory_indexes)

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, select, update
 from core.flows.memory.indexing import index_units
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import (
+    KIND_FACT,
     PAYLOAD_FIELDS,
     PAYLOAD_TABLES,
     STATE_ACTIVE,
@@ -75,8 +76,10 @@ class StaleEdit(EditError):
         return f"記憶 {ids} は、表を開いた後に別の操作で変更されています。"
 
 
-def _apply(conn: Connection, owner_id: str, unit_id: int, changes: dict[str, Any], now: int) -> str:
-    kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(owner_id))).scalar()
+def _apply(conn: Connection, repo: MemoryRepository, unit_id: int, changes: dict[str, Any], now: int) -> str:
+    """Write the changes; a fact's key (what "the same fact" means) follows its state and identity, and a
+    change that would make it the same as another active fact of the person is refused."""
+    kind = conn.execute(select(units.c.kind).where(units.c.id == unit_id, mine(repo.owner_id))).scalar()
     if kind is None:
         raise EditError(f"記憶 #{unit_id} が見つかりません（完全削除された可能性があります）。")
     unit_values = {k: v for k, v in changes.items() if k in EDITABLE_UNIT_FIELDS}
@@ -90,6 +93,11 @@ def _apply(conn: Connection, owner_id: str, unit_id: int, changes: dict[str, Any
     if payload_values:
         table = PAYLOAD_TABLES[kind]
         conn.execute(update(table).where(table.c.unit_id == unit_id).values(**payload_values))
+    if kind == KIND_FACT and (twin := repo.sync_fact_key(unit_id, conn=conn)) is not None:
+        raise EditError(
+            f"記憶 #{unit_id} は、有効な記憶 #{twin} と同じ事実になるため保存できません"
+            f"（#{twin} を編集するか、どちらかを削除してください）。"
+        )
     return str(kind)
 
 
@@ -121,7 +129,7 @@ def edit_unit(
             return latest
         if expected_version is not None and latest != expected_version:
             raise StaleEdit([StaleUnit(unit_id, expected_version, latest, before, dict(changes))])
-        _apply(conn, repo.owner_id, unit_id, real, now)
+        _apply(conn, repo, unit_id, real, now)
         version = repo.record_version(unit_id, "edit", now, note, conn=conn)
         _reindex(conn, collection, unit_id)
     return version
@@ -148,7 +156,7 @@ def revert_unit(
             raise EditError(f"記憶 #{unit_id} に版 v{version} はありません。")
         target = json.loads(row.snapshot_json)
         target.pop("kind", None)
-        _apply(conn, repo.owner_id, unit_id, target, now)
+        _apply(conn, repo, unit_id, target, now)
         new_version = repo.record_version(unit_id, "revert", now, f"v{version} に戻す", conn=conn)
         _reindex(conn, collection, unit_id)
     return new_version
@@ -160,7 +168,7 @@ def soft_delete(
     """Mark a unit deleted (kept, revertible): retrieval skips it."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        _apply(conn, repo.owner_id, unit_id, {"state": STATE_DELETED}, now)
+        _apply(conn, repo, unit_id, {"state": STATE_DELETED}, now)
         return repo.record_version(unit_id, "soft_delete", now, conn=conn)
 
 
@@ -170,7 +178,7 @@ def restore(
     """Undo a soft delete."""
     now = repo.now() if now is None else now
     with repo.begin() as conn:
-        _apply(conn, repo.owner_id, unit_id, {"state": STATE_ACTIVE}, now)
+        _apply(conn, repo, unit_id, {"state": STATE_ACTIVE}, now)
         return repo.record_version(unit_id, "restore", now, conn=conn)
 
 

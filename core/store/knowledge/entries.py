@@ -71,6 +71,8 @@ knowledge_entries = Table(
     Column("archived_at", EpochSeconds),  # NULL: active
     Column("archived_by", String),
     Column("archived_by_id", String(MAX_ID_CHARS)),
+    # the version whose vector is in the index (migration v0017; core/store/knowledge/index_marks.py)
+    Column("indexed_version", Integer, nullable=True),
 )
 
 knowledge_entry_versions = Table(

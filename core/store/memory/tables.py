@@ -3,15 +3,16 @@
 Table names carry a `memory_` prefix so they never collide with another flow's tables. Times are
 UNIX seconds. JSON columns hold text (`dumps`: json.dumps, ensure_ascii=False). FTS5 tables live in
 core/store/memory/keyword_lanes.py; the repository (writes of units, payloads and versions) in
-core/store/memory/repository.py.
+core/store/memory/repository.py, its writers of facts, loops and summaries in core/store/memory/derived.py.
 
-One companion per person: units, entities, retrieval traces, and the loop and summary payloads
+One companion per person: units, entities, retrieval traces, and the fact, loop and summary payloads
 (whose uniqueness is per person) carry `owner_id`; every other memory table hangs off a unit or an entity
 and is reached through it. Rows of older databases are given owners by migration v0005.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from core.store.base import EpochSeconds
@@ -60,7 +62,17 @@ units = Table(
     Column("extract_claim", String(64), nullable=True),
     Column("extract_claimed_at", EpochSeconds, nullable=True),
     owner_column(),
+    # when the unit's vector was last written (migration v0017); NULL: never, or the unit was re-indexed since
+    # and its vector write is still to come (or failed), so the job sweep finds it (core.flows.memory.index_job)
+    Column("indexed_at", EpochSeconds, nullable=True),
     Index("ix_memory_units_kind_time", "kind", "occurred_at"),
+    Index(
+        "ix_memory_units_unindexed",
+        "owner_id",
+        "updated_at",
+        sqlite_where=text("indexed_at IS NULL"),
+        postgresql_where=text("indexed_at IS NULL"),
+    ),
 )
 
 payload_episode = Table(
@@ -86,6 +98,11 @@ payload_fact = Table(
     Column("valid_from", EpochSeconds, nullable=True),
     Column("valid_to", EpochSeconds, nullable=True),
     Column("evidence_unit_ids_json", Text, nullable=False, default="[]"),
+    # What "the same fact" means (migration v0015): fact_key(subject, predicate, object) while the unit is
+    # active, NULL otherwise (NULLs never conflict), unique per person, so a concurrent write cannot double it.
+    owner_column(nullable=True, index=False),
+    Column("active_key", String(64), nullable=True),
+    Index("uq_memory_fact_active", "owner_id", "active_key", unique=True),
 )
 
 payload_loop = Table(
@@ -230,6 +247,13 @@ PAYLOAD_FIELDS = {
 def mine(owner_id: str) -> Any:
     """`memory_units.owner_id = owner_id`: the condition on every read of units."""
     return owned_by(units, owner_id)
+
+
+def fact_key(subject_entity_id: int | None, predicate: str, object_text: str) -> str:
+    """The identity of a fact (subject entity, predicate, object text) as a fixed-length key: a digest, so an
+    object text of any length fits a unique index on PostgreSQL."""
+    identity = json.dumps([subject_entity_id, predicate, object_text], ensure_ascii=False)
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
 
 
 def dumps(value: Any) -> str:

@@ -8,9 +8,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.debuglog.events import DebugEvent
+from core.debuglog.events import DebugEvent, ListSink
 from core.documents.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_MB, UPLOAD_TOO_LARGE, upload_limit_caption
 from core.flows.feedback import FeedbackStoreError, feedback_rows
+from core.services import StoreUnavailable
 from core.workbench.log_import import DebugImport, read_debug_jsonl
 from core.workbench.prices import Price, PriceFileError, load_price_table, prices_path, total
 from core.workbench.ratings import Ratings, ratings_from_jsonl, ratings_from_rows
@@ -24,6 +25,7 @@ TREE_CACHE = "debug_tree_cache"
 UPLOAD_SEEN = "debug_import_seen"
 IMPORT_ERROR = "debug_import_error"
 IMPORTED_RATINGS = "debug_imported_ratings"
+JOB_CALLS_SEEN = "debug_job_calls_seen"  # the newest stored job call already added to the session's log
 
 
 def read_upload(upload: Any) -> DebugImport:
@@ -83,10 +85,29 @@ def import_box() -> None:
             show_import_errors(list(st.session_state[IMPORT_ERROR]))
 
 
+def add_job_calls() -> None:
+    """Add to the session's log the model calls background jobs made for this person since the last look (a
+    worker process or another replica ran them; core.store.job_calls keeps them under the person)."""
+    try:
+        found = state.services().job_calls(state.person().id, st.session_state.get(JOB_CALLS_SEEN, 0))
+    except StoreUnavailable:
+        st.warning(
+            "バックグラウンド処理のLLM呼び出しを読み込めませんでした（データベースに接続できません）。",
+            icon=":material/error:",
+        )
+        return
+    if found:
+        log = ListSink(st.session_state["debug_logs"], secrets=state.settings().secrets)
+        for _row_id, event in found:
+            log.emit(event)
+        st.session_state[JOB_CALLS_SEEN] = found[-1][0]
+
+
 def events() -> tuple[list[DebugEvent], bool]:
     """The events to show and whether they come from an imported file (with its notice and a way back)."""
     imported = st.session_state.get(IMPORTED)
     if not imported:
+        add_job_calls()
         return st.session_state["debug_logs"], False
     st.info(
         f"読み込んだログ「{plain_label(imported[0])}」（{len(imported[1])} 件）を表示しています。",

@@ -10,6 +10,7 @@ import streamlit as st
 
 from core.clock import format_local
 from core.flows.memory import (
+    EditError,
     extraction_of_episode,
     hard_delete,
     latest_trace,
@@ -42,6 +43,8 @@ def _act(action: Callable[[], Any], done: Callable[[Any], str], failed: str) -> 
     """Run a store action from a button callback; the outcome is shown as a notice after the rerun."""
     try:
         result = action()
+    except EditError as exc:  # says why in Japanese (another active fact is the same one, ...)
+        st.session_state["memory_error"] = f"{failed}{exc}"
     except Exception:  # noqa: BLE001 - the user sees a message, never a traceback
         st.session_state["memory_error"] = failed
     else:

@@ -45,7 +45,12 @@ def render_entity_tools() -> None:
 def _merge_notice(keep: int, others: list[int]) -> str:
     report = merge_entities(actions.repo(), keep, others)
     added = f"別名に追加: {'、'.join(report.aliases_added)}。" if report.aliases_added else ""
-    return f"{len(report.merged)} 件のエンティティを統合しました（記憶のつながり {report.links_moved} 件を移動）。{added}"
+    facts = (
+        f"統合で同じ内容になった事実 {report.facts_merged} 件は、既にある事実にまとめました。"
+        if report.facts_merged
+        else ""
+    )
+    return f"{len(report.merged)} 件のエンティティを統合しました（記憶のつながり {report.links_moved} 件を移動）。{added}{facts}"
 
 
 def _run(action: Callable[[], str]) -> None:
