@@ -45,7 +45,9 @@ def test_import_a_log_open_the_tree_and_the_repaired_calls_diff(page, app_url, t
         "ナレッジ聞き取り ・ 09/21 23:13 ・ 「秘密保持契約の審査で迷った事例です。」 — 2 ターン・2 呼び出し",
     )
     tree = main.locator(".st-key-debug_tree_view")
-    assert "ターン 1 ・ 1 呼び出し ・ 経過 3,600 ms ・ モデル時間 3,500 ms ・ USD 0.00152" in tree.inner_text()
+    assert (
+        "ターン 1 ・ 1 呼び出し ・ 経過 3,600 ms ・ モデル時間 3,500 ms ・ USD 0.00152" in tree.inner_text()
+    )
     assert "ターン 2 ・ 1 呼び出し ・ 経過 800 ms ・ モデル時間 800 ms ・ USD 0.00048" in tree.inner_text()
     choose(page, "詳しく見る呼び出し", "ターン 1 ▸ 聞き取りのターン ・ 試行 2 ・ 成功")
     main.get_by_text("ターン 1 のレイテンシ（ウォーターフォール）").wait_for()

@@ -128,7 +128,8 @@ def _status(node: CallNode) -> str:
 
 def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
     notes = len(call_notes(node))
-    if not node.attempts and node.result is None:  # a step of the flow that holds calls and notes, no model call
+    # a step of the flow that holds calls and notes, no model call of its own
+    if not node.attempts and node.result is None:
         line = f":gray-badge[手順] **{plain_label(debug_call.step_label(node.step))}**"
         return line + (f" ・ メモ {notes}" if notes else "")
     first = node.first
