@@ -28,7 +28,7 @@ from procrastinate.retry import BaseRetryStrategy, RetryDecision
 from sqlalchemy.engine import Engine
 
 from core.debuglog import trace
-from core.jobs.job_log import for_person
+from core.jobs.job_log import DEBUG_ARG, for_person, records_calls
 from core.jobs.sweep import requeue_owed
 from core.jobs.tasks import JobContext, JobFailed, OwedJob, Task, TaskRegistry, json_args, key_text
 from core.jobs.worker import BackgroundWorker, Job
@@ -108,10 +108,14 @@ class EngineQueue:
         """Insert a job row: `task` by name, `key` as its lock (one at a time, in order, per key), JSON
         `args`. A job with the same queueing lock (`dedupe`, by default the task's name when it has one)
         already waiting under `key` is not queued twice (that job is returned). `context` is the caller's
-        live objects, unused here: the worker rebuilds them from settings."""
+        live objects, unused here: the worker rebuilds them from settings (only whether its sink records calls
+        travels with the job, core.jobs.job_log.DEBUG_ARG)."""
         lock = (task.name if task.queueing_lock else "") if dedupe is None else dedupe
         where = {k: v for k, v in trace.current().fields().items() if v not in ("", 0, None)}
-        return self.defer_owed(OwedJob(task, key, {**args, TRACE_ARG: where} if where else args, lock))
+        args = {**args, TRACE_ARG: where} if where else dict(args)
+        if context is not None and records_calls(context.sink):
+            args[DEBUG_ARG] = True
+        return self.defer_owed(OwedJob(task, key, args, lock))
 
     def defer_owed(self, owed: OwedJob) -> EngineJob | None:
         lock = key_text(owed.key)

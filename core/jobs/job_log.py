@@ -5,6 +5,10 @@ anywhere else (the team's job engine in a replica or in `python -m core.jobs`, o
 has none: `for_person` gives it a `StoredCallSink`, which keeps each redacted event under the person's id
 (core.store.job_calls); the debug page adds those to the person's log. The person is the job's `owner`
 argument (every task that calls a model has one).
+
+Only what the person asked to record is kept: the page queues a job with DEBUG_ARG when its session logs
+calls (the sidebar's 「LLM呼び出しを記録する」 is on), and a job without it (DEBUG off, or owed work the sweep
+found, which nobody queued) keeps nothing, as the toggle promises.
 """
 
 from __future__ import annotations
@@ -18,6 +22,15 @@ from core.jobs.tasks import JobContext
 
 if TYPE_CHECKING:  # SQLAlchemy is imported by the store when an engine opens
     from sqlalchemy.engine import Engine
+
+
+DEBUG_ARG = "_debug"  # a job argument: the person who queued it records model calls
+
+
+def records_calls(sink: object) -> bool:
+    """Whether a page's sink forwards to a debug log: a CaptureSink only does when it has an inner log (the
+    session's, while DEBUG is on); any other sink is a log itself."""
+    return sink is not None and getattr(sink, "inner", sink) is not None
 
 
 class StoredCallSink:
@@ -39,9 +52,10 @@ class StoredCallSink:
 
 
 def for_person(ctx: JobContext, args: dict[str, Any]) -> JobContext:
-    """`ctx` with a StoredCallSink for the job's person when it has no sink of its own (and the job names
-    its person); otherwise `ctx` as it is."""
+    """`ctx` with a StoredCallSink for the job's person when it has no sink of its own, names its person and
+    was queued by someone who records calls (DEBUG_ARG, removed from `args`); otherwise `ctx` as it is."""
+    wanted = bool(args.pop(DEBUG_ARG, False))
     owner = args.get("owner")
-    if ctx.sink is not None or not owner:
+    if ctx.sink is not None or not owner or not wanted:
         return ctx
     return replace(ctx, sink=StoredCallSink(ctx.engine, str(owner), ctx.job_id, ctx.secrets))

@@ -1,7 +1,8 @@
-"""A background job's model calls reach the debug log of the person it works for (issue #22): a job queued
-by a page on the in-process worker logs into the page's sink; a job with no sink (owed work the sweep found,
-the team's job engine in a replica, a `python -m core.jobs`-style worker process) keeps its calls under the
-person in the database, and the services hand them to the debug page; another person never sees them."""
+"""A background job's model calls reach the debug log of the person it works for: a job queued by a page on the
+in-process worker logs into the page's sink; a job run without it (the team's job engine in a replica, a
+`python -m core.jobs`-style worker process) keeps its calls under the person in the database when the page
+that queued it records calls (DEBUG on), and the services hand them to the debug page; another person never
+sees them. With DEBUG off, or for owed work nobody queued, nothing is kept."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from core.clock import utc_now
 from core.debuglog import trace
 from core.debuglog.events import CaptureSink, DebugEvent, events_from_jsonl
 from core.flows.memory.background import memory_job_key
+from core.flows.memory.constants import DEFAULT_EXTRACTION
 from core.flows.memory.tasks import MEMORY_TURN_TASK
 from core.jobs.engine import EngineQueue
 from core.jobs.sweep import requeue_owed
@@ -24,7 +26,7 @@ from core.store.job_calls import calls_after
 from core.store.memory.repository import MemoryRepository
 from core.store.memory.tables import units
 from tests.core.job_worker import CountingClient
-from tests.core.test_job_processes import WAIT_S, defer_episode, start_worker, stop, wait_for
+from tests.core.test_job_processes import WAIT_S, start_worker, stop, wait_for
 from tests.persons import ALICE, BOB
 
 REFLECTION = {"reflection_text": "", "salience": 0.5, "confidence": 0.5, "topic_tags": []}
@@ -52,7 +54,7 @@ def sent(events: list[DebugEvent], mark: str) -> list[DebugEvent]:
     return [e for e in events if e.kind == "call" and any(mark in m.get("content", "") for m in e.messages)]
 
 
-def test_owed_work_run_by_the_in_process_worker_logs_under_its_person(tmp_path: Path) -> None:
+def test_owed_work_nobody_queued_keeps_no_calls(tmp_path: Path) -> None:
     services = open_services(Settings(data_dir=tmp_path))
     engine = services.engine()
     unit_id = episode(engine, ALICE.id, "MA-owed")
@@ -64,11 +66,7 @@ def test_owed_work_run_by_the_in_process_worker_logs_under_its_person(tmp_path: 
         assert worker.wait(memory_job_key(ALICE.id), timeout=60) and extracted(engine, unit_id)
     finally:
         worker.close()
-    mine = [e for _, e in services.job_calls(ALICE.id)]
-    assert sent(mine, "MA-owed") and {e.flow for e in mine} == {"memory"}
-    assert services.job_calls(BOB.id) == []
-    newest = services.job_calls(ALICE.id)[-1][0]
-    assert services.job_calls(ALICE.id, after_id=newest) == []  # the debug page adds each call once
+    assert services.job_calls(ALICE.id) == [] and stored(engine, ALICE.id) == []
 
 
 def test_a_job_a_page_queued_on_the_in_process_worker_logs_into_the_pages_sink(
@@ -88,10 +86,9 @@ def test_a_job_a_page_queued_on_the_in_process_worker_logs_into_the_pages_sink(
     assert stored(engine, ALICE.id) == []  # the session's own log has them: not kept twice
 
 
-def test_the_engine_worker_of_a_replica_logs_under_the_person_where_the_turn_was(
-    pg_engine: Engine, tmp_path: Path
-) -> None:
-    unit_id = episode(pg_engine, ALICE.id, "MA-engine")
+def engine_turn(pg_engine: Engine, tmp_path: Path, owner: str, mark: str, page_sink: CaptureSink) -> None:
+    """A page's turn queues the extraction on the engine (its sink handed over) and a replica's worker runs it."""
+    unit_id = episode(pg_engine, owner, mark)
     queue = EngineQueue(
         pg_engine,
         task_registry(),
@@ -99,26 +96,35 @@ def test_the_engine_worker_of_a_replica_logs_under_the_person_where_the_turn_was
         poll=0.5,
     )
     try:
-        page_sink = CaptureSink()  # what the page hands over: the engine's worker cannot use it
         context = JobContext(pg_engine, CountingClient(str(tmp_path / "c")), page_sink)
         with trace.bind(
             session_id="browser-1", flow="memory", conversation_id="c-7", turn=3, parent_id="reply-1"
         ):
             queue.defer(
-                MEMORY_TURN_TASK,
-                memory_job_key(ALICE.id),
-                {"owner": ALICE.id, "episode_id": unit_id},
-                context,
+                MEMORY_TURN_TASK, memory_job_key(owner), {"owner": owner, "episode_id": unit_id}, context
             )
         queue.start_worker()
         wait_for(lambda: extracted(pg_engine, unit_id), engine=pg_engine)
     finally:
         queue.close()
+
+
+def test_the_engine_worker_of_a_replica_logs_under_the_person_where_the_turn_was(
+    pg_engine: Engine, tmp_path: Path
+) -> None:
+    session_log = CaptureSink()
+    page_sink = CaptureSink(session_log)  # DEBUG on: the page's sink forwards to the session's log
+    engine_turn(pg_engine, tmp_path, ALICE.id, "MA-engine", page_sink)
     calls = sent(stored(pg_engine, ALICE.id), "MA-engine")
-    assert calls and page_sink.events == []
+    assert calls and page_sink.events == []  # the engine's worker cannot use the page's sink
     assert {(c.session_id, c.conversation_id, c.turn, c.parent_id) for c in calls} == {
         ("browser-1", "c-7", 3, "reply-1")
     }
+
+
+def test_with_debug_off_the_engine_worker_keeps_no_calls(pg_engine: Engine, tmp_path: Path) -> None:
+    engine_turn(pg_engine, tmp_path, ALICE.id, "MA-off", CaptureSink())  # the last-call view only
+    assert stored(pg_engine, ALICE.id) == []
 
 
 def test_a_worker_process_logs_under_the_person(pg_engine: Engine, pg_database: str, tmp_path: Path) -> None:
@@ -128,7 +134,9 @@ def test_a_worker_process_logs_under_the_person(pg_engine: Engine, pg_database: 
     )
     proc = start_worker(pg_database, tmp_path / "calls.txt")
     try:
-        defer_episode(queue, BOB.id, unit_id)
+        context = JobContext(pg_engine, CountingClient(str(tmp_path / "u")), CaptureSink(CaptureSink()))
+        args = {"owner": BOB.id, "episode_id": unit_id, "mode": DEFAULT_EXTRACTION}
+        assert queue.defer(MEMORY_TURN_TASK, memory_job_key(BOB.id), args, context)
         wait_for(lambda: extracted(pg_engine, unit_id), WAIT_S, pg_engine)
     finally:
         stop(proc)
