@@ -135,7 +135,9 @@ def exact_query(
     if not ids:
         return [[] for _ in range(len(query_embeddings))]
     queries = _unit_rows(np.asarray(query_embeddings, np.float32))
-    scores = queries @ matrix.T
+    # numpy's own loops, not BLAS: OpenBLAS's threads keep spinning after a product and took the two cores
+    # from the embedding engine's threads (a query's embedding went from 10 to 37 ms at 10,000 vectors)
+    scores = np.einsum("ij,kj->ki", matrix, queries, optimize=False)
     n = min(n, len(ids))
     out = []
     for row in scores:
