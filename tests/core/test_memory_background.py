@@ -14,12 +14,13 @@ import pytest
 from sqlalchemy import Engine, select
 
 from core.flows.chat_item import ChatItem, user_item
-from core.flows.memory.background import memory_job_key, retry_job, submit_memory_job
+from core.flows.memory.background import memory_job_key
 from core.flows.memory.chat import finish_turn, prepare_turn, run_turn, stream_reply
 from core.flows.memory.constants import EXTRACTION_COMBINED, EXTRACTION_SEPARATE, TRAILER_MARKER
 from core.flows.memory.items import refresh_items, reply_item
 from core.flows.memory.job_status import unfinished_episodes
 from core.flows.memory.stores import memory_collection, memory_repository
+from core.flows.memory.tasks import defer_memory_retry
 from core.flows.memory.versions import versions_of
 from core.flows.registry import demo_client
 from core.jobs.worker import BackgroundWorker
@@ -236,8 +237,8 @@ def test_a_failed_extraction_is_recorded_and_the_retry_job_clears_it(store, work
         "loops",
     }
 
-    retry = retry_job(repo, collection, ChatWithoutTrailer())  # the page's 再試行
-    assert submit_memory_job(worker, retry, LOCAL_PERSON.id, retry=True) is not None and worker.wait(
+    # the page's 再試行
+    assert defer_memory_retry(worker, repo, collection, ChatWithoutTrailer()) is not None and worker.wait(
         KEY, timeout=20
     )
     assert worker.jobs(KEY)[-1]["message"] == "1 件の抽出をやり直しました。"

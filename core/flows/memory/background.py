@@ -12,7 +12,6 @@ in order, under `memory_job_key(owner)`. Without a worker (scripts, tests) the s
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,6 @@ from core.flows.memory.extraction import (
 )
 from core.flows.memory.extraction_store import FINISHED_STEP, claim_extraction, describe_errors, log_step
 from core.flows.memory.summaries import SummaryOutcome, run_summaries
-from core.jobs.worker import BackgroundWorker, Job, JobFailed
 from core.llm.base import LLMClient
 from core.store.memory.repository import MemoryRepository
 
@@ -143,37 +141,3 @@ def run_memory_job(
             conn, episode_id, FINISHED_STEP, extraction.ok, now, detail=result.failure or result.message()
         )
     return result
-
-
-def retry_job(
-    repo: MemoryRepository,
-    collection: Collection | None,
-    client: LLMClient,
-    sink: DebugSink | None = None,
-    mode: str = DEFAULT_EXTRACTION,
-) -> Callable[[], str]:
-    """再試行 as a closure on these live objects, for scripts and tests that submit it by hand (pages queue the
-    named task, core/flows/memory/tasks.py `defer_memory_retry`): catch up on failed or unprocessed episodes."""
-
-    def run() -> str:
-        results = retry_pending_extractions(repo, collection, client, sink=sink, limit=RETRY_LIMIT, mode=mode)
-        failed = [r for r in results if not r.ok]
-        if failed:
-            raise JobFailed(
-                extraction_failure(failed[0]) + f"（再試行 {len(results)} 件中 {len(failed)} 件が失敗）"
-            )
-        return (
-            f"{len(results)} 件の抽出をやり直しました。"
-            if results
-            else "再試行が必要なエピソードはありません。"
-        )
-
-    return run
-
-
-def submit_memory_job(
-    worker: BackgroundWorker, run: Callable[[], str], owner: str, *, retry: bool = False
-) -> Job | None:
-    """Queue a memory job of `owner`; None when the queue is full (the episode stays pending)."""
-    kind, label = (RETRY_JOB_KIND, RETRY_JOB_LABEL) if retry else (MEMORY_JOB_KIND, MEMORY_JOB_LABEL)
-    return worker.submit(memory_job_key(owner), kind, label, run)
