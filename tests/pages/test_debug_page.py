@@ -275,7 +275,10 @@ def test_a_step_that_holds_only_notes_is_a_step_line_without_model_columns():
     )
     (conversation,) = build_tree([note])
     lines = tree_markdown(conversation, {}).splitlines()
-    assert lines[1] == "    - :gray-badge[手順] **聞き取りのターン** ・ メモ 1"
+    assert lines == [
+        "- **ターン 1** ・ 0 呼び出し ・ 経過 0 ms ・ モデル時間 計測なし（デモ）",  # a step is no model call
+        "    - :gray-badge[手順] **聞き取りのターン** ・ メモ 1",
+    ]
 
 
 def test_calls_a_background_job_made_for_this_person_join_the_log(tmp_path):

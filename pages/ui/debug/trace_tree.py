@@ -85,9 +85,14 @@ def apply_link(tree: Sequence[ConversationNode], link: DeepLink) -> bool:
     return True
 
 
+def model_calls(nodes: Sequence[CallNode]) -> int:
+    """How many of `nodes` called a model (a flow's step that only holds notes and calls is not one)."""
+    return sum(1 for n in nodes if n.attempts or n.result is not None)
+
+
 def _conversation_label(tree: Sequence[ConversationNode], index: int) -> str:
     c = tree[index]
-    calls = len(c.all_calls())
+    calls = model_calls(c.all_calls())
     title = conversation_title(c.flow, c.started_at, c.first_input, c.conversation_id)
     return f"{title} — {len(c.turns)} ターン・{calls} 呼び出し"
 
@@ -169,8 +174,10 @@ def tree_markdown(
         demo = all(n.first is None or n.first.provider == DEMO_PROVIDER for n in calls)
         model_time = DEMO_LATENCY if demo else f"{sum(n.latency_ms for n in calls):,.0f} ms"
         lines.append(
-            f"- **{turn_label(turn.turn)}** ・ {len(calls)} 呼び出し ・ 経過 {turn_wall_ms(turn):,.0f} ms"
-            f" ・ モデル時間 {model_time} ・ {plain_label(c.text())}" + _rating(conversation, turn, ratings)
+            f"- **{turn_label(turn.turn)}** ・ {model_calls(calls)} 呼び出し ・ 経過 {turn_wall_ms(turn):,.0f} ms"
+            f" ・ モデル時間 {model_time}"
+            + (f" ・ {plain_label(c.text())}" if model_calls(calls) else "")
+            + _rating(conversation, turn, ratings)
         )
         for _, node, depth in _turn_calls(turn):
             lines.append("    " * (depth + 1) + "- " + _call_line(node, prices))
@@ -235,7 +242,7 @@ def render(
     c = conversation_cost(conversation, prices)
     m = st.columns(4)
     m[0].metric("ターン", len(conversation.turns))
-    m[1].metric("呼び出し", len(conversation.all_calls()))
+    m[1].metric("呼び出し", model_calls(conversation.all_calls()))
     m[2].metric("入力トークン", f"{c.tokens.input:,}")
     m[3].metric("出力トークン", f"{c.tokens.output:,}")
     debug_call.cost_line("この会話の費用", c)
