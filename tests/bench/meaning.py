@@ -3,8 +3,9 @@ hybrid search, urgency by meaning), each on the tune half and the held-out half 
 
 The four sets were written before any tuning by someone who had not seen the rules; thresholds and choices
 were tuned on the tune half only. Judge by the held-out column. Urgency's first set has since been tuned on in
-full (both halves); its second set (urgency_phrasings_v2.json, written before that round by someone who had
-seen neither the rules nor the first set) is the held-out figure for urgency.
+full (both halves); its second and third sets (urgency_phrasings_v2.json / _v3.json, written by someone who had
+seen neither the rules, the examples nor the other sets, v2 before that round and v3 after it) are the held-out
+figures for urgency.
 
 Run: .venv/bin/python tests/bench/meaning.py [--sizes 1000 10000]
 """
@@ -138,6 +139,7 @@ def urgency(after: bool) -> dict[str, tuple[float, int, int]]:
         split: [x for x in load("urgency_phrasings.json")["items"] if x["split"] == split] for split in SPLITS
     }
     sets["v2"] = load("urgency_phrasings_v2.json")["items"]
+    sets["v3"] = load("urgency_phrasings_v3.json")["items"]
     out = {}
     for name, items in sets.items():
         levels = {}
@@ -208,10 +210,12 @@ def main() -> None:
     print(
         f"{'urgency: not urgent judged high/critical':<44} {cells[0]:>11} {cells[1]:>11} {cells[2]:>10} {cells[3]:>10}"
     )
-    print(
-        f"{'  second set (v2, 100 phrasings, never tuned on):':<44} critical judged critical {urg[0]['v2'][0]:.2f} -> {urg[1]['v2'][0]:.2f}; "
-        f"not urgent judged high/critical {urg[0]['v2'][1]}/{urg[0]['v2'][2]} -> {urg[1]['v2'][1]}/{urg[1]['v2'][2]}"
-    )
+    for name, label in (("v2", "second set (v2, 100"), ("v3", "third set (v3, 100")):
+        print(
+            f"  {label} phrasings, never tuned on): critical judged critical {urg[0][name][0]:.2f} -> "
+            f"{urg[1][name][0]:.2f}; not urgent judged high/critical {urg[0][name][1]}/{urg[0][name][2]} -> "
+            f"{urg[1][name][1]}/{urg[1][name][2]}"
+        )
     for size in sizes:
         (b, _), (a, times) = memory(False, size), memory(True, size)
         print(
