@@ -170,7 +170,7 @@ def test_merging_two_entities_merges_their_facts_that_became_one(engine: Engine)
     facts = {f["unit_id"]: f for f in _facts(engine)}
     assert facts[kept_fact]["evidence"] == [1, 2] and facts[kept_fact]["confidence"] == pytest.approx(0.9)
     assert facts[moved_fact]["state"] == STATE_DELETED and facts[moved_fact]["active_key"] is None
-    assert versions_of(repo, moved_fact)[-1]["note"] == f"同じ事実 #{kept_fact} に統合"
+    assert versions_of(repo, moved_fact)[-1].note == f"同じ事実 #{kept_fact} に統合"
 
 
 def test_v0015_merges_duplicate_active_facts_into_the_lowest_id(engine: Engine) -> None:
@@ -209,9 +209,9 @@ def test_v0015_merges_duplicate_active_facts_into_the_lowest_id(engine: Engine) 
     assert kept["active_key"] == fact_key(subject, "likes", "ラーメン")
     assert [facts[i]["state"] for i in ids[1:]] == [STATE_DELETED, STATE_DELETED]
     assert facts[gone]["state"] == STATE_DELETED and facts[gone]["evidence"] == [5]
-    assert [v["change_kind"] for v in versions_of(alice, ids[1])] == ["create", "soft_delete"]
-    assert versions_of(alice, ids[1])[-1]["snapshot"]["state"] == STATE_DELETED
-    assert versions_of(alice, ids[0])[-1]["note"] == f"同じ事実 #{ids[1]}、#{ids[2]} を統合"
+    assert [v.change_kind for v in versions_of(alice, ids[1])] == ["create", "soft_delete"]
+    assert versions_of(alice, ids[1])[-1].snapshot["state"] == STATE_DELETED
+    assert versions_of(alice, ids[0])[-1].note == f"同じ事実 #{ids[1]}、#{ids[2]} を統合"
     (bobs_fact,) = _facts(engine, BOB.id)
     assert bobs_fact["unit_id"] == theirs and bobs_fact["state"] == STATE_ACTIVE
     with engine.connect() as conn:
