@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,9 @@ LOCK_TIMEOUT_S = 300  # a migration of a large database may take minutes; waitin
 # neither drops nor creates them.
 UNMANAGED_PREFIXES = ("memory_fts_", "memory_lex_", "procrastinate_")
 UNMANAGED_INDEX_SUFFIX = "_trgm"
+
+
+_ALEMBIC_LOCK = threading.Lock()  # one migration at a time in this process (see upgrade)
 
 
 def include_name(name: str | None, type_: NameFilterType, _parents: NameFilterParentNames) -> bool:
@@ -92,7 +96,10 @@ def _locked_transaction(engine: Engine) -> Iterator[Connection]:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """`alembic upgrade head` on `engine`, under the lock (idempotent)."""
-    with _locked_transaction(engine) as conn:
+    # Alembic publishes the running migration through module globals (alembic.context, alembic.op), so two
+    # threads migrating at once (two stores opened together in one process: a page and the job interface's
+    # opening thread) clobber each other ("KeyError: 'script'"); the database locks only serialize one store.
+    with _ALEMBIC_LOCK, _locked_transaction(engine) as conn:
         command.upgrade(alembic_config(conn), revision)
 
 
