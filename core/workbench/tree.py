@@ -39,6 +39,11 @@ class CallNode:
         return self.attempts[0] if self.attempts else self.result
 
     @property
+    def called_model(self) -> bool:
+        """False for a flow's step that only holds notes and the calls under it (no attempt, no result)."""
+        return bool(self.attempts) or self.result is not None
+
+    @property
     def ok(self) -> bool | None:
         if self.result is not None:
             return self.result.ok

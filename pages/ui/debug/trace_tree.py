@@ -86,8 +86,8 @@ def apply_link(tree: Sequence[ConversationNode], link: DeepLink) -> bool:
 
 
 def model_calls(nodes: Sequence[CallNode]) -> int:
-    """How many of `nodes` called a model (a flow's step that only holds notes and calls is not one)."""
-    return sum(1 for n in nodes if n.attempts or n.result is not None)
+    """How many of `nodes` called a model."""
+    return sum(n.called_model for n in nodes)
 
 
 def _conversation_label(tree: Sequence[ConversationNode], index: int) -> str:
@@ -134,7 +134,7 @@ def _status(node: CallNode) -> str:
 def _call_line(node: CallNode, prices: Mapping[str, Price]) -> str:
     notes = len(call_notes(node))
     # a step of the flow that holds calls and notes, no model call of its own
-    if not node.attempts and node.result is None:
+    if not node.called_model:
         line = f":gray-badge[手順] **{plain_label(debug_call.step_label(node.step))}**"
         return line + (f" ・ メモ {notes}" if notes else "")
     first = node.first
