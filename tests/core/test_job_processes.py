@@ -118,6 +118,17 @@ def extraction_done(engine: Engine, ids: list[int]) -> bool:
     return all(s == "done" for s in states)
 
 
+def jobs_finished(engine: Engine, ids: list[int]) -> bool:
+    """Every episode's job has logged its end (after its extraction, its summaries run in a later transaction)."""
+    with engine.connect() as conn:
+        logged = conn.execute(
+            select(extraction_log.c.unit_id).where(
+                extraction_log.c.step == FINISHED_STEP, extraction_log.c.unit_id.in_(ids)
+            )
+        ).scalars()
+        return set(logged) == set(ids)
+
+
 def test_a_worker_killed_mid_job_leaves_nothing_owed_and_nothing_done_twice(
     pg_engine: Engine, pg_database: str, tmp_path: Path
 ) -> None:
