@@ -76,3 +76,20 @@ def test_rules_match_normalized_text(variant: str) -> None:
 def test_every_labelled_phrasing_gets_its_level() -> None:
     wrong = [(p["text"], p["level"], keyword_urgency_check(p["text"]).level) for p in PHRASINGS]
     assert [w for w in wrong if w[1] != w[2]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("煙は出ていないし焦げ臭くもない", "low"),  # an adjective's negation (臭くもない) is a denial too
+        ("焦げ臭くない", "low"),
+        ("焦げ臭い", "critical"),
+        ("給油ランプが点いてから何キロくらい走れますか", "low"),  # the low-fuel lamp is no fault
+        ("燃料警告灯が点いた", "low"),
+        ("エンジン警告灯が点いた", "high"),
+        ("エンジンをかけたら警告灯が全部点いてすぐ消えた", "low"),  # the start-up lamp check (`unless`)
+        ("警告灯が点いてすぐ消えた", "high"),  # one lamp that comes and goes still counts
+    ],
+)
+def test_denials_and_normal_lamps_do_not_count(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level

@@ -5,7 +5,8 @@ visit_urgency), a vocabulary of spellings (ブレーキ / ぶれーき, 漏れ /
 name, level, reason and patterns. Patterns run on core.text.textnorm.fold of the text with whitespace removed, so
 full-width, half-width and radical spellings meet. `keyword_urgency_check` walks the levels from the most to
 the least urgent. A match directly followed by a negation (「煙は出ていません」「警告灯は点いていない」) or
-in a hypothetical (「もし…」「…場合はどうすれば」) does not count.
+in a hypothetical (「もし…」「…場合はどうすれば」) does not count, nor does a rule whose `unless` pattern
+describes a normal behaviour in the same text (every warning light lit for a moment at start-up).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class UrgencyRule:
     name: str
     pattern: re.Pattern[str]
     reason: str
+    unless: re.Pattern[str] | None = None  # a text this matches is a normal behaviour (「警告灯が全部点いてすぐ消える」)
 
 
 @dataclass
@@ -53,7 +55,10 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     by_level: dict[str, list[UrgencyRule]] = {level: [] for level in LEVELS}
     for rule in data["rules"]:
         pattern = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule["patterns"])
-        by_level[rule["level"]].append(UrgencyRule(rule["name"], re.compile(pattern), rule["reason"]))
+        unless = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule.get("unless", []))
+        by_level[rule["level"]].append(
+            UrgencyRule(rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None)
+        )
     data["by_level"] = {level: tuple(rules) for level, rules in by_level.items()}
     data["negation_re"] = re.compile(data["negation"])
     data["before_re"] = re.compile(data["hypothetical"]["before"])
@@ -92,6 +97,8 @@ def _counts(text: str, match: re.Match[str]) -> bool:
 
 
 def _matches(rule: UrgencyRule, text: str) -> bool:
+    if rule.unless is not None and rule.unless.search(text):
+        return False
     return any(_counts(text, match) for match in rule.pattern.finditer(text))
 
 
