@@ -31,7 +31,9 @@ class UrgencyRule:
     name: str
     pattern: re.Pattern[str]
     reason: str
-    unless: re.Pattern[str] | None = None  # a text this matches is a normal behaviour (「警告灯が全部点いてすぐ消える」)
+    unless: re.Pattern[str] | None = (
+        None  # a text this matches is a normal behaviour (「警告灯が全部点いてすぐ消える」)
+    )
 
 
 @dataclass
@@ -57,7 +59,9 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
         pattern = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule["patterns"])
         unless = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule.get("unless", []))
         by_level[rule["level"]].append(
-            UrgencyRule(rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None)
+            UrgencyRule(
+                rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None
+            )
         )
     data["by_level"] = {level: tuple(rules) for level, rules in by_level.items()}
     data["negation_re"] = re.compile(data["negation"])
