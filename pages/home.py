@@ -5,6 +5,7 @@ import streamlit as st
 from core.settings import provider_label
 from pages.ui.shell import state
 from pages.ui.shell.nav import FLOW_PAGES, TOOL_PAGES
+from pages.ui.shell.render import plain_label
 
 state.ensure_shell("pages/home.py")
 st.title("Katachi（形）")
@@ -14,12 +15,11 @@ st.write(
 )
 
 s = state.settings()
-with st.container(border=True):
-    cols = st.columns(3)
-    cols[0].metric("使用中のプロバイダー", provider_label(s.provider))
-    cols[1].metric("モデル", s.model)
-    cols[2].metric(
-        "APIキー", "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
+key = "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
+with st.container(border=True):  # one line, not three metrics: the home page is the first paint of every visit
+    st.markdown(
+        f"**使用中のプロバイダー** {plain_label(provider_label(s.provider))}　"
+        f"**モデル** {plain_label(s.model)}　**APIキー** {key}"
     )
     if s.provider == "demo":
         st.info(
@@ -33,11 +33,10 @@ st.subheader("デモを始める")
 available = [p for p in FLOW_PAGES if p.exists]
 if not available:
     st.caption("利用できるフローはまだありません。")
-for row_start in range(0, len(available), 2):
-    for col, info in zip(st.columns(2), available[row_start : row_start + 2], strict=False):
-        with col, st.container(border=True, height="stretch"):
-            st.markdown(f"#### {info.title}")
-            st.write(info.summary)
+for col, column_pages in zip(st.columns(2) if available else [], (available[0::2], available[1::2]), strict=False):
+    for info in column_pages:
+        with col, st.container(border=True):
+            st.markdown(f"#### {info.title}\n\n{info.summary}")
             if st.button(
                 "ワンクリックデモ",
                 key=f"home_demo_{info.flow_name}",

@@ -36,7 +36,8 @@ def start(settings: Settings) -> AppTest:
 
 def deployment_lines(at: AppTest) -> list[str]:
     (expander,) = [e for e in at.sidebar.expander if e.label == "このサーバーの接続先"]
-    return [t.value for t in expander.text]
+    (lines,) = [t.value for t in expander.text]
+    return lines.split("\n")
 
 
 def every_proto(node: Any) -> Iterator[str]:

@@ -34,7 +34,9 @@ def test_shell_sets_spec_session_keys_and_home_shows_demo_provider(tmp_path):
     assert at.session_state["llm_client"].provider == "demo"
     provider_box = next(b for b in at.sidebar.selectbox if b.label == "プロバイダー")
     assert provider_box.value == "demo" and provider_box.key.startswith("sidebar_provider_")
-    assert [m.value for m in at.metric][:2] == ["デモモデル", "katachi-demo"]
+    assert "**使用中のプロバイダー** デモモデル　**モデル** katachi\\-demo　**APIキー** 不要（デモ）" in [
+        m.value for m in at.markdown
+    ]
     assert any("デモモデル" in i.value for i in at.info)
 
 
