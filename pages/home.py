@@ -16,7 +16,9 @@ st.write(
 
 s = state.settings()
 key = "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
-with st.container(border=True):  # one line, not three metrics: the home page is the first paint of every visit
+with st.container(
+    border=True
+):  # one line, not three metrics: the home page is the first paint of every visit
     st.markdown(
         f"**使用中のプロバイダー** {plain_label(provider_label(s.provider))}　"
         f"**モデル** {plain_label(s.model)}　**APIキー** {key}"
@@ -33,7 +35,9 @@ st.subheader("デモを始める")
 available = [p for p in FLOW_PAGES if p.exists]
 if not available:
     st.caption("利用できるフローはまだありません。")
-for col, column_pages in zip(st.columns(2) if available else [], (available[0::2], available[1::2]), strict=False):
+for col, column_pages in zip(
+    st.columns(2) if available else [], (available[0::2], available[1::2]), strict=False
+):
     for info in column_pages:
         with col, st.container(border=True):
             st.markdown(f"#### {info.title}\n\n{info.summary}")
