@@ -12,7 +12,7 @@ import pytest
 from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.urgency import CRITICAL_RULES, keyword_urgency_check
+from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_check
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
@@ -145,3 +145,10 @@ def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(j
 def test_the_rules_still_rate_a_failure_asked_as_a_question() -> None:
     result = fast_urgency_check("ブレーキを踏んでも効かないけど大丈夫？", None)
     assert (result.level, result.can_drive) == ("critical", False)
+
+
+def test_a_danger_in_somebody_elses_car_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
+    meaning, near = judge.judge("友達の車が高速でタイヤが外れそうになったらしい")
+    assert near[0].level == "critical"  # the meaning is a loose wheel...
+    assert (meaning.level, meaning.can_drive) == ("medium", True)  # ...but not this person's
+    assert meaning.reasons == [f"意味の近い症状例「{near[0].text}」{FRAME_NOTE}"]

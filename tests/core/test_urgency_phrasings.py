@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.flows.diagnosis.urgency import LEVEL_RULES, keyword_urgency_check, urgency_rank
+from core.flows.diagnosis.urgency import FRAME_NOTE, LEVEL_RULES, keyword_urgency_check, urgency_rank
 
 PHRASINGS = json.loads(
     (Path(__file__).parents[1] / "data/urgency_phrasings.json").read_text(encoding="utf-8")
@@ -93,3 +93,41 @@ def test_every_labelled_phrasing_gets_its_level() -> None:
 )
 def test_denials_and_normal_lamps_do_not_count(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("発煙筒の期限が切れていた", "low"),  # a flare is an emergency kit item, no smoke
+        ("冬の朝、マフラーから白い煙が出るけどすぐ消える", "low"),  # water vapour from a cold exhaust
+        ("マフラーから白い煙がずっと出てる", "critical"),
+        ("リーフが浸水した駐車場に一晩あった", "critical"),  # an EV by its model name
+        (
+            "雪に埋まった車の中でエンジンをかけて待っていたら頭がぼーっとしてきた",
+            "critical",
+        ),  # carbon monoxide
+        ("車の中でエンジンをかけたまま仮眠したら頭が痛くなった", "critical"),
+    ],
+)
+def test_domain_cases_of_the_rules(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ニュースで高速道路で車が燃えているのを見た",
+        "隣の家の車がボンネットから煙を出していた",
+        "もしブレーキが効かなくなったらどうすればいい？",
+        "先月ハンドルが重くなった件、直してもらってからは快調です",
+    ],
+)
+def test_a_danger_told_in_a_harmless_frame_goes_no_higher_than_medium(text: str) -> None:
+    result = keyword_urgency_check(text)
+    assert urgency_rank(result.level) <= urgency_rank("medium")
+    assert all(r.endswith(FRAME_NOTE) for r in result.reasons[:1])
+
+
+def test_the_same_danger_told_as_ones_own_is_critical() -> None:
+    assert keyword_urgency_check("高速道路で車が燃えている").level == "critical"
+    assert keyword_urgency_check("ボンネットから煙が出ている").level == "critical"

@@ -6,7 +6,9 @@ name, level, reason and patterns. Patterns run on core.text.textnorm.fold of the
 full-width, half-width and radical spellings meet. `keyword_urgency_check` walks the levels from the most to
 the least urgent. A match directly followed by a negation (「煙は出ていません」「警告灯は点いていない」) or
 in a hypothetical (「もし…」「…場合はどうすれば」) does not count, nor does a rule whose `unless` pattern
-describes a normal behaviour in the same text (every warning light lit for a moment at start-up).
+describes a normal behaviour in the same text (every warning light lit for a moment at start-up). A text in a
+harmless frame (a hypothetical, a preparation, a repair already done, somebody else's car, the news) goes no
+higher than medium.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["negation_re"] = re.compile(data["negation"])
     data["before_re"] = re.compile(data["hypothetical"]["before"])
     data["after_re"] = re.compile(data["hypothetical"]["after"])
+    data["frames_re"] = re.compile(data["harmless_frames"])
     return data
 
 
@@ -85,6 +88,15 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
     for level in LEVELS
 )
 _SENTENCE_END = re.compile(r"[。!?\n]")
+HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
+FRAME_CAP = "medium"
+FRAME_NOTE = "（仮定・備え・修理済み・他人の車・ニュースなどの話として書かれているため、緊急度は中まで）"
+
+
+def in_harmless_frame(text: str) -> bool:
+    """A hypothetical, a preparation, a repair already done and fine, somebody else's car, the news, a film or a
+    game (`harmless_frames` in the rule file): the text names a danger without describing one it has."""
+    return HARMLESS_FRAME_RE.search(normalize_symptom(text)) is not None
 
 
 def normalize_symptom(text: str) -> str:
@@ -112,8 +124,12 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
     No match gives level "low" (can drive, when_convenient, no reasons).
     """
     normalized = normalize_symptom(text)
+    framed = HARMLESS_FRAME_RE.search(normalized) is not None
     for level, rules, can_drive, visit_urgency in LEVEL_RULES:
         reasons = [rule.reason for rule in rules if _matches(rule, normalized)]
+        if reasons and framed and urgency_rank(level) > urgency_rank(FRAME_CAP):
+            _, _, can_drive, visit_urgency = next(r for r in LEVEL_RULES if r[0] == FRAME_CAP)
+            return UrgencyResult(FRAME_CAP, can_drive, visit_urgency, [reasons[0] + FRAME_NOTE, *reasons[1:]])
         if reasons:
             return UrgencyResult(level, can_drive, visit_urgency, reasons)
     return UrgencyResult("low", True, "when_convenient", [])
