@@ -187,16 +187,21 @@ class EngineQueue:
         finally:
             self._loop.close()
 
-    def close(self, timeout: float = 5.0) -> None:
+    def stop_worker(self, timeout: float = 5.0) -> None:
+        """Stop this replica's procrastinate worker and close its connections (the in-process worker it shares
+        with the replica keeps running)."""
         if self._loop is not None and self._main is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._main.cancel)
         if self._thread is not None:
             self._thread.join(timeout)
-        self.local.close(timeout)
         with self._defer_lock:
             if self._defer_open:
                 self._defer_app.close()
                 self._defer_open = False
+
+    def close(self, timeout: float = 5.0) -> None:
+        self.stop_worker(timeout)
+        self.local.close(timeout)
 
     def _app(self) -> App:
         with self._defer_lock:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from core.jobs.engine import EngineQueue
 from core.settings import PoolSettings, Settings
 from pages.ui.shell.state import _services
 from tests.core.test_store_busy import BUSY
@@ -22,7 +23,8 @@ def test_an_exhausted_pool_shows_the_japanese_card_and_retry_opens_the_page(
         pool=PoolSettings(size=1, max_overflow=0, timeout_s=0.5),
     )
     # the replica's own engine (the shell's cached services for these settings), its one connection taken
-    engine = _services(str(tmp_path), pg_database, None, settings.chroma_port, settings).engine()
+    services = _services(str(tmp_path), pg_database, None, settings.chroma_port, settings)
+    engine = services.engine()
     held = engine.connect()
     at = AppTest.from_file(APP, default_timeout=30)
     at.secrets["auth"] = dict(AUTH_SECRETS)
@@ -40,4 +42,7 @@ def test_an_exhausted_pool_shows_the_japanese_card_and_retry_opens_the_page(
     assert not at.exception, at.exception
     assert not at.error
     assert at.title[0].value == "Katachi（形）"
+    jobs = services.jobs()  # the shell opened the team job engine: stop its worker before the database goes
+    assert isinstance(jobs, EngineQueue)
+    jobs.stop_worker()
     engine.dispose()
