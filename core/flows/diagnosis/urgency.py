@@ -90,7 +90,7 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
 _SENTENCE_END = re.compile(r"[。!?\n]")
 HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
 FRAME_CAP = "medium"
-FRAME_NOTE = "（仮定・備え・修理済み・他人の車・ニュースなどの話として書かれているため、緊急度は中まで）"
+FRAME_NOTE = "（仮定・備え・修理済み・他人の車・ニュースなどの話として書かれているため、この判定では緊急度は中まで）"
 
 
 def in_harmless_frame(text: str) -> bool:
