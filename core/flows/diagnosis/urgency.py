@@ -33,9 +33,8 @@ class UrgencyRule:
     name: str
     pattern: re.Pattern[str]
     reason: str
-    unless: re.Pattern[str] | None = (
-        None  # a text this matches is a normal behaviour (「警告灯が全部点いてすぐ消える」)
-    )
+    # a text this matches describes a normal behaviour (「警告灯が全部点いてすぐ消える」): the rule does not count
+    unless: re.Pattern[str] | None = None
 
 
 @dataclass
@@ -90,7 +89,9 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
 _SENTENCE_END = re.compile(r"[。!?\n]")
 HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
 FRAME_CAP = "medium"
-FRAME_NOTE = "（仮定・備え・修理済み・他人の車・ニュースなどの話として書かれているため、この判定では緊急度は中まで）"
+FRAME_NOTE = (
+    "（仮定・備え・修理済み・他人の車・ニュースなどの話として書かれているため、この判定では緊急度は中まで）"
+)
 
 
 def in_harmless_frame(text: str) -> bool:
