@@ -35,12 +35,10 @@ st.subheader("デモを始める")
 available = [p for p in FLOW_PAGES if p.exists]
 if not available:
     st.caption("利用できるフローはまだありません。")
-for col, column_pages in zip(
-    st.columns(2) if available else [], (available[0::2], available[1::2]), strict=False
-):
-    for info in column_pages:
-        with col, st.container(border=True):
-            st.markdown(f"#### {info.title}\n\n{info.summary}")
+for row_start in range(0, len(available), 2):  # a row per two cards: the cards of a row are equally tall
+    for col, info in zip(st.columns(2), available[row_start : row_start + 2], strict=False):
+        with col, st.container(border=True, height="stretch"):
+            st.markdown(f"#### {info.title}\n\n{info.summary}")  # one element: each is a message to draw
             if st.button(
                 "ワンクリックデモ",
                 key=f"home_demo_{info.flow_name}",

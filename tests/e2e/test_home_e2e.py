@@ -30,6 +30,6 @@ def test_demo_cards_in_a_row_are_equally_tall(browser, app_url, viewport):  # ty
         rows.setdefault(top, set()).add(height)
     assert len(rows) == 2, cards
     assert all(len(heights) == 1 for heights in rows.values()), cards
-    assert page.get_by_test_id("stMetricValue").first.inner_text() == "デモモデル"
+    assert "使用中のプロバイダー デモモデル" in page.get_by_test_id("stMain").inner_text()
     shot(page, f"home-cards-{viewport[0]}")
     context.close()
