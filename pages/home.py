@@ -16,9 +16,9 @@ st.write(
 
 s = state.settings()
 key = "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
-with st.container(
-    border=True
-):  # one line, not three metrics: the home page is the first paint of every visit
+# one line, not three metrics: the home page is the first paint of every visit, and each element is one more
+# message for the browser to draw
+with st.container(border=True):
     st.markdown(
         f"**使用中のプロバイダー** {plain_label(provider_label(s.provider))}　"
         f"**モデル** {plain_label(s.model)}　**APIキー** {key}"

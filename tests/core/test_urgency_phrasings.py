@@ -89,15 +89,6 @@ def test_every_labelled_phrasing_gets_its_level() -> None:
         ("エンジン警告灯が点いた", "high"),
         ("エンジンをかけたら警告灯が全部点いてすぐ消えた", "low"),  # the start-up lamp check (`unless`)
         ("警告灯が点いてすぐ消えた", "high"),  # one lamp that comes and goes still counts
-    ],
-)
-def test_denials_and_normal_lamps_do_not_count(text: str, level: str) -> None:
-    assert keyword_urgency_check(text).level == level
-
-
-@pytest.mark.parametrize(
-    ("text", "level"),
-    [
         ("発煙筒の期限が切れていた", "low"),  # a flare is an emergency kit item, no smoke
         ("冬の朝、マフラーから白い煙が出るけどすぐ消える", "low"),  # water vapour from a cold exhaust
         ("マフラーから白い煙がずっと出てる", "critical"),
@@ -109,7 +100,7 @@ def test_denials_and_normal_lamps_do_not_count(text: str, level: str) -> None:
         ("車の中でエンジンをかけたまま仮眠したら頭が痛くなった", "critical"),
     ],
 )
-def test_domain_cases_of_the_rules(text: str, level: str) -> None:
+def test_denials_normal_behaviours_and_domain_cases_of_the_rules(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
 
 

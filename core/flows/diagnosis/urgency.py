@@ -86,6 +86,10 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
     )
     for level in LEVELS
 )
+# level -> (can_drive, visit_urgency), low included: what a judgement of that level tells the owner
+LEVEL_ACTIONS: dict[str, tuple[bool, str]] = {
+    level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES
+} | {"low": (True, "when_convenient")}
 _SENTENCE_END = re.compile(r"[。!?\n]")
 HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
 FRAME_CAP = "medium"
@@ -129,8 +133,9 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
     for level, rules, can_drive, visit_urgency in LEVEL_RULES:
         reasons = [rule.reason for rule in rules if _matches(rule, normalized)]
         if reasons and framed and urgency_rank(level) > urgency_rank(FRAME_CAP):
-            _, _, can_drive, visit_urgency = next(r for r in LEVEL_RULES if r[0] == FRAME_CAP)
-            return UrgencyResult(FRAME_CAP, can_drive, visit_urgency, [reasons[0] + FRAME_NOTE, *reasons[1:]])
+            return UrgencyResult(
+                FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + FRAME_NOTE, *reasons[1:]]
+            )
         if reasons:
             return UrgencyResult(level, can_drive, visit_urgency, reasons)
     return UrgencyResult("low", True, "when_convenient", [])

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
-    LEVEL_RULES,
+    LEVEL_ACTIONS,
     UrgencyResult,
     in_harmless_frame,
     keyword_urgency_check,
@@ -54,9 +54,6 @@ NORMAL_QUESTION_RE = re.compile(
     r"(正常|普通|故障|問題ない|大丈夫|平気)(ですか|なの|なのか|かな|でしょうか)?[？?]?$"
 )
 QUESTION_CAP = "medium"
-_CAN_DRIVE = {level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES} | {
-    "low": (True, "when_convenient")
-}
 
 
 @dataclass(frozen=True)
@@ -110,7 +107,7 @@ class UrgencyJudge:
             level = QUESTION_CAP
         if level == "low":
             return UrgencyResult("low", True, "when_convenient", []), near
-        can_drive, visit = _CAN_DRIVE[level]
+        can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
             reason = f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
         elif capped:
