@@ -36,8 +36,7 @@ def start(settings: Settings) -> AppTest:
 
 def deployment_lines(at: AppTest) -> list[str]:
     (expander,) = [e for e in at.sidebar.expander if e.label == "このサーバーの接続先"]
-    (lines,) = [t.value for t in expander.text]
-    return lines.split("\n")
+    return [t.value for t in expander.text]
 
 
 def every_proto(node: Any) -> Iterator[str]:

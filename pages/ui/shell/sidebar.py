@@ -167,7 +167,7 @@ def _deployment(current: Settings) -> None:
     """Which store, vector store, job engine and model server this replica uses (never a password or key)."""
     view = deployment_view(current, getattr(state.client(), "base_host", None))
     with st.expander("このサーバーの接続先", icon=":material/dns:"):
-        st.text(  # one element for the four lines: every element is one more message on the first paint
-            f"データベース: {view.store}\nベクトル検索: {view.vectors}\n"
-            f"バックグラウンド処理: {view.jobs}\nモデルサーバー: {view.model}"
-        )
+        st.text(f"データベース: {view.store}")
+        st.text(f"ベクトル検索: {view.vectors}")
+        st.text(f"バックグラウンド処理: {view.jobs}")
+        st.text(f"モデルサーバー: {view.model}")
