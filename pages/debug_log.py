@@ -22,7 +22,7 @@ st.caption(
     "ダウンロードボタンを押したときだけ書き出されます。APIキーなどの秘密情報は伏せ字になります。"
 )
 
-st.caption(f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {state.embedder().label}")
+st.caption(f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {state.embedder_label()}")
 
 debug_source.import_box()
 events, imported = debug_source.events()

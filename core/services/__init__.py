@@ -133,6 +133,12 @@ class Services:
 
         return build_embedder((settings or self.settings).embeddings)
 
+    def embedder_label(self, settings: Settings | None = None) -> str:
+        """What the deployment's embedder is called on screen, without building it (no numpy, no model)."""
+        from core.search.embedder_labels import embedder_label  # noqa: PLC0415 - like embedder(): only when asked
+
+        return embedder_label((settings or self.settings).embeddings)
+
     def client(
         self, settings: Settings, *, fault_rate: float = 0.0, personas: Mapping[str, Persona] | None = None
     ) -> LLMClient:

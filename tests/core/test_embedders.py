@@ -242,3 +242,26 @@ class _Renamed:
 
     def embed_queries(self, texts):  # type: ignore[no-untyped-def]
         return self.inner.embed_queries(texts)
+
+
+@pytest.mark.parametrize(
+    ("settings", "label"),
+    [
+        (EmbeddingSettings(), "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"),
+        (EmbeddingSettings("ngram"), "文字 n-gram ハッシュ（モデルなし）"),
+        (EmbeddingSettings("openai"), "埋め込み API text-embedding-3-small（OpenAI）"),
+        (
+            EmbeddingSettings("openai", "multilingual-e5-small", "http://user:pw@emb.internal:8080/v1"),
+            "埋め込み API multilingual-e5-small（emb.internal:8080）",
+        ),
+    ],
+)
+def test_the_label_read_from_the_settings_is_the_embedders_own(
+    settings: EmbeddingSettings, label: str
+) -> None:
+    """The sidebar names the embedder from its settings (nothing loaded); the embedder built from the same
+    settings carries the same label, and neither shows credentials in a URL."""
+    from core.search.embedder_labels import embedder_label  # noqa: PLC0415
+
+    assert embedder_label(settings) == label
+    assert build_embedder(settings).label == label

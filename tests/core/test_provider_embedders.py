@@ -81,3 +81,18 @@ def test_settings_name_the_provider_embedders_and_hide_their_keys() -> None:
         env={"KATACHI_EMBEDDINGS": "bedrock", "KATACHI_EMBEDDINGS_MODEL": "cohere.embed-multilingual-v3"}
     )
     assert (b.embeddings.kind, b.embeddings.model) == ("bedrock", "cohere.embed-multilingual-v3")
+
+
+def test_the_label_read_from_the_settings_is_the_provider_embedders_own(wire: CloudWire) -> None:
+    from core.search.embedder_labels import embedder_label  # noqa: PLC0415
+
+    for settings in (
+        bedrock(wire, "cohere.embed-multilingual-v3"),
+        EmbeddingSettings("bedrock", None, credentials=bedrock(wire, "x").credentials),
+    ):
+        assert embedder_label(settings) == build_embedder(settings).label
+    assert (
+        embedder_label(EmbeddingSettings("bedrock"))
+        == "Amazon Bedrock の埋め込み（amazon.titan-embed-text-v2:0）"
+    )
+    assert embedder_label(EmbeddingSettings("gemini")) == "Gemini の埋め込み（gemini-embedding-001）"
