@@ -3,7 +3,6 @@ session from the provider's settings (or the standard AWS chain), and SDK versio
 
 from __future__ import annotations
 
-from importlib.metadata import version
 from typing import Any
 
 from core.llm.descriptor import Credentials, first
@@ -16,6 +15,8 @@ def region(credentials: Credentials) -> str | None:
 
 
 def sdk_version(package: str) -> str:
+    from importlib.metadata import version  # noqa: PLC0415 - ~15 ms to import: only when a client is built
+
     try:
         return version(package)
     except Exception:  # noqa: BLE001 - a missing distribution only blanks the debug label

@@ -9,10 +9,7 @@ Replies arrive whole; `stream` hands them out in pieces.
 from __future__ import annotations
 
 import time
-from importlib.metadata import version
 from typing import Any
-
-import httpx2
 
 from core.debuglog.events import WireFacts
 from core.llm.base import (
@@ -58,6 +55,8 @@ def gemini_contents(messages: list[dict[str, str]]) -> tuple[str, list[dict[str,
 
 def map_gemini_error(exc: BaseException, api_key: str | None) -> ProviderError:
     """A google-genai / httpx2 exception as a ProviderError."""
+    import httpx2  # noqa: PLC0415 - the providers' registry imports this module; httpx2 only when a call failed
+
     detail = sanitize(f"{type(exc).__name__}: {exc}"[:500], api_key)
     if isinstance(exc, httpx2.TimeoutException):
         return ProviderError("timeout", detail)
@@ -90,6 +89,8 @@ class GeminiClient:
 
         self.model = model
         self.deadlines = deadlines or Deadlines()
+        from importlib.metadata import version  # noqa: PLC0415 - ~15 ms: when a client is built, not at import
+
         self.sdk = f"google-genai {version('google-genai')}"
         self._api_key = first(credentials, *KEY_SETTINGS)
         options = types.HttpOptions(

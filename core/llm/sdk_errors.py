@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from types import ModuleType
 
-import httpx2
-
 from core.llm.base import ProviderError, ProviderErrorKind
 
 # What the SDKs raise on a body that is not what they expect (HTML with status 200, invalid JSON, SSE
@@ -35,6 +33,8 @@ def map_sdk_error(sdk: ModuleType, exc: Exception, api_key: str | None = None) -
     Callers raise the result `from None`: the SDK exception (its request, headers and body) is not
     chained, so a printed traceback cannot carry a key the server echoed back.
     """
+    import httpx2  # noqa: PLC0415 - the providers' registry imports this module; httpx2 only when a call failed
+
     if isinstance(exc, httpx2.TimeoutException):  # raised by our overall deadline while a body is read
         return ProviderError("timeout", sanitize(f"{type(exc).__name__}: {exc}", api_key))
     if isinstance(exc, httpx2.HTTPError):

@@ -14,9 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any
-
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 from core.debuglog.events import WireFacts
 from core.llm.base import (
@@ -33,9 +31,11 @@ from core.llm.base import (
     stream_from_reply,
 )
 from core.llm.deadline import Deadlines
-from core.llm.deadline_transport import deadline_http_client
 from core.llm.descriptor import Credentials, ProviderDescriptor, first
 from core.llm.sdk_errors import MALFORMED, malformed, sanitize
+
+if TYPE_CHECKING:
+    import httpx2
 
 API_VERSION = "2024-10-08"  # the `version` query parameter the chat API requires
 DEFAULT_IAM_URL = "https://iam.cloud.ibm.com"
@@ -66,6 +66,10 @@ class WatsonxClient:
     provider = "watsonx"
 
     def __init__(self, model: str, credentials: Credentials, deadlines: Deadlines | None = None):
+        import httpx2  # noqa: PLC0415 - the providers' registry imports this module; httpx2 when a client is built
+
+        from core.llm.deadline_transport import deadline_http_client  # noqa: PLC0415 - imports httpx2, see above
+
         self.sdk = f"httpx2 {httpx2.__version__} (watsonx.ai REST {API_VERSION})"
         self.model = model
         self.deadlines = deadlines or Deadlines()
@@ -102,6 +106,8 @@ class WatsonxClient:
             return self._token
 
     def _post(self, url: str, **kwargs: Any) -> httpx2.Response:
+        import httpx2  # noqa: PLC0415 - loaded by __init__ already; see there
+
         try:
             response = self._http.post(url, **kwargs)
             response.read()

@@ -22,13 +22,17 @@ HEAVY = (
     "numpy",
     "sqlalchemy",
     "alembic",
+    "httpx2",  # the SDKs' HTTP client: the providers' registry names every provider, none is called yet
 )
 PROBE = f"""
 import json, sys
 sys.path.insert(0, {str(ROOT)!r})
 import pages.ui.shell.auth, pages.ui.shell.sidebar, pages.ui.shell.state, pages.ui.shell.nav
 from core.flows.registry import FLOWS, demo_client
+from core.services import open_services
+from core.settings import Settings
 demo_client()
+open_services(Settings()).embedder_label()  # the sidebar names the embedder on every page
 print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
 """
 

@@ -9,6 +9,7 @@ database or Chroma server that cannot be reached stops the page with a Japanese 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -28,13 +29,13 @@ from core.services import (
     open_services,
 )
 from core.settings import Settings, load_settings
-from core.workbench.rerun import Target, target_settings
 from pages.ui.shell.nav import FLOW_PAGES
 
 if TYPE_CHECKING:
     from core.flows import feedback
     from core.search.embedders import Embedder
     from core.services import ChromaClient, Engine
+    from core.workbench.rerun import Target
 
 # The chat keys of st.session_state.chat: one per flow page listed in pages/ui/shell/nav.py.
 CHAT_FLOWS = tuple(p.flow.name for p in FLOW_PAGES if p.flow is not None)
@@ -129,6 +130,8 @@ def client() -> LLMClient:
 def client_for(target: Target) -> LLMClient:
     """A client for a re-run / replay target: the session's own client for the current one, else
     a fresh client of that configured provider and model (same keys and base URLs, no fault injection)."""
+    from core.workbench.rerun import target_settings  # noqa: PLC0415 - the debug page's re-run: not on every page
+
     if target.current:
         return client()
     return services().client(target_settings(settings(), target), personas=demo_personas())
@@ -200,16 +203,23 @@ def worker() -> BackgroundWorker:
     return BackgroundWorker(threads=2)
 
 
+# Seconds the opening thread waits before it imports the store and the flows' job code (~0.5 s of CPU): the
+# browser is still drawing the first page then, and on two cores the two compete.
+JOBS_OPEN_DELAY_S = 2.0
+
+
 def start_jobs() -> None:
     """Open the job interface once per process, so its worker and the owed-work sweep run from the first page
-    on (the home page too). The shell calls it after the page has run, and it opens on a thread of its own: the
-    store's migrations and the flows' job code are not on the first paint's path (a page that needs jobs waits
-    for the same opening). A database that cannot be reached is reported by the page that needs it."""
+    on (the home page too). The shell calls it after the page has run, and it opens on a thread of its own,
+    JOBS_OPEN_DELAY_S later: the store's migrations and the flows' job code are not on the first paint's path (a
+    page that needs jobs before then opens them itself, and the thread finds them open). A database that cannot
+    be reached is reported by the page that needs it."""
     s = settings()
     _jobs_opener((str(s.data_dir), s.database_url, s.chroma_host, s.chroma_port), services())
 
 
 def _open_jobs(opened: Services) -> None:
+    time.sleep(JOBS_OPEN_DELAY_S)
     try:
         opened.jobs()
     except StoreUnavailable:
@@ -265,6 +275,11 @@ def once_per_process(
 def embedder() -> Embedder:
     """The deployment's embedder (KATACHI_EMBEDDINGS; the bundled model by default), one per process."""
     return services().embedder(settings())
+
+
+def embedder_label() -> str:
+    """The deployment's embedder as the sidebar and the debug page name it (nothing is loaded to say so)."""
+    return services().embedder_label(settings())
 
 
 def is_demo() -> bool:
