@@ -26,8 +26,8 @@ with st.container(border=True):
     if s.provider == "demo":
         st.info(
             f"現在は{provider_label('demo')}（オフライン）で動作しています。APIキーなしで全機能をお試しいただけます。"
-            "実際のLLMを使うには、サイドバーでプロバイダーを切り替えてください（キーは環境変数か "
-            "`.streamlit/secrets.toml` で設定します）。",
+            "実際のLLMを使うには、サイドバーの「設定を変更」でプロバイダーを切り替えてください（キーは環境変数か "
+            "「.streamlit/secrets.toml」で設定します）。",
             icon=":material/science:",
         )
 

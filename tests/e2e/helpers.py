@@ -30,3 +30,12 @@ def open_page(page, app_url: str, title: str) -> None:  # type: ignore[no-untype
     wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_text(title).click()
     wait_idle(page)
+
+
+def open_settings(page):  # type: ignore[no-untyped-def]
+    """Open the sidebar's 「設定を変更」 popover; its body (rendered outside the sidebar) holds the provider, model,
+    DEBUG and fault-injection widgets. Press Escape to close it again."""
+    page.get_by_test_id("stSidebar").get_by_role("button", name="設定を変更").click()
+    body = page.get_by_test_id("stPopoverBody")
+    body.get_by_role("combobox", name="プロバイダー").wait_for()
+    return body

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.e2e.conftest import AppServer
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_settings, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -15,7 +15,7 @@ def test_deep_link_as_first_request_goes_through_the_shell(browser, tmp_path):
         page.goto(f"{server.url}/debug_log?from=link")
         wait_idle(page)
         page.get_by_role("heading", name="デバッグログ").wait_for()
-        assert page.get_by_test_id("stSidebar").get_by_role("combobox", name="プロバイダー").is_visible()
+        assert open_settings(page).get_by_role("combobox", name="プロバイダー").is_visible()
         assert "from=link" in page.url and "KeyError" not in page.content()
         shot(page, "shell-deep-link")
         page.close()

@@ -37,7 +37,9 @@ def test_choices_rewind_and_booking(page, app_url):  # type: ignore[no-untyped-d
     # turn 3 to turn 2 with the keyboard, then confirm
     page.get_by_text("やり直し: 前の質問に戻って、別の回答を試す").click()
     wait_idle(page)
-    slider = page.get_by_role("slider").last  # the sidebar has the fault-injection slider first
+    slider = page.get_by_role(
+        "slider"
+    ).last  # the rewind slider (the sidebar's slider is in its closed popover)
     slider.focus()
     slider.press("ArrowLeft")
     wait_idle(page)

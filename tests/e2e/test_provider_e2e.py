@@ -10,7 +10,7 @@ import pytest
 
 from tests.core.wire_server import Scripted, WireServer
 from tests.e2e.conftest import AppServer
-from tests.e2e.helpers import shot, wait_idle
+from tests.e2e.helpers import open_settings, shot, wait_idle
 
 TURN = json.dumps(
     {
@@ -61,9 +61,14 @@ def test_the_configured_provider_answers_the_first_session_and_after_a_restart( 
         page.goto(f"{app.url}/knowledge")  # a deep link is the very first thing this server sees
         wait_idle(page)
         sidebar = page.get_by_test_id("stSidebar").inner_text()
-        assert "デモモデル（オフライン）" not in sidebar and "認証情報: 設定済み" in sidebar
-        provider_box = page.get_by_test_id("stSidebar").get_by_role("combobox", name="プロバイダー")
-        assert provider_box.input_value() == "openai: OpenAI・互換サーバー"
+        assert "デモモデル（オフライン）" not in sidebar and "OpenAI・互換サーバー ・ wire-model" in sidebar
+        settings = open_settings(page)
+        assert "認証情報: 設定済み（値は表示しません）" in settings.inner_text()
+        assert (
+            settings.get_by_role("combobox", name="プロバイダー").input_value()
+            == "openai: OpenAI・互換サーバー"
+        )
+        page.keyboard.press("Escape")
         _send_knowledge_turn(page, "秘密保持期間を3年に限定されました")
         posts = _chat_posts(wire)
         assert len(posts) == 1 and posts[0].body["model"] == "wire-model"
@@ -77,7 +82,10 @@ def test_the_configured_provider_answers_the_first_session_and_after_a_restart( 
         wait_idle(page)
         page.get_by_text("LLMに渡した内容と返答（0回の呼び出し）").wait_for()  # a new server session
         assert "デモモデル（オフライン）" not in page.get_by_test_id("stSidebar").inner_text()
-        assert provider_box.input_value() == "openai: OpenAI・互換サーバー"
+        assert open_settings(page).get_by_role("combobox", name="プロバイダー").input_value() == (
+            "openai: OpenAI・互換サーバー"
+        )
+        page.keyboard.press("Escape")
         _send_knowledge_turn(page, "損害賠償の上限も気になります")
         shot(page, "provider-after-restart")
         assert len(_chat_posts(wire)) == 2

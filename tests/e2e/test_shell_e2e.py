@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.helpers import open_page, shot, wait_idle
+from tests.e2e.helpers import open_page, open_settings, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -11,10 +11,12 @@ def test_home_loads_on_the_demo_model(page, app_url):
     page.goto(app_url)
     wait_idle(page)
     page.get_by_role("heading", name="Katachi（形）").wait_for()
-    sidebar = page.get_by_test_id("stSidebar")
-    provider = sidebar.get_by_role("combobox", name="プロバイダー")
-    assert provider.input_value() == "demo: デモモデル"
+    status = page.get_by_test_id("stSidebar").inner_text()
+    assert "デモモデル（オフライン）: APIキー不要で動作します。" in status
+    assert "LLM呼び出しの記録: オン ・ 障害注入なし" in status
     assert "デモモデル" in page.get_by_test_id("stMain").inner_text()
+    provider = open_settings(page).get_by_role("combobox", name="プロバイダー")
+    assert provider.input_value() == "demo: デモモデル"
     assert "Traceback" not in page.content()
     shot(page, "shell-home")
 
@@ -50,3 +52,24 @@ def test_debug_page_shows_real_calls_and_a_selected_row(page, app_url):
     assert "答案レビュー / 返答" in chooser.input_value()
     assert "返ってきた生の出力" in page.get_by_test_id("stMain").inner_text()
     shot(page, "shell-debug-row-selected")
+
+
+def test_the_settings_popover_stays_open_while_its_settings_change(page, app_url):
+    """A change inside 「設定を変更」 re-runs the app; the popover stays open (the missing-key warning that a
+    provider without a key brings appears below it, not above), and the status line follows at once."""
+    page.goto(app_url)
+    wait_idle(page)
+    settings = open_settings(page)
+    slider = settings.get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowRight")
+    wait_idle(page)
+    assert settings.is_visible()
+    assert "LLM呼び出しの記録: オン ・ 障害注入 10%" in page.get_by_test_id("stSidebar").inner_text()
+    settings.get_by_role("combobox", name="プロバイダー").click()
+    page.get_by_role("option", name="openai: OpenAI・互換サーバー").click()
+    wait_idle(page)
+    assert settings.get_by_label("ベースURL（互換サーバー用・任意）").is_visible()
+    sidebar = page.get_by_test_id("stSidebar").inner_text()
+    assert "OpenAI・互換サーバー ・ gpt-4.1-mini" in sidebar and "APIキーが設定されていません" in sidebar
+    shot(page, "shell-settings-open")

@@ -91,6 +91,41 @@ def test_choosing_a_provider_with_a_key_builds_its_client_and_never_shows_the_ke
     assert not any("sk-ant-test" in v for v in shown)
 
 
+def test_the_sidebar_states_the_settings_in_effect_outside_the_settings_popover(tmp_path):
+    """Provider and model, embedder, DEBUG and fault injection are text in the sidebar; the widgets that change
+    them sit in the 「設定を変更」 popover (the browser builds a popover's widgets only when it opens)."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state["app_settings"] = Settings(
+        data_dir=tmp_path, anthropic_api_key="sk-ant-test-000000"
+    ).with_provider("anthropic")
+    at.session_state["app_fault_pct"] = 20
+    at.run()
+    assert not at.exception
+    status = at.sidebar.caption[1].value  # after the local person's line
+    assert status.split("\n\n") == [
+        ":material/smart_toy: Anthropic ・ claude\\-sonnet\\-4\\-5",
+        ":material/manage_search: 検索の埋め込み: 同梱モデル multilingual-e5-small（4bit・384次元・オフライン）",
+        ":material/bug_report: LLM呼び出しの記録: オン ・ :orange[**障害注入 20%**]",
+    ]
+    (popover,) = at.sidebar.get("popover")
+    assert popover.proto.popover.label == "設定を変更"
+    inside = {
+        w.label for w in [*popover.selectbox, *popover.toggle, *popover.select_slider, *popover.text_input]
+    }
+    assert inside == {"プロバイダー", "LLM呼び出しを記録する（デバッグ）", "障害注入（デモ用）", "モデル"}
+
+
+def test_the_shell_skips_streamlits_run_outside_streamlit_check():
+    """streamlit_app.py marks Streamlit's "not run with `streamlit run`" check as done (it walks every loaded
+    module on the first element of a process); the flag it sets must still be the one Streamlit reads."""
+    import inspect  # noqa: PLC0415
+
+    import streamlit.delta_generator as dg  # noqa: PLC0415
+
+    assert hasattr(dg, "_use_warning_has_been_displayed")
+    assert "_use_warning_has_been_displayed" in inspect.getsource(dg._maybe_print_use_warning)
+
+
 def test_debug_page_explains_how_to_turn_debug_on(tmp_path):
     at = make_app(tmp_path, page="pages/debug_log.py", debug=False)
     assert not at.exception

@@ -1,4 +1,5 @@
-"""The shell's sidebar: provider, model, base URL and server profile; DEBUG; fault injection.
+"""The shell's sidebar: the settings in effect (provider, model, embedder, DEBUG, fault injection) and, behind
+「設定を変更」, the widgets that change them (provider, model, base URL and server profile, DEBUG, fault injection).
 
 The provider a person configured is the provider they get: the choice lives in the data key
 `app_settings` (never bound to a widget); widgets only propose changes through their on_change
@@ -15,6 +16,7 @@ import streamlit as st
 from core.services import DESCRIPTORS, deployment_view, forget_form, remembered_forms
 from core.settings import SERVER_LABELS, SERVERS, Settings, provider_label, provider_names
 from pages.ui.shell import state
+from pages.ui.shell.render import plain_label
 
 FORM_LABELS = {
     "json_schema": "json_schema（strict）",
@@ -67,6 +69,7 @@ def _seed(name: str, value: object) -> str:
 
 
 def _provider_fields(current: Settings) -> None:
+    """Inside the settings popover: the model, and for OpenAI-compatible servers the base URL and server type."""
     provider = current.provider
     st.text_input("モデル", key=_seed(f"model_{provider}", current.model), on_change=_apply, args=("model",))
     if provider == "openai":
@@ -97,7 +100,14 @@ def _provider_fields(current: Settings) -> None:
                 args=(url,),
                 help="サーバーが json_schema を受け付けるようになったときに。次の呼び出しで最も厳密な形式から試します。",
             )
-    descriptor = DESCRIPTORS[provider]
+    if current.has_key and DESCRIPTORS[provider].secret_settings:
+        st.caption(":material/key: 認証情報: 設定済み（値は表示しません）")
+
+
+def _problems(current: Settings) -> None:
+    """What keeps the chosen provider from answering, shown in the sidebar itself (not behind the settings
+    button): a missing optional package, missing credentials, and the way back to the demo model."""
+    descriptor = DESCRIPTORS[current.provider]
     missing = descriptor.missing_modules()
     if missing:
         st.warning(
@@ -105,10 +115,7 @@ def _provider_fields(current: Settings) -> None:
             f"`pip install 'katachi[{descriptor.extra}]'` でインストールしてから、アプリを再起動してください。",
             icon=":material/extension_off:",
         )
-    if current.has_key:
-        if descriptor.secret_settings:
-            st.caption(":material/key: 認証情報: 設定済み（値は表示しません）")
-    else:
+    if not current.has_key:
         st.warning(
             f"{descriptor.label}: {descriptor.missing_hint}"
             "環境変数か .streamlit/secrets.toml で設定するか、デモモデルに切り替えてください。",
@@ -124,42 +131,64 @@ def _provider_label(provider: str) -> str:
     return f"{provider}: {provider_label(provider)}{extra}"
 
 
+def _status(current: Settings) -> None:
+    """The settings in effect, as text: what every page runs on, readable without opening anything."""
+    ss = st.session_state
+    if current.provider == "demo":
+        model = ":material/science: デモモデル（オフライン）: APIキー不要で動作します。"
+    else:
+        model = f":material/smart_toy: {plain_label(provider_label(current.provider))} ・ {plain_label(current.model)}"
+    # the widgets' own keys first: they hold a change made in the popover before this run reaches the widgets
+    debug = bool(ss.get("sidebar_debug", ss["app_debug"]))
+    fault = int(ss.get("sidebar_fault_pct", ss["app_fault_pct"]))
+    faults = f":orange[**障害注入 {fault}%**]" if fault else "障害注入なし"
+    lines = [
+        model,
+        f":material/manage_search: 検索の埋め込み: {state.embedder_label()}",
+        f":material/bug_report: LLM呼び出しの記録: {'オン' if debug else 'オフ'} ・ {faults}",
+    ]
+    st.caption("\n\n".join(lines))  # one element: every element is one more message on the first paint
+
+
 def render() -> None:
-    """Draw the sidebar settings; `st.session_state.app_settings` stays the one source of truth."""
+    """Draw the sidebar: the settings in effect as text, what blocks the provider, and the widgets that change
+    them in a popover. The browser builds a popover's widgets only when it opens, so the selectbox, toggle and
+    slider (the costliest elements to draw) stay off the first paint. `st.session_state.app_settings` stays
+    the one source of truth."""
     ss = st.session_state
     current = state.settings()
     with st.sidebar:
         st.subheader("LLMの設定")
-        key = _key("provider")
-        if ss.get(key) != current.provider:  # e.g. the demo button: the widget follows the settings
-            ss[key] = current.provider
-        st.selectbox(
-            "プロバイダー",
-            provider_names(),
-            format_func=_provider_label,
-            key=key,
-            on_change=_apply,
-            args=("provider",),
-        )
-        if current.provider == "demo":
-            st.caption(":material/science: デモモデル（オフライン）: APIキー不要で動作します。")
-        else:
-            _provider_fields(current)
-        st.caption(f":material/manage_search: 検索の埋め込み: {state.embedder().label}")
-        ss["app_debug"] = st.toggle(
-            "LLM呼び出しを記録する（デバッグ）",
-            value=ss["app_debug"],
-            key="sidebar_debug",
-            help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",
-        )
-        ss["app_fault_pct"] = st.select_slider(
-            "障害注入（デモ用）",
-            options=[0, 10, 20, 30, 50, 80, 100],
-            value=ss["app_fault_pct"],
-            key="sidebar_fault_pct",
-            format_func=lambda v: f"{v}%",
-            help="指定した割合でLLMの出力をわざと壊したり、通信エラー（タイムアウト・429・5xx）を起こしたりして、ガードが修復・報告する様子をデバッグログで確認できます。",
-        )
+        _status(current)
+        with st.popover("設定を変更", icon=":material/tune:", width="stretch"):
+            key = _key("provider")
+            if ss.get(key) != current.provider:  # e.g. the demo button: the widget follows the settings
+                ss[key] = current.provider
+            st.selectbox(
+                "プロバイダー",
+                provider_names(),
+                format_func=_provider_label,
+                key=key,
+                on_change=_apply,
+                args=("provider",),
+            )
+            if current.provider != "demo":
+                _provider_fields(current)
+            ss["app_debug"] = st.toggle(
+                "LLM呼び出しを記録する（デバッグ）",
+                value=ss["app_debug"],
+                key="sidebar_debug",
+                help="オンの間だけ、このセッション内にLLMとのやり取りを記録します。外部には保存しません。",
+            )
+            ss["app_fault_pct"] = st.select_slider(
+                "障害注入（デモ用）",
+                options=[0, 10, 20, 30, 50, 80, 100],
+                value=ss["app_fault_pct"],
+                key="sidebar_fault_pct",
+                format_func=lambda v: f"{v}%",
+                help="指定した割合でLLMの出力をわざと壊したり、通信エラー（タイムアウト・429・5xx）を起こしたりして、ガードが修復・報告する様子をデバッグログで確認できます。",
+            )
+        _problems(current)  # after the popover: a warning appearing above it would shift it and close it
         _deployment(current)
 
 
