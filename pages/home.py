@@ -16,20 +16,20 @@ st.write(
 
 s = state.settings()
 key = "不要（デモ）" if s.provider == "demo" else ("設定済み" if s.has_key else "未設定")
-# one line, not three metrics: the home page is the first paint of every visit, and each element is one more
-# message for the browser to draw
-with st.container(border=True):
-    st.markdown(
-        f"**使用中のプロバイダー** {plain_label(provider_label(s.provider))}　"
-        f"**モデル** {plain_label(s.model)}　**APIキー** {key}"
+# one element, not three metrics and a notice: the home page is the first paint of every visit, and each element
+# (each kind of element the browser has not drawn yet, above all) is more for the browser to load and draw
+status = (
+    f"**使用中のプロバイダー** {plain_label(provider_label(s.provider))}　"
+    f"**モデル** {plain_label(s.model)}　**APIキー** {key}"
+)
+if s.provider == "demo":
+    status += (
+        f"\n\n:material/science: 現在は{provider_label('demo')}（オフライン）で動作しています。"
+        "APIキーなしで全機能をお試しいただけます。実際のLLMを使うには、サイドバーの「設定を変更」で"
+        "プロバイダーを切り替えてください（キーは環境変数か「.streamlit/secrets.toml」で設定します）。"
     )
-    if s.provider == "demo":
-        st.info(
-            f"現在は{provider_label('demo')}（オフライン）で動作しています。APIキーなしで全機能をお試しいただけます。"
-            "実際のLLMを使うには、サイドバーの「設定を変更」でプロバイダーを切り替えてください（キーは環境変数か "
-            "「.streamlit/secrets.toml」で設定します）。",
-            icon=":material/science:",
-        )
+with st.container(border=True):
+    st.markdown(status)
 
 st.subheader("デモを始める")
 available = [p for p in FLOW_PAGES if p.exists]

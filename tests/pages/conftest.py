@@ -18,6 +18,16 @@ from core.settings import Settings
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 
 
+@pytest.fixture(autouse=True)
+def jobs_open_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shell opens the job interface JOBS_OPEN_DELAY_S after the first page so a browser's first paint does
+    not compete with it; AppTest draws nothing, and a test that stops the job worker at its end (the database
+    goes with it) needs the opening to have happened during the test, not two seconds later."""
+    from pages.ui.shell import state  # noqa: PLC0415 - imports Streamlit
+
+    monkeypatch.setattr(state, "JOBS_OPEN_DELAY_S", 0.0)
+
+
 def make_app(
     tmp_path: Path, client: LLMClient | None = None, page: str | None = None, debug: bool = True
 ) -> AppTest:
