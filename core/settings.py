@@ -48,7 +48,7 @@ SERVER_LABELS = {
 }
 
 
-EMBEDDING_KINDS = ("bundled", "openai", "ngram", "bedrock", "gemini")
+EMBEDDING_KINDS = ("bundled", "e5", "openai", "ngram", "bedrock", "gemini")
 
 
 @dataclass(frozen=True)
@@ -283,7 +283,8 @@ def load_credentials(env: Mapping[str, str], secrets: Mapping[str, Any]) -> tupl
 def load_embedding_settings(
     env: Mapping[str, str], secrets: Mapping[str, Any], openai_key: str | None
 ) -> EmbeddingSettings:
-    """KATACHI_EMBEDDINGS (`bundled` default, `openai`, `ngram`, `bedrock`, `gemini`; unknown values mean `bundled`),
+    """KATACHI_EMBEDDINGS (`bundled` default, `e5`, `openai`, `ngram`, `bedrock`, `gemini`; unknown values mean
+    `bundled`),
     KATACHI_EMBEDDINGS_MODEL, KATACHI_EMBEDDINGS_BASE_URL, KATACHI_EMBEDDINGS_DIMENSIONS and
     KATACHI_EMBEDDINGS_API_KEY (else OPENAI_API_KEY)."""
     kind = (_pick("KATACHI_EMBEDDINGS", env, secrets) or "bundled").lower()

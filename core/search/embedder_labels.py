@@ -8,7 +8,8 @@ import re
 
 from core.settings import EmbeddingSettings
 
-BUNDLED_LABEL = "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
+BUNDLED_LABEL = "同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）"
+E5_LABEL = "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
 NGRAM_LABEL = "文字 n-gram ハッシュ（モデルなし）"
 DEFAULT_API_MODEL = "text-embedding-3-small"
 # the cloud providers' embedding models when KATACHI_EMBEDDINGS_MODEL names none (core.search.provider_embedders)
@@ -35,6 +36,8 @@ def embedder_label(settings: EmbeddingSettings) -> str:
         return api_label(settings.model or DEFAULT_API_MODEL, settings.base_url)
     if settings.kind == "ngram":
         return NGRAM_LABEL
+    if settings.kind == "e5":
+        return E5_LABEL
     if settings.kind in DEFAULT_PROVIDER_MODELS:
         return provider_label(settings.kind, settings.model or DEFAULT_PROVIDER_MODELS[settings.kind])
     return BUNDLED_LABEL

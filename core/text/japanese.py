@@ -75,7 +75,10 @@ def _tokenizer() -> Any:
     """One tokenizer per thread (a Sudachi tokenizer is not meant to be shared between threads)."""
     tok = getattr(_local, "tokenizer", None)
     if tok is None:
-        tok = _dictionary().tokenizer(mode=SplitMode.C)
+        dictionary = _dictionary()
+        # SudachiPy 0.6 names it create(); 0.7 added tokenizer() (ja-ginza keeps the install on 0.6)
+        make = getattr(dictionary, "tokenizer", None) or dictionary.create
+        tok = make(mode=SplitMode.C)
         _local.tokenizer = tok
     return tok
 
@@ -145,6 +148,25 @@ def _content_morphemes(text: str) -> Iterable[Any]:
     for chunk in _chunks(text or ""):
         if chunk.strip():
             yield from (m for m in tok.tokenize(chunk) if _is_content(m))
+
+
+def word_forms(text: str) -> list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+    """Each content word of `text` as the forms a word list may know it by (normalized form, dictionary form,
+    surface; 締め切り / 締切る / 締切っ) and, for a compound, the same forms of its short-unit parts, in order.
+    Words whose normalized form is a STOP_KEYS entry give nothing. What core.search.word_vectors looks up."""
+    out: list[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+    for m in _content_morphemes(text):
+        if m.normalized_form() in STOP_KEYS:
+            continue
+        forms = tuple(dict.fromkeys((m.normalized_form(), m.dictionary_form(), m.surface())))
+        parts = m.split(SplitMode.A)
+        part_forms = tuple(
+            tuple(dict.fromkeys((p.normalized_form(), p.dictionary_form(), p.surface())))
+            for p in parts
+            if len(parts) > 1 and _is_content(p) and p.normalized_form() not in STOP_KEYS
+        )
+        out.append((forms, part_forms))
+    return out
 
 
 def lexical_keys(text: str) -> list[str]:

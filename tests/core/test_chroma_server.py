@@ -20,7 +20,7 @@ from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.lanes import vector_lane
 from core.flows.memory.stores import memory_collection
 from core.flows.registry import demo_client
-from core.search.embedders import BundledE5Embedder
+from core.search.embedders import BundledEmbedder
 from core.search.vectors import EMBEDDER_EF_NAME, chroma_label, get_collection, open_chroma
 from core.settings import load_settings
 from core.store.memory.repository import MemoryRepository
@@ -50,7 +50,8 @@ def test_settings_name_the_server() -> None:
 
 
 def test_the_app_embeds_and_a_second_client_sees_the_writes(server: ChromaServer) -> None:
-    """The app's embedder (the bundled model by default) embeds on the client side; the server stores vectors."""
+    """The app's embedder (the bundled model and word vectors by default) embeds on the client side; the server
+    stores vectors."""
     name = f"probe_{uuid.uuid4().hex[:8]}"
     first = get_collection(_client(server), name)
     first.add(ids=["a", "b"], documents=["ブレーキから異音がする", "エアコンが効かない"])
@@ -58,10 +59,10 @@ def test_the_app_embeds_and_a_second_client_sees_the_writes(server: ChromaServer
     assert config["embedding_function"] == {
         "type": "known",
         "name": EMBEDDER_EF_NAME,
-        "config": {"embedder": "e5small-q4", "dim": 384},
+        "config": {"embedder": "e5q4-chive", "dim": 684},
     }
     stored = first.get(ids=["a"], include=["embeddings"])["embeddings"]
-    expected = BundledE5Embedder().embed_documents(["ブレーキから異音がする"])[0]
+    expected = BundledEmbedder().embed_documents(["ブレーキから異音がする"])[0]
     assert stored is not None and np.allclose(np.asarray(stored[0]), expected, atol=1e-6)
     other = _client(server).get_collection(first.name)  # as another replica: no function passed
     assert other.query(query_texts=["ブレーキの異音"], n_results=1)["ids"][0] == ["a"]

@@ -247,7 +247,11 @@ class _Renamed:
 @pytest.mark.parametrize(
     ("settings", "label"),
     [
-        (EmbeddingSettings(), "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"),
+        (
+            EmbeddingSettings(),
+            "同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）",
+        ),
+        (EmbeddingSettings("e5"), "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"),
         (EmbeddingSettings("ngram"), "文字 n-gram ハッシュ（モデルなし）"),
         (EmbeddingSettings("openai"), "埋め込み API text-embedding-3-small（OpenAI）"),
         (

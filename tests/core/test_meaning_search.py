@@ -17,10 +17,11 @@ from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_chec
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.reconcile import reconcile_memory_index
+from core.flows.memory.retrieval import retrieve
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
-from core.search.embedders import BundledE5Embedder, NgramEmbedder
+from core.search.embedders import BundledE5Embedder, BundledEmbedder, NgramEmbedder
 from core.search.vectors import open_chroma
 from core.store import open_store
 
@@ -34,7 +35,7 @@ def test_switching_the_embedder_reindexes_every_unit_into_its_own_collection(tmp
     for text in ("新宿でラーメンを食べた", "週末は高尾山に登った"):
         run_turn(repo, before, demo_client(), [], text, NOW, extraction=EXTRACTION_SEPARATE)
     units = before.count()
-    after = memory_collection(chroma, LOCAL_PERSON, BundledE5Embedder())
+    after = memory_collection(chroma, LOCAL_PERSON, BundledEmbedder())
     assert after.count() == 0 and after.name != before.name
     seen: list[tuple[int, int]] = []
     report = reconcile_memory_index(
@@ -42,7 +43,7 @@ def test_switching_the_embedder_reindexes_every_unit_into_its_own_collection(tmp
     )
     assert after.count() == units == len(report.indexed) and report.removed == []
     assert seen[-1] == (units, units) and len(seen) == (units + 1) // 2
-    assert (after.metadata or {})["dim"] == 384 and (before.metadata or {})["dim"] == 512
+    assert (after.metadata or {})["dim"] == 684 and (before.metadata or {})["dim"] == 512
     assert before.count() == units  # the old index is left as it was, never mixed into the new one
 
 
@@ -76,7 +77,7 @@ def test_the_index_holds_every_chunk_whole_and_by_sentence(rag: RAGService) -> N
 
 @pytest.fixture(scope="module")
 def judge() -> UrgencyJudge:
-    return UrgencyJudge(BundledE5Embedder())
+    return UrgencyJudge(BundledEmbedder())
 
 
 @pytest.mark.parametrize("text", ["下り坂で止まれなくなった", "ペダルを戻してもスピードが上がり続ける"])
@@ -121,8 +122,10 @@ def test_without_a_judge_the_fast_path_is_the_rules_alone() -> None:
     assert fast_urgency_check(text, None) == keyword_urgency_check(text)
 
 
-def test_the_shipped_manual_vectors_are_the_bundled_models_and_cover_every_text(rag: RAGService) -> None:
-    embedder = BundledE5Embedder()
+@pytest.mark.parametrize("embedder", [BundledEmbedder(), BundledE5Embedder()], ids=["bundled", "e5"])
+def test_the_shipped_manual_vectors_are_the_embedders_and_cover_every_text(
+    rag: RAGService, embedder: BundledEmbedder | BundledE5Embedder
+) -> None:
     shipped = precomputed(SAMPLES_DIR, embedder.key)
     texts = sorted({text for c in rag._all_chunks() for _, text in chunk_vectors(c)})
     assert {text_digest(t) for t in texts} <= set(shipped)  # else run build_manual_vectors.py
@@ -148,7 +151,103 @@ def test_the_rules_still_rate_a_failure_asked_as_a_question() -> None:
 
 
 def test_a_danger_in_somebody_elses_car_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
-    meaning, near = judge.judge("友達の車が高速でタイヤが外れそうになったらしい")
-    assert near[0].level == "critical"  # the meaning is a loose wheel...
+    meaning, near = judge.judge("知り合いの車がブレーキが効かなくなって事故ったらしい")
+    assert near[0].level == "critical"  # the meaning is a brake failure...
     assert (meaning.level, meaning.can_drive) == ("medium", True)  # ...but not this person's
     assert meaning.reasons == [f"意味の近い症状例「{near[0].text}」{FRAME_NOTE}"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "凍った道でブレーキ踏んだらペダルがガガガって震えた",  # ABS on ice: normal, no vibration fault
+        "雪道でブレーキを踏むとガガガと振動する",
+    ],
+)
+def test_abs_pulsing_on_ice_is_no_vibration_fault(text: str) -> None:
+    assert keyword_urgency_check(text).level == "low"
+    assert (
+        keyword_urgency_check("高速道路でハンドルがブルブル振動する").level == "high"
+    )  # a vibration still is
+
+
+def test_a_brake_that_fails_on_snow_is_still_critical() -> None:
+    result = keyword_urgency_check("雪道でブレーキを踏んだら効かない")
+    assert (result.level, result.can_drive) == ("critical", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "焦げくさっ！と思ったら隣の焼き芋屋さんの煙だった。車は異常なし",  # a scare explained away
+        "友達が高速でタイヤが外れたって聞いて心配になった",  # somebody else's story
+        "ハンドルが効かなくなる夢を見て汗だくで起きた",  # a dream
+        "小説で車が炎上する場面を書いてる",  # fiction
+    ],
+)
+def test_a_scare_explained_away_a_story_or_a_dream_goes_no_higher_than_medium(
+    judge: UrgencyJudge, text: str
+) -> None:
+    assert keyword_urgency_check(text).level in ("low", "medium")
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
+def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge) -> None:
+    """A text that names a danger to deny it (「煙も出てないし、ブレーキも普通に効く」) is near that danger by meaning
+    only; the rules, which see the denial, decide."""
+    text = "ぶつけられたけど煙は出てないし、ハンドルもちゃんと効く。ドアがへこんだだけ"
+    meaning, near = judge.judge(text)
+    assert meaning.level == "medium" and meaning.can_drive
+    assert meaning.reasons == [
+        f"意味の近い症状例「{near[0].text}」（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
+    ]
+    assert fast_urgency_check(text, judge).level == "medium"
+    # a critical symptom the rules see is not capped by a denial beside it
+    assert fast_urgency_check("ブレーキは普通に効くけど、ボンネットから煙が出てる", judge).level == "critical"
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("事故のあとシートベルトを引っ張ってもロックがかからない", "restraint_failure"),
+        ("赤いビックリマークのランプが点いて、ブレーキがいつもより深い", "red_warning_light"),
+        ("助手席の足元が熱くて、プラスチックが溶けるようなにおいがする", "burning_smell"),
+    ],
+)
+def test_the_rules_name_these_critical_symptoms(text: str, rule: str) -> None:
+    reasons = {r.name: r.reason for r in CRITICAL_RULES}
+    result = keyword_urgency_check(text)
+    assert result.level == "critical" and reasons[rule] in result.reasons
+
+
+def test_asking_what_a_warning_light_means_is_no_sighting_of_it() -> None:
+    assert keyword_urgency_check("赤い油さしみたいな警告灯ってどういう意味？").level == "low"
+    assert keyword_urgency_check("赤い油さしみたいな警告灯が点いた").level == "critical"
+
+
+def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
+    from core.flows.diagnosis.urgency_meaning import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
+
+    assert UrgencyJudge(BundledEmbedder()).thresholds == THRESHOLDS["e5q4-chive"]
+    assert UrgencyJudge(BundledE5Embedder()).thresholds == THRESHOLDS["e5small-q4"] == DEFAULT_THRESHOLDS
+    assert UrgencyJudge(NgramEmbedder()).thresholds == DEFAULT_THRESHOLDS  # no thresholds of its own
+
+
+@pytest.mark.parametrize(("embedder", "found"), [(BundledEmbedder(), True), (BundledE5Embedder(), False)])
+def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
+    tmp_path: Path, embedder: BundledEmbedder | BundledE5Embedder, found: bool
+) -> None:
+    """「弦楽器」 is nowhere in the memory of the guitar; among 300 other episodes the bundled embedder (e5 beside
+    the word vectors) brings it back, the sentence model alone does not."""
+    from core.flows.memory.sample_data import Exchange, generate_conversation, load_exchanges  # noqa: PLC0415
+
+    repo = memory_repository(open_store(tmp_path), LOCAL_PERSON, lambda: NOW)
+    collection = memory_collection(open_chroma(tmp_path), LOCAL_PERSON, embedder)
+    guitar = Exchange(
+        NOW - 40 * 86_400, "三十年ぶりにギターを弾きたくなって、中古のアコギを買った。", "いいですね！"
+    )
+    *_, guitar_id = load_exchanges(
+        repo, collection, demo_client(), [*generate_conversation(NOW, 300, seed=11), guitar]
+    )
+    result = retrieve(repo, collection, [], "弦楽器の練習、指先は痛くならない？", NOW)
+    assert (guitar_id in [c.unit_id for c in result.selected]) is found

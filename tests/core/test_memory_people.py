@@ -73,8 +73,8 @@ def test_bobs_prompt_holds_nothing_of_alices_memories(stores) -> None:  # type: 
 def test_each_person_has_a_vector_collection_of_their_own(stores) -> None:  # type: ignore[no-untyped-def]
     (_, alice_vectors), (_, bob_vectors), episode = stores
     # the Chroma name is the person's collection name plus the embedder that built it
-    assert alice_vectors.name == f"{collection_name(ALICE.id)}-e5small-q4"
-    assert bob_vectors.name == f"{collection_name(BOB.id)}-e5small-q4" != alice_vectors.name
+    assert alice_vectors.name == f"{collection_name(ALICE.id)}-e5q4-chive"
+    assert bob_vectors.name == f"{collection_name(BOB.id)}-e5q4-chive" != alice_vectors.name
     assert collection_name(LOCAL_PERSON.id) == "memory_units"  # the collection from before there were people
     assert alice_vectors.count() > 0 and bob_vectors.count() == 0
     assert alice_vectors.get(ids=[str(episode)])["metadatas"][0]["owner_id"] == ALICE.id  # type: ignore[index]

@@ -34,10 +34,10 @@ def test_shell_sets_spec_session_keys_and_home_shows_demo_provider(tmp_path):
     assert at.session_state["llm_client"].provider == "demo"
     provider_box = next(b for b in at.sidebar.selectbox if b.label == "プロバイダー")
     assert provider_box.value == "demo" and provider_box.key.startswith("sidebar_provider_")
-    assert "**使用中のプロバイダー** デモモデル　**モデル** katachi\\-demo　**APIキー** 不要（デモ）" in [
-        m.value for m in at.markdown
-    ]
-    assert any("デモモデル" in i.value for i in at.info)
+    (status,) = [m.value for m in at.markdown if m.value.startswith("**使用中のプロバイダー**")]
+    line, note = status.split("\n\n")
+    assert line == "**使用中のプロバイダー** デモモデル　**モデル** katachi\\-demo　**APIキー** 不要（デモ）"
+    assert note.startswith(":material/science: 現在はデモモデル（オフライン）で動作しています。")
 
 
 def test_the_shell_demo_model_plays_every_registered_flow(tmp_path):
@@ -104,7 +104,7 @@ def test_the_sidebar_states_the_settings_in_effect_outside_the_settings_popover(
     status = at.sidebar.caption[1].value  # after the local person's line
     assert status.split("\n\n") == [
         ":material/smart_toy: Anthropic ・ claude\\-sonnet\\-4\\-5",
-        ":material/manage_search: 検索の埋め込み: 同梱モデル multilingual-e5-small（4bit・384次元・オフライン）",
+        ":material/manage_search: 検索の埋め込み: 同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）",
         ":material/bug_report: LLM呼び出しの記録: オン ・ :orange[**障害注入 20%**]",
     ]
     (popover,) = at.sidebar.get("popover")

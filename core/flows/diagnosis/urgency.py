@@ -69,6 +69,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["before_re"] = re.compile(data["hypothetical"]["before"])
     data["after_re"] = re.compile(data["hypothetical"]["after"])
     data["frames_re"] = re.compile(data["harmless_frames"])
+    data["function_ok_re"] = re.compile(data["function_ok"])
     return data
 
 
@@ -102,6 +103,22 @@ def in_harmless_frame(text: str) -> bool:
     """A hypothetical, a preparation, a repair already done and fine, somebody else's car, the news, a film or a
     game (`harmless_frames` in the rule file): the text names a danger without describing one it has."""
     return HARMLESS_FRAME_RE.search(normalize_symptom(text)) is not None
+
+
+def says_it_works(text: str) -> bool:
+    """The owner says the car works (`function_ok`: 「ブレーキはちゃんと効いてる」) or denies a critical symptom
+    (「煙は出ていない」: a critical rule's match followed by a negation), and no critical rule counts: the text
+    names a danger to say it is not there."""
+    normalized = normalize_symptom(text)
+    if any(_matches(rule, normalized) for rule in CRITICAL_RULES):
+        return False
+    if _RULES["function_ok_re"].search(normalized):
+        return True
+    return any(
+        _RULES["negation_re"].match(normalized[m.end() :])
+        for rule in CRITICAL_RULES
+        for m in rule.pattern.finditer(normalized)
+    )
 
 
 def normalize_symptom(text: str) -> str:

@@ -31,7 +31,7 @@ from core.clock import utc_now
 from core.debuglog.kept_going import kept_going
 from core.flows.chat_item import ChatItem
 from core.flows.knowledge.items import case_text
-from core.search.embedders import Embedder, default_embedder, relevance
+from core.search.embedders import Embedder, default_embedder, relevance, sentence_model
 from core.search.scores import relevance_score
 from core.search.vector_age import settled, stamped
 from core.store.knowledge.entries import KnowledgeBaseRepository
@@ -90,10 +90,12 @@ class IndexReport:
 
 
 def knowledge_collection(client: ClientAPI, embedder: Embedder | None = None) -> Collection:
-    """The shared knowledge base's Chroma collection for `embedder` (default: the bundled model)."""
+    """The shared knowledge base's Chroma collection for the sentence model of `embedder` (default: the bundled
+    embedder's; core.search.embedders.sentence_model says why)."""
     from core.search.vectors import get_collection  # noqa: PLC0415 - chromadb: imported when the index opens
 
-    return get_collection(client, COLLECTION, embedder=embedder, metadata={"scope": "team"})
+    model = sentence_model(embedder or default_embedder())
+    return get_collection(client, COLLECTION, embedder=model, metadata={"scope": "team"})
 
 
 # What of an entry is embedded: its contract type, title, clause and review points carry its meaning; the action
@@ -286,9 +288,9 @@ class KnowledgeIndex:
 def knowledge_index(
     base: KnowledgeBaseRepository, client: ClientAPI, embedder: Embedder | None = None
 ) -> KnowledgeIndex:
-    """The knowledge base `base` with its collection on the Chroma `client` for `embedder`."""
-    embedder = embedder or default_embedder()
-    return KnowledgeIndex(base, knowledge_collection(client, embedder), embedder)
+    """The knowledge base `base` with its collection on the Chroma `client` for the sentence model of `embedder`."""
+    model = sentence_model(embedder or default_embedder())
+    return KnowledgeIndex(base, knowledge_collection(client, model), model)
 
 
 def find_references(

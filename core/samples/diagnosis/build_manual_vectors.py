@@ -17,11 +17,15 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 from core.flows.diagnosis.catalog import load_manual, load_vehicles  # noqa: E402
 from core.flows.diagnosis.manual_vectors import PRECOMPUTED, chunk_vectors, text_digest  # noqa: E402
-from core.search.embedders import BundledE5Embedder  # noqa: E402
+from core.search.embedders import BundledE5Embedder, BundledEmbedder  # noqa: E402
 
 
 def main() -> None:
-    embedder = BundledE5Embedder()
+    for embedder in (BundledEmbedder(), BundledE5Embedder()):  # the default, and the model alone (`e5`)
+        write(embedder)
+
+
+def write(embedder: BundledEmbedder | BundledE5Embedder) -> None:
     texts = sorted(
         {
             text
