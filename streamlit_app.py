@@ -3,14 +3,10 @@
 import streamlit as st
 import streamlit.delta_generator
 
-from pages.ui.shell import brand
-
-brand.prewarm()  # numpy and PIL for the icon, beside the imports below (pages/ui/shell/brand.py)
-
-from core.services import StoreBusy  # noqa: E402 - after the prewarm thread has started
-from pages.ui.shell import auth, sidebar, state  # noqa: E402
-from pages.ui.shell.error_card import store_busy_card  # noqa: E402
-from pages.ui.shell.nav import HOME, existing_pages  # noqa: E402
+from core.services import StoreBusy
+from pages.ui.shell import auth, brand, sidebar, state
+from pages.ui.shell.error_card import store_busy_card
+from pages.ui.shell.nav import HOME, existing_pages
 
 # Streamlit checks on the first element of a process whether it runs outside `streamlit run` (env_util.is_repl:
 # inspect.stack() over every loaded module, 50-70 ms with the app's modules loaded, on the first paint after every
