@@ -8,7 +8,8 @@ import re
 
 from core.settings import EmbeddingSettings
 
-BUNDLED_LABEL = "同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）"
+# a non-breaking hyphen in e5‑small: the narrow sidebar wrapped the name after "e5-"
+BUNDLED_LABEL = "同梱モデル（e5‑small＋語ベクトル chiVe・オフライン）"
 E5_LABEL = "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
 NGRAM_LABEL = "文字 n-gram ハッシュ（モデルなし）"
 DEFAULT_API_MODEL = "text-embedding-3-small"

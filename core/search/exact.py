@@ -6,7 +6,8 @@ and again (「おはよう」, 「今日も疲れた」), so the graph's neighbo
 parts of it cannot be reached. Among 10,000 episodes with repeated sentences, a query's true nearest episode
 was missing from HNSW's top 1,000 even with ``ef_search`` 2,000 (tests/bench/meaning.py; the top 20 agreed
 with exact search on about 60 % of their places). A person's memory is small enough to search exactly: 10,000
-vectors of 384 dimensions are 15 MB, and one matrix product takes ~2 ms, faster than the HNSW query was.
+vectors of 684 dimensions (the bundled embedder) are 27 MB (15 MB at 384), and one matrix product takes ~2 ms, faster
+than the HNSW query was.
 
 The copy is read from the collection (so embedded Chroma and a Chroma server work alike) and kept fresh
 cheaply: each search compares the collection's count with the copy's (one call the lane made anyway); when

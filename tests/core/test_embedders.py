@@ -249,7 +249,7 @@ class _Renamed:
     [
         (
             EmbeddingSettings(),
-            "同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）",
+            "同梱モデル（e5‑small＋語ベクトル chiVe・オフライン）",
         ),
         (EmbeddingSettings("e5"), "同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"),
         (EmbeddingSettings("ngram"), "文字 n-gram ハッシュ（モデルなし）"),

@@ -164,12 +164,17 @@ def test_search_tab_shows_queries_lanes_and_scores(tmp_path: Path) -> None:
     text = "".join(m.value for m in how.markdown)
     assert "0.2 未満は除外" in text and "独自のしきい値" in text and "1/(60+r+1)" in text
     scores = next(m for m in at.markdown if m.value.startswith("#### スコア表"))
-    assert scores.value == "#### スコア表（最終スコア = 0.55·順位統合 + 0.35·語の重なり + 0.10·新しさ）"
+    # the formula the rerank uses (core.flows.memory.scoring.final_score): a memory matches by its words or its meaning
+    assert scores.value == (
+        "#### スコア表（最終スコア = 0.55·順位統合 + 0.35·max(語の重なり, 意味の近さ) + 0.10·新しさ）"
+    )
+    assert any(m.value.startswith("**語（Sudachi の正規形・同義語） / Q1**（") for m in at.markdown)
     table = at.dataframe[-1].value  # the fact scores
     assert list(table.columns) == ["ID", "内容", "確信度", "重要度", "新しさ", "固定", "スコア"]
     assert table.loc[0, "内容"] == "ユーザーが好きなもの:ラーメン"
     score_table = next(d.value for d in at.dataframe if "判定" in d.value.columns)
     assert score_table.loc[0, "判定"] == "採用" and score_table.loc[0, "種類"] == "会話"
+    assert "意味の近さ" in score_table.columns
     assert any("## 関連する記憶" in t.value for t in at.text)
     # The result stays on screen after an unrelated rerun.
     at.checkbox(key="memory_search_history").uncheck().run()

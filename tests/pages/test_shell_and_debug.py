@@ -104,7 +104,7 @@ def test_the_sidebar_states_the_settings_in_effect_outside_the_settings_popover(
     status = at.sidebar.caption[1].value  # after the local person's line
     assert status.split("\n\n") == [
         ":material/smart_toy: Anthropic ・ claude\\-sonnet\\-4\\-5",
-        ":material/manage_search: 検索の埋め込み: 同梱モデル e5-small＋語ベクトル chiVe（684次元・オフライン）",
+        ":material/manage_search: 検索の埋め込み: 同梱モデル（e5‑small＋語ベクトル chiVe・オフライン）",
         ":material/bug_report: LLM呼び出しの記録: オン ・ :orange[**障害注入 20%**]",
     ]
     (popover,) = at.sidebar.get("popover")

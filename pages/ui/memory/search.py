@@ -17,12 +17,14 @@ LANE_JA = {
     "vector": f"ベクトル（類似度 {c.VECTOR_MIN_SIMILARITY} 以上）",
     "trigram": "キーワード（3文字以上）",
     "bigram": "キーワード（2文字）",
+    "lexical": "語（Sudachi の正規形・同義語）",
     "entity": "エンティティ",
 }
 SCORE_JA = {
     "vector": "類似度",
     "trigram": "全文検索の順位点（小さいほど良い）",
     "bigram": "全文検索の順位点（小さいほど良い）",
+    "lexical": "全文検索の順位点（小さいほど良い）",
     "entity": "一致数",
 }
 KIND_JA = {"EPISODE": "会話", "FACT": "事実", "LOOP": "約束", "SUMMARY": "サマリー"}
@@ -32,7 +34,13 @@ DECISION_JA = {
     "inactive": "削除済みのため除外",
     "sensitive": f"機微度が{c.INJECT_MAX_SENSITIVITY}より高いため注入しない",
 }
-LANE_SHORT = {"vector": "ベクトル", "trigram": "3文字", "bigram": "2文字", "entity": "エンティティ"}
+LANE_SHORT = {
+    "vector": "ベクトル",
+    "trigram": "3文字",
+    "bigram": "2文字",
+    "lexical": "語",
+    "entity": "エンティティ",
+}
 # Score table columns in display order (Japanese names for the trace's fields).
 COLUMNS_JA = {
     "unit_id": "ID",
@@ -41,6 +49,7 @@ COLUMNS_JA = {
     "final": "最終スコア",
     "rrf_norm": "順位統合",
     "lex": "語の重なり",
+    "sem": "意味の近さ",
     "rec": "新しさ",
     "rrf": "順位統合（正規化前）",
     "lanes": "ヒットしたレーン",
@@ -49,13 +58,16 @@ COLUMNS_JA = {
 HOW_IT_WORKS = f"""
 1. **2つの固定クエリ**: Q1 = 入力そのもの、Q2 = 直近{c.HISTORY_MESSAGES_FOR_Q2}件の会話 + `---` + 入力（Q1と同じなら1回だけ）。
 2. **候補集め（LLMなし）**: クエリごとに各レーン最大{c.LANE_K}件。
-   - ベクトル: 埋め込み（検索の埋め込みモデル）のコサイン類似度。**{c.VECTOR_MIN_SIMILARITY} 未満は除外**します
-     （どんな文同士でも少し似るため、低い類似度はノイズです。これは元の設計にない、このアプリ独自のしきい値です）。
+   - ベクトル: 埋め込み（サイドバーの「検索の埋め込み」。既定は文の意味を読むモデルと、語の意味の近さ
+     ＝「弦楽器」と「ギター」を知る語ベクトルの組み合わせ）の類似度を 0〜1 に換算した値。
+     **{c.VECTOR_MIN_SIMILARITY} 未満は除外**します（低い類似度はノイズです。元の設計にない、このアプリ独自のしきい値です）。
    - キーワード: 3文字以上の語は全文検索（3文字ずつの索引）、「締切」のような2文字の語は2文字索引で探します。
+   - 語: Sudachi で正規化した語と同義語（「ねこ」と「猫」、「締め切り」と「締切」、「パソコン」と「PC」）で探します。
    - エンティティ: 入力に含まれる人物・場所などの名前（別名を含む、最長一致）に結びついた記憶。
 3. **順位で統合（RRF）**: 各リストの順位 r（0始まり）に 1/({c.RRF_K}+r+1) を足し合わせ、上位{c.RRF_TOP}件。
    順位統合 = その和 ÷（ヒットのあったリストすべてで1位だった場合の値）。
-4. **再ランク**: 最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·語の重なり + {c.W_REC:.2f}·新しさ。
+4. **再ランク**: 最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·max(語の重なり, 意味の近さ) + {c.W_REC:.2f}·新しさ。
+   意味の近さ = ベクトルの類似度（0〜1 に換算したもの）。
    語の重なり = 3文字ずつの一致率（ダイス係数。クエリ末尾{c.LEX_CHARS}字 × 記憶の先頭{c.LEX_CHARS}字）×
    （クエリの3文字組の数 ÷ {c.LEX_FULL_GRAMS}、最大1）、新しさ = exp(−経過日数/{c.RECENCY_TAU_DAYS:g})。
 5. **選別**: 最終スコア {c.DROP_BELOW:.2f} 未満は捨てる → 採用済みとの重なり {c.DEDUPE_OVERLAP:.2f} 以上は重複として飛ばす →
@@ -117,7 +129,8 @@ def _render_lanes(result: RetrievalResult) -> None:
 
 def _render_scores(result: RetrievalResult) -> None:
     st.markdown(
-        f"#### スコア表（最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·語の重なり + {c.W_REC:.2f}·新しさ）"
+        f"#### スコア表（最終スコア = {c.W_RRF:.2f}·順位統合 + {c.W_LEX:.2f}·max(語の重なり, 意味の近さ) + "
+        f"{c.W_REC:.2f}·新しさ）"
     )
     rows = [{**cand.row(), "text": cand.body[:80]} for cand in result.candidates]
     if rows:
