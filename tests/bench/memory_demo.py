@@ -26,7 +26,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.jobs.worker import BackgroundWorker
 from core.people import LOCAL_PERSON
-from core.search.embedders import BundledE5Embedder
+from core.search.embedders import BundledEmbedder
 from core.search.vectors import open_chroma
 from core.store import open_store
 
@@ -38,7 +38,7 @@ def one_setup() -> tuple[float, float, float, dict[str, int]]:
     fresh store; the background work (extraction, summaries) runs on a worker as in the app."""
     tmp = Path(tempfile.mkdtemp(prefix="memdemo"))
     repo = memory_repository(open_store(tmp), LOCAL_PERSON)
-    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON, BundledE5Embedder())
+    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON, BundledEmbedder())
     worker = BackgroundWorker(threads=2)
     start = time.perf_counter()
     load_demo_samples(repo, collection)
@@ -55,7 +55,7 @@ def demo_turns() -> tuple[dict[str, int], int]:
     """The five demo turns on an empty store: unit counts and how many distinct replies."""
     tmp = Path(tempfile.mkdtemp(prefix="memturns"))
     repo = memory_repository(open_store(tmp), LOCAL_PERSON)
-    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON, BundledE5Embedder())
+    collection = memory_collection(open_chroma(tmp), LOCAL_PERSON, BundledEmbedder())
     history: list[dict[str, str]] = []
     replies = []
     for text in DEMO_TURNS:
@@ -66,7 +66,7 @@ def demo_turns() -> tuple[dict[str, int], int]:
 
 
 def main() -> None:
-    BundledE5Embedder().embed_queries(["準備"])  # load the model once, as a running app already has
+    BundledEmbedder().embed_queries(["準備"])  # load the model once, as a running app already has
     rows = [one_setup() for _ in range(RUNS)]
     load = [r[0] for r in rows]
     turn = [r[1] for r in rows]
