@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -34,13 +34,10 @@ from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.settings import EmbeddingSettings
 
 __all__ = [
-    "EMBEDDER_KINDS",
-    "EMBEDDER_KIND_LABELS",
     "MAX_CHARS",
     "BundledE5Embedder",
     "BundledEmbedder",
     "Embedder",
-    "EmbedderKind",
     "EmbeddingError",
     "Matrix",
     "NgramEmbedder",
@@ -51,16 +48,6 @@ __all__ = [
     "sentence_model",
 ]
 
-EmbedderKind = Literal["bundled", "e5", "openai", "ngram", "bedrock", "gemini"]
-EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("bundled", "e5", "openai", "ngram", "bedrock", "gemini")
-EMBEDDER_KIND_LABELS: dict[str, str] = {
-    "bundled": "同梱モデル（multilingual-e5-small＋語ベクトル chiVe・オフライン）",
-    "e5": "同梱モデル（multilingual-e5-small のみ・オフライン）",
-    "openai": "OpenAI 互換の埋め込み API",
-    "ngram": "文字 n-gram ハッシュ（モデルなし・予備）",
-    "bedrock": "Amazon Bedrock の埋め込み（Titan・Cohere）",
-    "gemini": "Gemini の埋め込み API",
-}
 _API_BATCH = 64
 
 
