@@ -20,8 +20,10 @@ KATACHI_PROVIDER ?= demo
 # Served on this machine only; `make run HOST=0.0.0.0` serves colleagues on the network.
 HOST ?= localhost
 PORT ?= 8501
+# `python -m pages.ui.shell.launch` is `streamlit run streamlit_app.py` that imports the first page's modules while
+# the browser loads (pages/ui/shell/launch.py); it takes the options of `streamlit run`.
 run: $(STAMP)  ## start the app (offline demo model by default)
-	KATACHI_PROVIDER=$(KATACHI_PROVIDER) $(BIN)/streamlit run streamlit_app.py \
+	KATACHI_PROVIDER=$(KATACHI_PROVIDER) $(BIN)/python -m pages.ui.shell.launch \
 		--server.address=$(HOST) --server.port=$(PORT)
 
 lint: $(STAMP)

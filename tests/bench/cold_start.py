@@ -1,7 +1,7 @@
 """Cold start to first paint: Katachi's home page beside a bare two-page Streamlit app, in Chromium.
 
-Each round starts a fresh `streamlit run` process (the demo model, an empty data dir), opens the root URL in a
-new browser context and stops the clock when the page's first heading is visible and the script has finished
+Each round starts a fresh process (the bare app with `streamlit run`, Katachi as `make run` does; the demo
+model, an empty data dir), opens the root URL in a new browser context and stops the clock when the page's first heading is visible and the script has finished
 (`[data-testid="stApp"][data-test-script-state="notRunning"]`). Rounds alternate between the two apps so a
 drift of the machine falls on both. Run: .venv/bin/python tests/bench/cold_start.py [rounds]
 """
@@ -40,7 +40,14 @@ BARE_APP = textwrap.dedent(
 )
 
 
-def start(script: str, cwd: Path, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+BARE = ["-m", "streamlit", "run", "app.py"]
+KATACHI = [
+    "-m",
+    "pages.ui.shell.launch",
+]  # as `make run` starts it: `streamlit run streamlit_app.py`, see its docstring
+
+
+def start(command: list[str], cwd: Path, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {
         "PATH": "/usr/bin:/bin",
@@ -49,7 +56,7 @@ def start(script: str, cwd: Path, data_dir: Path) -> tuple[subprocess.Popen[byte
         "KATACHI_PROVIDER": "demo",
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
-    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true"]
+    cmd = [sys.executable, *command, "--server.headless=true"]
     cmd += [f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"]
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, f"http://127.0.0.1:{port}"
@@ -67,11 +74,11 @@ def wait_health(url: str, timeout: float = 60.0) -> None:
     raise RuntimeError(f"{url} did not start")
 
 
-def one_round(browser: Browser, script: str, cwd: Path) -> tuple[float, float]:
+def one_round(browser: Browser, command: list[str], cwd: Path) -> tuple[float, float]:
     """(seconds to a healthy server, seconds to first paint), both from the process start."""
     with tempfile.TemporaryDirectory(prefix="katachi-cold-") as tmp:
         started = time.perf_counter()
-        proc, url = start(script, cwd, Path(tmp))
+        proc, url = start(command, cwd, Path(tmp))
         try:
             wait_health(url)
             healthy = time.perf_counter() - started
@@ -94,11 +101,11 @@ def main(rounds: int = 5) -> None:
         results: dict[str, list[tuple[float, float]]] = {"bare": [], "katachi": []}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            one_round(browser, "app.py", Path(bare_dir))  # warm the OS file cache for both
-            one_round(browser, "streamlit_app.py", ROOT)
+            one_round(browser, BARE, Path(bare_dir))  # warm the OS file cache for both
+            one_round(browser, KATACHI, ROOT)
             for _ in range(rounds):
-                results["bare"].append(one_round(browser, "app.py", Path(bare_dir)))
-                results["katachi"].append(one_round(browser, "streamlit_app.py", ROOT))
+                results["bare"].append(one_round(browser, BARE, Path(bare_dir)))
+                results["katachi"].append(one_round(browser, KATACHI, ROOT))
             browser.close()
     med = {
         k: (statistics.median(h for h, _ in v), statistics.median(f for _, f in v))

@@ -1,4 +1,5 @@
-"""Browser tests: `streamlit run` on a free port with the demo model, driven by Playwright + Debian chromium."""
+"""Browser tests: the app as `make run` starts it, on a free port with the demo model, driven by Playwright and
+Debian's chromium."""
 
 from __future__ import annotations
 
@@ -43,8 +44,9 @@ def free_port() -> int:
 
 
 class AppServer:
-    """`streamlit run streamlit_app.py` with its own data dir: the demo model unless `env` says otherwise,
-    on a free port unless `port` is given (a restart on the same port lets an open tab reconnect).
+    """The app as `make run` starts it (`python -m pages.ui.shell.launch`: `streamlit run streamlit_app.py`) with
+    its own data dir: the demo model unless `env` says otherwise, on a free port unless `port` is given (a restart
+    on the same port lets an open tab reconnect).
 
     Its secrets are `secrets` (TOML text) written to the data dir and passed with `--secrets.files`, never
     the repository's own `.streamlit/secrets.toml` (so a developer's `[auth]` or keys never reach a test).
@@ -76,9 +78,7 @@ class AppServer:
             [
                 sys.executable,
                 "-m",
-                "streamlit",
-                "run",
-                "streamlit_app.py",
+                "pages.ui.shell.launch",
                 "--server.headless=true",
                 f"--server.port={self.port}",
                 "--server.address=127.0.0.1",

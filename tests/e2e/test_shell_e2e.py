@@ -1,7 +1,11 @@
 """Browser: the app loads on the demo model, the sidebar shows it, the debug page shows a real call."""
 
+import time
+from pathlib import Path
+
 import pytest
 
+from tests.e2e.conftest import AppServer
 from tests.e2e.helpers import open_page, open_settings, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -73,3 +77,25 @@ def test_the_settings_popover_stays_open_while_its_settings_change(page, app_url
     sidebar = page.get_by_test_id("stSidebar").inner_text()
     assert "OpenAI・互換サーバー ・ gpt-4.1-mini" in sidebar and "APIキーが設定されていません" in sidebar
     shot(page, "shell-settings-open")
+
+
+def test_launcher_imports_the_first_pages_modules_before_any_visit(tmp_path, browser):  # type: ignore[no-untyped-def]
+    """`make run`'s launcher imports numpy and PIL (the icon) and the shell's modules once the server listens, before
+    a browser asks for a page: numpy's and PIL's C extensions are mapped into the process with no visit at all."""
+    app = AppServer(tmp_path)
+    try:
+        maps = Path(f"/proc/{app.proc.pid}/maps")
+        deadline = time.monotonic() + 30
+        while not ("_multiarray_umath" in maps.read_text() and "_imaging" in maps.read_text()):
+            assert time.monotonic() < deadline, "the launcher did not import numpy and PIL"
+            time.sleep(0.1)
+        context = browser.new_context(locale="ja-JP")
+        page = context.new_page()
+        page.goto(app.url)
+        wait_idle(page)
+        page.get_by_role("heading", name="Katachi（形）").wait_for()
+        context.close()
+    finally:
+        app.stop()
+    log = (tmp_path / "streamlit.log").read_text(encoding="utf-8")
+    assert "事前の読み込み" not in log and "Traceback" not in log

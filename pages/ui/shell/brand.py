@@ -3,8 +3,7 @@
 `show()` is called before st.navigation: a page drawn before the app's favicon is set lends the tab its own
 `:material/...:` icon, which the browser fetches from a public font host (tests/e2e/test_abuse_e2e.py holds that
 nothing is fetched). For any image Streamlit imports numpy and PIL (`image_to_url`), about 60 ms on the first
-script run of a process; importing them on a thread of their own as the shell starts was tried and gained nothing
-(the imports hold the interpreter's lock either way).
+script run of a process: the launcher (launch.py) imports them while the browser loads the frontend.
 """
 
 from __future__ import annotations
