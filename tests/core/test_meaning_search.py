@@ -225,6 +225,33 @@ def test_asking_what_a_warning_light_means_is_no_sighting_of_it() -> None:
     assert keyword_urgency_check("赤い油さしみたいな警告灯が点いた").level == "critical"
 
 
+def test_a_list_of_denials_denies_each_symptom() -> None:
+    assert keyword_urgency_check("煙も変な臭いも警告灯も何もない。時計がずれてるだけ").level == "low"
+    assert keyword_urgency_check("煙も臭いもない").level == "low"
+    # a list that is not a denial still counts
+    assert keyword_urgency_check("煙もすごいしハンドルも効かない").level == "critical"
+
+
+def test_a_repair_done_and_stable_since_goes_no_higher_than_medium() -> None:
+    assert (
+        keyword_urgency_check("ラジエーターから湯気が出たけど、修理してからは水温ずっと安定してる").level
+        == "medium"
+    )
+    # ...unless the text goes on to say it came back
+    assert keyword_urgency_check("修理してからは安定してたけど今日また湯気が出た").level == "critical"
+    assert (
+        keyword_urgency_check("直してもらってから調子いいけど、今朝ボンネットから煙が出た").level
+        == "critical"
+    )
+
+
+def test_the_engine_stopping_by_idle_stop_is_no_stall() -> None:
+    assert (
+        keyword_urgency_check("信号で止まるとエンジンが止まる、アイドリングストップってやつ？").level == "low"
+    )
+    assert keyword_urgency_check("アイドリングストップしないし、エンジンがかからない時がある").level == "high"
+
+
 def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
     from core.flows.diagnosis.urgency_meaning import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
 
