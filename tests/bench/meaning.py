@@ -81,9 +81,10 @@ def manual_rag(variant: str) -> dict[str, tuple[float, float]]:
     return out
 
 
-def memory(variant: str, size: int) -> tuple[dict[str, float], list[float]]:
-    """recall@5 (the episode among the injected memories) per split among `size` episodes; query latencies."""
-    items = load("memory_pairs.json")["items"]
+def memory(variant: str, size: int, name: str = "memory_pairs.json") -> tuple[dict[str, float], list[float]]:
+    """recall@5 (the episode among the injected memories) per split among `size` episodes; query latencies.
+    `name`: the set (memory_pairs_v2.json is held out whole: its tune figure is absent)."""
+    items = load(name)["items"]
     episodes = [
         {"key": x["id"], "days_ago": x["days_ago"], "input": x["statement"], "reply": x["reply"]}
         for x in items
@@ -94,6 +95,8 @@ def memory(variant: str, size: int) -> tuple[dict[str, float], list[float]]:
     out, times = {}, []
     for split in SPLITS:
         part = [x for x in items if x["split"] == split]
+        if not part:
+            continue
         hits = 0
         for x in part:
             start = time.perf_counter()
@@ -315,6 +318,12 @@ def main() -> None:
                 f"  {variant}: retrieval incl. query embedding, {size:,}: p50 {pct(times, 0.5):.1f} ms  "
                 f"p95 {pct(times, 0.95):.1f} ms  (median {statistics.median(times):.1f})"
             )
+        second = [memory(v, size, "memory_pairs_v2.json")[0]["heldout"] for v in VARIANTS]
+        n1 = sum(x["split"] == "heldout" for x in load("memory_pairs.json")["items"])
+        n2 = len(load("memory_pairs_v2.json")["items"])
+        both = [(n1 * r[0]["heldout"] + n2 * h) / (n1 + n2) for r, h in zip(results, second, strict=True)]
+        row(f"  second set (v2, {n2}, all held out)", [c for h in second for c in ("-", f"{h:.2f}")])
+        row(f"  both held-out parts ({n1} + {n2})", [c for b in both for c in ("-", f"{b:.2f}")])
 
 
 if __name__ == "__main__":
