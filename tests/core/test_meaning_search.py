@@ -4,6 +4,7 @@ the urgency fast path rates critical phrasings the rules were not written for as
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
-from core.flows.diagnosis.urgency_meaning import UrgencyJudge, fast_urgency_check
+from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.reconcile import reconcile_memory_index
@@ -252,6 +253,34 @@ def test_the_engine_stopping_by_idle_stop_is_no_stall() -> None:
     assert keyword_urgency_check("アイドリングストップしないし、エンジンがかからない時がある").level == "high"
 
 
+def test_a_doubt_is_no_scare_explained_away() -> None:
+    """「気のせいだった」 explains a scare away; 「気のせい？」 only doubts it, and the danger still counts."""
+    assert keyword_urgency_check("焦げ臭いと思ったけど気のせいだった").level in ("low", "medium")
+    assert keyword_urgency_check("焦げ臭い気がする、気のせいかな").level == "critical"
+    assert keyword_urgency_check("ボンネットから煙が出てる気がする…気のせい？").level == "critical"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "旦那が「ブレーキ壊れた！」って騒いでたけど、サイドブレーキ戻し忘れてただけでした",  # explained away
+        "高速で前の車のボンネットから煙が出てるのを見た。うちのは何ともない",  # another car
+    ],
+)
+def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
+    assert keyword_urgency_check(text).level == "medium"
+
+
+def test_normal_things_the_rules_took_for_faults() -> None:
+    assert keyword_urgency_check("給油してるとき、ちょっとガソリンのにおいがする").level == "low"
+    assert keyword_urgency_check("給油してからずっとガソリン臭くて、下にポタポタ垂れてた").level == "critical"
+    assert keyword_urgency_check("黄色いガソリンスタンドのマークが点いたけど給油したら消えた").level == "low"
+    assert keyword_urgency_check("寒い朝、マフラーから白い煙が出たけど5分くらいで出なくなった").level == "low"
+    assert keyword_urgency_check("マフラーから白い煙がずっと出てる").level == "critical"
+    assert keyword_urgency_check("赤いやかんみたいなマークって何？今は点いてない").level == "low"
+    assert keyword_urgency_check("赤い油圧のランプが点いた、何これ？").level == "critical"
+
+
 def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
     from core.flows.diagnosis.urgency_meaning import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
 
@@ -278,3 +307,20 @@ def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
     )
     result = retrieve(repo, collection, [], "弦楽器の練習、指先は痛くならない？", NOW)
     assert (guitar_id in [c.unit_id for c in result.selected]) is found
+
+
+def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None:
+    """The sets before the newest are among the judgement's examples (so their figures measure nothing); the
+    newest, the held-out figure of tests/bench/meaning.py, never is."""
+    data_dir = Path(__file__).resolve().parents[1] / "data" / "meaning"
+    levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
+    examples = {(text, level) for level, texts in levels.items() for text in texts}
+    earlier: set[str] = set()
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 7))):
+        items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
+        assert {(x["text"], x["level"]) for x in items} <= examples, name
+        earlier |= {x["text"] for x in items}
+    held_out = json.loads((data_dir / "urgency_phrasings_v7.json").read_text(encoding="utf-8"))["items"]
+    assert len(held_out) == 100
+    # a short phrasing two writers both wrote (「ブレーキがキーキー鳴る」, v4 and v7) is among the examples as v4's
+    assert {x["text"] for x in held_out} & {text for text, _ in examples} <= earlier
