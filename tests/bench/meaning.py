@@ -3,13 +3,14 @@ before (n-gram hash, dense only, rules only), e5 (the sentence model alone, hybr
 the previous default) and bundled (the default now: the sentence model beside chiVe word vectors).
 
 The four sets were written before any tuning by someone who had not seen the rules; thresholds and choices
-were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first six sets
-(urgency_phrasings.json, _v2 to _v6) are among the judgement's examples now, so their rows measure nothing but
-regressions (`--loso` prints each judged with the other five as examples: how the thresholds were chosen;
-`--loso-only` prints only that, reading no held-out set); the seventh (urgency_phrasings_v7.json, written by
-someone who had seen neither the rules, the examples nor the other sets) is its held-out figure.
+were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first seven
+sets (urgency_phrasings.json, _v2 to _v7) are among the judgement's examples now, so their rows measure nothing
+but regressions (`--loso` prints each judged with the other six as examples: how the thresholds were chosen;
+`--loso-only` prints only that, reading no held-out set); the eighth (urgency_phrasings_v8.json, written by
+someone who had seen neither the rules, the examples nor the other sets) is its held-out figure. The second memory
+set (memory_pairs_v2.json) is held out whole. `--urgency` prints the urgency rows alone.
 
-Run: .venv/bin/python tests/bench/meaning.py [--loso | --loso-only] [--sizes 1000 10000]
+Run: .venv/bin/python tests/bench/meaning.py [--loso | --loso-only | --urgency] [--sizes 1000 10000]
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ EXAMPLE_SETS = (
     "urgency_phrasings_v4.json",
     "urgency_phrasings_v5.json",
     "urgency_phrasings_v6.json",
+    "urgency_phrasings_v7.json",
 )
 
 
@@ -189,19 +191,19 @@ def scored(items: list[dict], levels: dict[str, str]) -> tuple[float, int, int]:
 
 
 def urgency(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Per half of the first set, per later example set (v2 to v6: examples now) and on v7, the held-out set."""
+    """Per half of the first set, per later example set (v2 to v7: examples now) and on v8, the held-out set."""
     judge = UrgencyJudge(embedder_of(variant)) if variant != "before" else None
     sets = {
         split: [x for x in load("urgency_phrasings.json")["items"] if x["split"] == split] for split in SPLITS
     }
-    for name in ("v2", "v3", "v4", "v5", "v6", "v7"):
+    for name in ("v2", "v3", "v4", "v5", "v6", "v7", "v8"):
         sets[name] = load(f"urgency_phrasings_{name}.json")["items"]
     return {name: scored(items, judged_levels(judge, items)) for name, items in sets.items()}
 
 
 def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Each of the six example sets judged with the other five among the examples (and the examples that
-    are none of the sets): how the judgement's thresholds were chosen. v7 is not read."""
+    """Each of the seven example sets judged with the other six among the examples (and the examples that
+    are none of the sets): how the judgement's thresholds were chosen. v8 is not read."""
     exemplars = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))
     sets = {name: load(name)["items"] for name in EXAMPLE_SETS}
     in_sets = {x["text"] for items in sets.values() for x in items}
@@ -254,6 +256,29 @@ def row(label: str, cells: list[str]) -> None:
     print(f"{label:<44} " + " ".join(f"{c:>8}" for c in cells))
 
 
+def print_urgency() -> None:
+    """The urgency rows: the first set's halves, each example set, the held-out set; before -> e5 -> bundled."""
+    urg = [urgency(v) for v in VARIANTS]
+    row("urgency: critical judged critical", [f"{u[s][0]:.2f}" for u in urg for s in SPLITS])
+    row("urgency: not urgent judged high/critical", [f"{u[s][1]}/{u[s][2]}" for u in urg for s in SPLITS])
+    for name, label in (
+        ("v2", "second set (v2, examples now)"),
+        ("v3", "third set (v3, examples now)"),
+        ("v4", "fourth set (v4, examples now)"),
+        ("v5", "fifth set (v5, examples now)"),
+        ("v6", "sixth set (v6, examples now)"),
+        ("v7", "seventh set (v7, examples now)"),
+        ("v8", "eighth set (v8, 100 phrasings, HELD OUT)"),
+    ):
+        print(
+            f"  {label}: critical judged critical "
+            + " -> ".join(f"{u[name][0]:.2f}" for u in urg)
+            + "; not urgent judged high/critical "
+            + " -> ".join(f"{u[name][1]}/{u[name][2]}" for u in urg)
+            + "  (before -> e5 -> bundled)"
+        )
+
+
 def print_loso() -> None:
     """Leave-one-set-out over the example sets, per variant, per set and summed."""
     for variant in VARIANTS[1:]:
@@ -264,7 +289,7 @@ def print_loso() -> None:
                 f"  loso {variant} {name}: critical {c * counts[name]:.0f}/{counts[name]}, not urgent high/critical {f}/{n}"
             )
         print(
-            f"  leave-one-set-out over v1-v6, {variant}: critical "
+            f"  leave-one-set-out over v1-v7, {variant}: critical "
             f"{sum(c * counts[n] for n, (c, _, _) in loso.items()):.0f}/{sum(counts.values())}, "
             f"not urgent judged high/critical {sum(f for _, f, _ in loso.values())}/{sum(n for _, _, n in loso.values())}"
         )
@@ -273,6 +298,10 @@ def print_loso() -> None:
 def main() -> None:
     if "--loso-only" in sys.argv:
         print_loso()
+        return
+    if "--urgency" in sys.argv:
+        row("measure (tune / held-out)", [f"{v} {s[:4]}" for v in VARIANTS for s in SPLITS])
+        print_urgency()
         return
     sizes = (
         [int(a) for a in sys.argv[sys.argv.index("--sizes") + 1 :]]
@@ -290,24 +319,7 @@ def main() -> None:
     kb = [knowledge(v) for v in VARIANTS]
     row("knowledge base recall@5", [f"{r[s][0]:.2f}" for r in kb for s in SPLITS])
     row("knowledge base small talk shows no entry", [f"{r[s][1]:.2f}" for r in kb for s in SPLITS])
-    urg = [urgency(v) for v in VARIANTS]
-    row("urgency: critical judged critical", [f"{u[s][0]:.2f}" for u in urg for s in SPLITS])
-    row("urgency: not urgent judged high/critical", [f"{u[s][1]}/{u[s][2]}" for u in urg for s in SPLITS])
-    for name, label in (
-        ("v2", "second set (v2, examples now)"),
-        ("v3", "third set (v3, examples now)"),
-        ("v4", "fourth set (v4, examples now)"),
-        ("v5", "fifth set (v5, examples now)"),
-        ("v6", "sixth set (v6, examples now)"),
-        ("v7", "seventh set (v7, 100 phrasings, HELD OUT)"),
-    ):
-        print(
-            f"  {label}: critical judged critical "
-            + " -> ".join(f"{u[name][0]:.2f}" for u in urg)
-            + "; not urgent judged high/critical "
-            + " -> ".join(f"{u[name][1]}/{u[name][2]}" for u in urg)
-            + "  (before -> e5 -> bundled)"
-        )
+    print_urgency()
     if "--loso" in sys.argv:
         print_loso()
     for size in sizes:
