@@ -278,7 +278,30 @@ def test_normal_things_the_rules_took_for_faults() -> None:
     assert keyword_urgency_check("寒い朝、マフラーから白い煙が出たけど5分くらいで出なくなった").level == "low"
     assert keyword_urgency_check("マフラーから白い煙がずっと出てる").level == "critical"
     assert keyword_urgency_check("赤いやかんみたいなマークって何？今は点いてない").level == "low"
+    assert keyword_urgency_check("赤い油差しみたいなマークってなんの警告？").level == "low"
     assert keyword_urgency_check("赤い油圧のランプが点いた、何これ？").level == "critical"
+
+
+def test_asking_whether_to_keep_driving_is_no_doubt_that_lowers_the_judgement(judge: UrgencyJudge) -> None:
+    """「…正常？」 doubts a fault and caps the judgement by meaning at medium; 「このまま運転して帰っても平気？」
+    has the symptom and is about to drive with it: no cap."""
+    text = "追突されてから運転席のシートベルトが伸びたまま戻らない。車は普通に動くしこのまま運転して帰っても平気？"
+    assert keyword_urgency_check(text).level == "critical"
+    assert fast_urgency_check(text, judge).level == "critical"
+    assert fast_urgency_check("ブレーキが効かない。このまま走って大丈夫？", judge).level == "critical"
+    assert fast_urgency_check("信号待ちでハンドルが重いけど大丈夫？", judge).level == "medium"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "先月ブレーキが効きにくくなって部品を交換してもらいました。その後は絶好調です",
+        "ハンドル取られる感じがあったけど、アライメント調整してもらってからはまっすぐ走るようになった",
+        "ボンネットから湯気が出てて焦ったけど、雨で濡れたのが乾いてるだけっぽい",
+    ],
+)
+def test_a_problem_fixed_or_explained_since_goes_no_higher_than_medium(text: str) -> None:
+    assert keyword_urgency_check(text).level == "medium"
 
 
 def test_each_embedder_is_judged_with_its_own_thresholds() -> None:

@@ -72,6 +72,9 @@ NORMAL_QUESTION_RE = re.compile(
     r"(正常|普通|故障|問題ない|大丈夫|平気)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
 )
+# ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」) has a symptom and is about
+# to drive with it: no cap.
+KEEP_DRIVING_RE = re.compile(r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰)")
 DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
 QUESTION_CAP = "medium"
 
@@ -122,7 +125,7 @@ class UrgencyJudge:
             n.level == "critical" and n.similarity >= near[0].similarity - t.critical_margin for n in near
         ):
             level = "critical"
-        question = NORMAL_QUESTION_RE.search(text.strip()) is not None
+        question = NORMAL_QUESTION_RE.search(text.strip()) is not None and not KEEP_DRIVING_RE.search(text)
         framed = in_harmless_frame(text)
         works = says_it_works(text)
         capped = (question or framed or works) and urgency_rank(level) > urgency_rank(QUESTION_CAP)
