@@ -22,7 +22,12 @@ st.caption(
     "ダウンロードボタンを押したときだけ書き出されます。APIキーなどの秘密情報は伏せ字になります。"
 )
 
-st.caption(f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {state.embedder_label()}")
+search_label, knowledge_label = state.embedder_label(), state.knowledge_embedder_label()
+st.caption(
+    f":material/manage_search: 検索（記憶・取扱説明書・ナレッジ）の埋め込み: {search_label}"
+    if search_label == knowledge_label
+    else f":material/manage_search: 検索の埋め込み: 記憶・取扱説明書は{search_label}、ナレッジは{knowledge_label}"
+)
 
 debug_source.import_box()
 events, imported = debug_source.events()

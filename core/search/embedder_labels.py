@@ -42,3 +42,9 @@ def embedder_label(settings: EmbeddingSettings) -> str:
     if settings.kind in DEFAULT_PROVIDER_MODELS:
         return provider_label(settings.kind, settings.model or DEFAULT_PROVIDER_MODELS[settings.kind])
     return BUNDLED_LABEL
+
+
+def knowledge_embedder_label(settings: EmbeddingSettings) -> str:
+    """The label of the embedder the knowledge base uses: the bundled embedder's sentence model alone
+    (core.search.embedders.sentence_model), any other embedder as it is."""
+    return E5_LABEL if settings.kind == "bundled" else embedder_label(settings)

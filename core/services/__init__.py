@@ -139,6 +139,12 @@ class Services:
 
         return embedder_label((settings or self.settings).embeddings)
 
+    def knowledge_embedder_label(self, settings: Settings | None = None) -> str:
+        """What the knowledge base's embedder is called on screen (the bundled embedder's sentence model)."""
+        from core.search.embedder_labels import knowledge_embedder_label  # noqa: PLC0415 - only when asked
+
+        return knowledge_embedder_label((settings or self.settings).embeddings)
+
     def client(
         self, settings: Settings, *, fault_rate: float = 0.0, personas: Mapping[str, Persona] | None = None
     ) -> LLMClient:

@@ -27,6 +27,7 @@ from core.search.embedders import (
     OpenAIEmbedder,
     build_embedder,
     relevance,
+    sentence_model,
 )
 from core.search.ngram import embed_text
 from core.search.vectors import get_collection, open_chroma
@@ -269,3 +270,13 @@ def test_the_label_read_from_the_settings_is_the_embedders_own(
 
     assert embedder_label(settings) == label
     assert build_embedder(settings).label == label
+
+
+@pytest.mark.parametrize("kind", ["bundled", "e5", "ngram", "openai"])
+def test_the_knowledge_base_label_is_its_embedders_own(kind: str) -> None:
+    """The debug page names the knowledge base's embedder from the settings; it is the sentence model of the
+    embedder built from them (the bundled embedder's e5 part, any other embedder itself)."""
+    from core.search.embedder_labels import knowledge_embedder_label  # noqa: PLC0415
+
+    settings = EmbeddingSettings(kind)
+    assert knowledge_embedder_label(settings) == sentence_model(build_embedder(settings)).label

@@ -303,3 +303,12 @@ def test_calls_a_background_job_made_for_this_person_join_the_log(tmp_path):
     assert len(options) == 1 and "コンパニオン記憶" in options[0] and "mem-9" in options[0]
     at.run()  # a rerun adds nothing twice
     assert [e.call_id for e in at.session_state["debug_logs"]] == ["x1"]
+
+
+def test_the_debug_page_names_the_embedder_of_each_search(tmp_path):
+    """Memory and manuals search with the bundled embedder; the knowledge base with its sentence model alone."""
+    at = debug_page(tmp_path)
+    assert (
+        ":material/manage_search: 検索の埋め込み: 記憶・取扱説明書は同梱モデル（e5‑small＋語ベクトル chiVe・オフライン）、"
+        "ナレッジは同梱モデル multilingual-e5-small（4bit・384次元・オフライン）"
+    ) in [c.value for c in at.caption]

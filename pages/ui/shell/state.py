@@ -282,6 +282,11 @@ def embedder_label() -> str:
     return services().embedder_label(settings())
 
 
+def knowledge_embedder_label() -> str:
+    """The knowledge base's embedder as the debug page names it (nothing is loaded to say so)."""
+    return services().knowledge_embedder_label(settings())
+
+
 def is_demo() -> bool:
     return client().provider == "demo"
 
