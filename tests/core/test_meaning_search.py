@@ -289,6 +289,11 @@ def test_asking_whether_to_keep_driving_is_no_doubt_that_lowers_the_judgement(ju
     assert keyword_urgency_check(text).level == "critical"
     assert fast_urgency_check(text, judge).level == "critical"
     assert fast_urgency_check("ブレーキが効かない。このまま走って大丈夫？", judge).level == "critical"
+    text = "高速走行中、ブレーキを踏んだらシューと音がして効きがすごく弱い。次のSAまで行けば大丈夫？"
+    assert keyword_urgency_check(text).level == "low"  # no rule names a weak brake...
+    assert (
+        fast_urgency_check(text, judge).level == "critical"
+    )  # ...the meaning does, and the question does not cap it
     assert fast_urgency_check("信号待ちでハンドルが重いけど大丈夫？", judge).level == "medium"
 
 

@@ -48,8 +48,9 @@ class Thresholds:
     )
 
 
-# Per embedder key, chosen leave-one-set-out over the first five evaluation sets (each judged with the other four
-# among the examples; tests/bench/meaning.py --loso prints the figures); the sixth set is the held-out figure.
+# Per embedder key, chosen leave-one-set-out over the evaluation sets that are examples (each judged with the others
+# among the examples; tests/bench/meaning.py --loso prints the figures; kept from v1-v5 through v1-v8); the newest
+# set is the held-out figure.
 # Embedders without their own (an API model) use the sentence model's.
 THRESHOLDS = {
     "e5q4-chive": Thresholds(0.87, 0.02, 0.95),  # the bundled default: e5-small beside chiVe word vectors
@@ -72,9 +73,12 @@ NORMAL_QUESTION_RE = re.compile(
     r"(正常|普通|故障|問題ない|大丈夫|平気)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
 )
-# ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」) has a symptom and is about
-# to drive with it: no cap.
-KEEP_DRIVING_RE = re.compile(r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰)")
+# ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
+# has a symptom and is about to drive with it: no cap.
+KEEP_DRIVING_RE = re.compile(
+    r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰)"
+    r"|まで(行|い)け(ば|る)|まで(走|運転)"  # 「次のSAまで行けば大丈夫？」
+)
 DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
 QUESTION_CAP = "medium"
 
