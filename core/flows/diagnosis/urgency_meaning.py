@@ -79,6 +79,13 @@ KEEP_DRIVING_RE = re.compile(
     r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰)"
     r"|まで(行|い)け(ば|る)|まで(走|運転)"  # 「次のSAまで行けば大丈夫？」
 )
+
+
+def doubts_a_fault(text: str) -> bool:
+    """The text asks whether what it describes is normal or still fine, and not whether to keep driving with it."""
+    return NORMAL_QUESTION_RE.search(text.strip()) is not None and KEEP_DRIVING_RE.search(text) is None
+
+
 DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
 QUESTION_CAP = "medium"
 
@@ -129,7 +136,7 @@ class UrgencyJudge:
             n.level == "critical" and n.similarity >= near[0].similarity - t.critical_margin for n in near
         ):
             level = "critical"
-        question = NORMAL_QUESTION_RE.search(text.strip()) is not None and not KEEP_DRIVING_RE.search(text)
+        question = doubts_a_fault(text)
         framed = in_harmless_frame(text)
         works = says_it_works(text)
         capped = (question or framed or works) and urgency_rank(level) > urgency_rank(QUESTION_CAP)
