@@ -9,7 +9,9 @@ import pytest
 from core.flows.diagnosis.constants import EMPTY_INPUT_MESSAGE, FALLBACK_MESSAGE
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.state_machine import STEP_HANDLERS, process_step
+from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 from core.llm.base import ProviderError
+from core.search.embedders import BundledEmbedder
 from tests.core.diagnosis_fixtures import (
     FakeRag,
     FakeStore,
@@ -428,3 +430,28 @@ def test_done_stays_done_without_calling_the_model() -> None:
     r = process_step(s, req(message="もう一つ相談"), deps)
     assert s.current_step == ChatStep.DONE and "最初からやり直す" in r.prompt.message
     assert deps.client.requests == []  # type: ignore[attr-defined]
+
+
+def test_a_symptom_critical_by_meaning_alone_is_not_told_in_another_owners_words() -> None:
+    """The chat names the rules' reasons; judged by meaning alone, it says the symptom is like a dangerous one
+    (the banner's 判定理由 quotes the example), never 「お伺いした症状（意味の近い症状例「…」）」."""
+    deps = make_deps([])
+    deps.urgency_judge = UrgencyJudge(BundledEmbedder())
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(
+        s,
+        req(
+            message="高速走行中、ブレーキを踏んだらシューと音がして効きがすごく弱い。次のSAまで行けば大丈夫？"
+        ),
+        deps,
+    )
+    assert s.current_step == ChatStep.RESERVATION and s.urgency_level == "critical"
+    assert r.prompt.message.startswith(
+        "ご不便をおかけしています。お伺いした症状は、走行に危険がある症状によく似ています。\n\n"
+    )
+    assert s.urgency_reasons[0].startswith("意味の近い症状例「")  # the banner's reason keeps the example
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, req(message="ブレーキが効かない"), make_deps([]))
+    assert r.prompt.message.startswith(
+        "ご不便をおかけしています。お伺いした症状（ブレーキの故障・効き不良の疑い）は走行に危険がある可能性があります。"
+    )

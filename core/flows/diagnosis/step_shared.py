@@ -14,6 +14,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, session_banner
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank, visit_rank
+from core.flows.diagnosis.urgency_meaning import MEANING_REASON
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,16 @@ def raise_urgency(session: SessionState, result: UrgencyResult) -> None:
     if not result.can_drive:
         session.can_drive = False
     session.urgency_reasons = list(dict.fromkeys([*session.urgency_reasons, *result.reasons]))
+
+
+def danger_notice(result: UrgencyResult) -> str:
+    """The sentence before the reservation choice when the fast path found the symptom critical: the rules'
+    reasons by name; judged by meaning alone, it says so without quoting another owner's words as if they were
+    this owner's (the banner's 判定理由 shows the example)."""
+    named = [r for r in result.reasons if not r.startswith(MEANING_REASON)]
+    if named:
+        return "お伺いした症状（" + "、".join(named) + "）は走行に危険がある可能性があります。"
+    return "お伺いした症状は、走行に危険がある症状によく似ています。"
 
 
 def reservation_prompt(session: SessionState, prefix: str = "") -> PromptInfo:

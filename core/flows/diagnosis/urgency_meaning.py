@@ -33,6 +33,7 @@ from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
+MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
 
 
 @dataclass(frozen=True)
@@ -146,14 +147,14 @@ class UrgencyJudge:
             return UrgencyResult("low", True, "when_convenient", []), near
         can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
-            reason = f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
+            reason = f"{MEANING_REASON}「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
         elif capped and framed:
-            reason = f"意味の近い症状例「{near[0].text}」{FRAME_NOTE}"
+            reason = f"{MEANING_REASON}「{near[0].text}」{FRAME_NOTE}"
         elif capped:
-            reason = f"意味の近い症状例「{near[0].text}」{DENIAL_NOTE}"
+            reason = f"{MEANING_REASON}「{near[0].text}」{DENIAL_NOTE}"
         else:
             basis = next(n for n in near if n.level == level)
-            reason = f"意味の近い症状例「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
+            reason = f"{MEANING_REASON}「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
 

@@ -17,7 +17,7 @@ from core.flows.diagnosis.constants import (
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo, SessionState, StepOutcome
 from core.flows.diagnosis.responses import record_user, respond
-from core.flows.diagnosis.step_shared import enter_reservation, rag_search, raise_urgency
+from core.flows.diagnosis.step_shared import danger_notice, enter_reservation, rag_search, raise_urgency
 from core.flows.diagnosis.urgency import UrgencyResult
 from core.flows.diagnosis.urgency_meaning import fast_urgency_check
 
@@ -62,12 +62,7 @@ def handle_free_text(session: SessionState, request: ChatRequest, deps: Diagnosi
         record_user(session, symptom)
         session.collected_symptoms.append(symptom)
         raise_urgency(session, keyword)
-        prefix = (
-            "ご不便をおかけしています。お伺いした症状（"
-            + "、".join(keyword.reasons)
-            + "）は走行に危険がある可能性があります。"
-        )
-        return enter_reservation(session, prefix)
+        return enter_reservation(session, "ご不便をおかけしています。" + danger_notice(keyword))
     sources = _rag_search(session, symptom, deps)
     session.last_rag_sources = sources
     if _should_route_to_spec_check(keyword, sources):

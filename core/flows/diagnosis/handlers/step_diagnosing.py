@@ -51,7 +51,7 @@ from core.flows.diagnosis.responses import (
     respond,
 )
 from core.flows.diagnosis.snapshots import rewind, save_snapshot, turn_start_state
-from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency, spec_prompt
+from core.flows.diagnosis.step_shared import danger_notice, enter_reservation, raise_urgency, spec_prompt
 from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summary_due, summary_result
 from core.flows.diagnosis.tracing import main_call
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
@@ -208,10 +208,7 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> StepOut
     keyword = fast_urgency_check(session.all_symptom_text, deps.urgency_judge)
     if keyword.level == "critical":
         raise_urgency(session, keyword)
-        return enter_reservation(
-            session,
-            "お伺いした症状（" + "、".join(keyword.reasons) + "）は走行に危険がある可能性があります。",
-        )
+        return enter_reservation(session, danger_notice(keyword))
     if keyword.reasons:
         raise_urgency(session, keyword)
     # 4. RAG, 5. summary (started first on a worker: both calls only read the session), 6. candidates
