@@ -184,7 +184,9 @@ class EngineQueue:
             self._loop.run_until_complete(self._main)
         except asyncio.CancelledError:
             pass
-        finally:
+        finally:  # a sweep cancelled mid-way still runs in the loop's executor: let it finish first, so what it
+            # queues is queued and it cannot reopen the deferring pool after stop_worker closed it
+            self._loop.run_until_complete(self._loop.shutdown_default_executor())
             self._loop.close()
 
     def stop_worker(self, timeout: float = 5.0) -> None:

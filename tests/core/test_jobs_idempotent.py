@@ -4,6 +4,7 @@ it)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from core.flows.review_chat.models import ThreadState
 from core.flows.review_chat.summary_job import SUMMARY_TASK, owed_summaries, summary_job, summary_job_key
 from core.jobs.engine import EngineQueue
 from core.jobs.sweep import requeue_owed
-from core.jobs.tasks import JobContext
+from core.jobs.tasks import JobContext, OwedJob, TaskRegistry
 from core.jobs.worker import BackgroundWorker
 from core.llm.base import LLMReply, LLMRequest, ProviderError, TextStream, stream_from_reply
 from core.services import task_registry
@@ -242,3 +243,35 @@ def test_services_open_the_engine_on_postgresql_and_the_worker_on_sqlite(
         assert state.summary_up_to_turn == 5
     finally:
         queue.close()
+
+
+def test_stopping_the_worker_waits_for_a_sweep_under_way_and_leaves_no_pool_open(pg_engine: Engine) -> None:
+    """A sweep cancelled while its finder still reads the database finishes before stop_worker returns: what
+    it found is queued, and it cannot open the deferring connection pool again once the worker is stopped
+    (a pool left open keeps threads retrying against a database that is gone)."""
+    thread_id = thread_with_five_turns(pg_engine)
+    key = summary_job_key(thread_id, "alice")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_finder(engine: Engine) -> list[OwedJob]:
+        entered.set()
+        release.wait(10)
+        return owed_summaries(engine)
+
+    registry = TaskRegistry(tasks=dict(task_registry().tasks), finders=[slow_finder])
+    before = {t.name for t in threading.enumerate()}
+    queue = EngineQueue(pg_engine, registry, lambda: JobContext(pg_engine, FailingClient()))
+    other = EngineQueue(pg_engine, task_registry(), lambda: JobContext(pg_engine, FailingClient()))
+    try:
+        queue.start_worker()
+        assert entered.wait(30)
+        threading.Timer(0.3, release.set).start()
+        queue.stop_worker(timeout=10)
+        assert release.is_set()  # it waited for the sweep
+        assert [j["status"] for j in other.jobs(key)] == ["queued"]  # what the sweep found is queued
+        time.sleep(0.5)
+        pools = {t.name for t in threading.enumerate()} - before
+        assert not [name for name in pools if name.startswith("pool-")], pools
+    finally:
+        queue.close()
+        other.close()
