@@ -352,3 +352,65 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's
     assert {x["text"] for x in held_out} & {text for text, _ in examples} <= earlier
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "グランツーリスモでブレーキが効かなくなってクラッシュした笑",
+        "息子が「ブレーキが効かない！」って言うから見たら自転車の話だった",
+        "焼肉の後で車の中が煙くさい。どうやって消臭する？",
+        "昔乗ってた軽でハンドルが急に重くなったことがある。今の車は大丈夫だけど予防できる？",
+        "前にボンネットから煙が出て修理したけど、今は全然問題ないです",
+        "水温の警告灯ってどんな色？今は点いてないけど覚えておきたい",
+        "高速で隣の車から煙が出てた。自分の車は何ともなかったけど怖かった",
+    ],
+)
+def test_a_danger_in_a_game_another_vehicle_the_past_or_a_light_that_is_off_goes_no_higher_than_medium(
+    text: str,
+) -> None:
+    assert keyword_urgency_check(text).level == "medium"
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("ブレーキが効かない。自転車とぶつかりそうになった", "critical"),  # a bicycle on the road: no frame
+        ("焼肉の後で車の中が煙くさい。走ってるとボンネットからも煙が出てくる", "critical"),
+        ("昔からの車だけど今日ブレーキが効かなくなった", "critical"),
+        ("今日はブレーキが効かない", "critical"),
+        ("水温の警告灯が点いてる", "critical"),
+        ("ブレーキが効かない。今の車はこれで二台目", "critical"),
+    ],
+)
+def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_normal_things_v9_showed_the_rules_took_for_faults() -> None:
+    """ABS pulsing the pedal when braking hard, a warning light that was a door ajar, the fuel light."""
+    assert keyword_urgency_check("急ブレーキでペダルがブルブル震えた。これがABSってやつ？").level == "low"
+    assert keyword_urgency_check("走ってるとハンドルがブルブル震える").level == "high"
+    assert keyword_urgency_check("警告灯が点いてびっくりしたけど半ドアだった").level == "low"
+    assert keyword_urgency_check("ドアを閉めたらすぐ消えた、警告ランプが点いた件").level == "low"
+    assert keyword_urgency_check("警告灯が点いたまま消えない").level == "high"
+    assert keyword_urgency_check("ガソリンのランプがついた。スタンドまであと10キロ").level == "low"
+    assert keyword_urgency_check("車は何も悪くないけど夫の運転が怖い").level == "low"
+
+
+def test_a_question_about_how_a_device_works_or_what_is_normal_is_judged_by_the_rules(
+    judge: UrgencyJudge,
+) -> None:
+    """「どのくらいの衝撃で開く？」 asks how a function works; 「最初はそういうもの？」 doubts a fault: the judgement by
+    meaning stays low / goes no higher than medium, the rules decide (a brake that does not work stays critical)."""
+    assert fast_urgency_check("エアバッグってどれくらいの衝撃で作動するんですか？", judge).level == "low"
+    assert fast_urgency_check("タイヤを新しくしたら乗り心地が硬い。最初はそういうもの？", judge).level in (
+        "low",
+        "medium",
+    )
+    assert fast_urgency_check("ブレーキを替えたら効かない。最初はそういうもの？", judge).level == "critical"
+    assert fast_urgency_check("ハンドル重い！と思ったらエンジンかけてなかった", judge).level in (
+        "low",
+        "medium",
+    )
+    assert fast_urgency_check("ハンドルが重いと思ったら急に回らなくなった", judge).level != "low"

@@ -65,13 +65,15 @@ REQUEST_RE = re.compile(
     r"(使い方|やり方|方法|したい|[てで]おきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
     # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
     r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
+    # how a safety device works (「エアバッグってどのくらいの衝撃で開くんですか？」): a question about a function
+    r"|(どのくらい|どれくらい|どの程度)の[^。]{0,12}?[でに](開|作動|働|効)[^。]{0,8}$"
 )
 # An owner asking whether something is normal or still fine (「…けど正常？」「まだ大丈夫？」) doubts it is a fault;
 # failures on the same topic lie near it all the same (「ブレーキを踏まないとシフトが動かないのは正常？」 is near
 # 「ブレーキが効かない」), so the judgement by meaning goes no higher than medium and the rules decide the rest
 # (a brake that does not work is critical by rule however it is asked).
 NORMAL_QUESTION_RE = re.compile(
-    r"(正常|普通|故障|問題ない|大丈夫|平気)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
+    r"(正常|普通|故障|問題ない|大丈夫|平気|(そう|こう)いうもの)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
 )
 # ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
