@@ -5,12 +5,13 @@ the previous default) and bundled (the default now: the sentence model beside ch
 The four sets were written before any tuning by someone who had not seen the rules; thresholds and choices
 were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first nine
 sets (urgency_phrasings.json, _v2 to _v9) are among the judgement's examples now, so their rows measure nothing
-but regressions (`--loso` prints each judged with the other seven as examples: how the thresholds were chosen;
+but regressions (`--loso` prints each judged with the other eight as examples: how the thresholds were chosen;
 `--loso-only` prints only that, reading no held-out set); the tenth (urgency_phrasings_v10.json, written by
-someone who had seen neither the rules, the examples nor the other sets) is its held-out figure. The second memory
-set (memory_pairs_v2.json) is held out whole. `--urgency` prints the urgency rows alone.
+someone who had seen neither the rules, the examples nor the other sets) is its held-out figure. The second
+and third memory sets (memory_pairs_v2.json, _v3.json) are held out whole. `--urgency` prints the urgency rows
+alone, `--memory` the memory rows.
 
-Run: .venv/bin/python tests/bench/meaning.py [--loso | --loso-only | --urgency] [--sizes 1000 10000]
+Run: .venv/bin/python tests/bench/meaning.py [--loso | --loso-only | --urgency | --memory] [--sizes 1000 10000]
 """
 
 from __future__ import annotations
@@ -312,6 +313,16 @@ def main() -> None:
         if "--sizes" in sys.argv
         else [1000, 10_000]
     )
+    if "--memory" in sys.argv:  # the memory rows alone
+        row("measure (tune / held-out)", [f"{v} {s[:4]}" for v in VARIANTS for s in SPLITS])
+        for size in sizes:
+            results = [memory(v, size) for v in VARIANTS]
+            row(
+                f"memory recall@5 among {size:,} episodes",
+                [f"{r[0][s]:.2f}" for r in results for s in SPLITS],
+            )
+            print_memory_held_out(size, results)
+        return
     extra, per_s, q_ms = model_cost()
     print(
         f"bundled embedder: +{extra:.0f} MB resident, {per_s:.0f} documents/s, {q_ms:.1f} ms per query embedding\n"
@@ -334,12 +345,22 @@ def main() -> None:
                 f"  {variant}: retrieval incl. query embedding, {size:,}: p50 {pct(times, 0.5):.1f} ms  "
                 f"p95 {pct(times, 0.95):.1f} ms  (median {statistics.median(times):.1f})"
             )
-        second = [memory(v, size, "memory_pairs_v2.json")[0]["heldout"] for v in VARIANTS]
-        n1 = sum(x["split"] == "heldout" for x in load("memory_pairs.json")["items"])
-        n2 = len(load("memory_pairs_v2.json")["items"])
-        both = [(n1 * r[0]["heldout"] + n2 * h) / (n1 + n2) for r, h in zip(results, second, strict=True)]
-        row(f"  second set (v2, {n2}, all held out)", [c for h in second for c in ("-", f"{h:.2f}")])
-        row(f"  both held-out parts ({n1} + {n2})", [c for b in both for c in ("-", f"{b:.2f}")])
+        print_memory_held_out(size, results)
+
+
+def print_memory_held_out(size: int, first: list[tuple[dict[str, float], list[float]]]) -> None:
+    """The second and third memory sets (held out whole) among `size` episodes, and every held-out part."""
+    n = [sum(x["split"] == "heldout" for x in load("memory_pairs.json")["items"])]
+    figures = [[r[0]["heldout"] for r in first]]
+    for label, name in (
+        ("second set (v2", "memory_pairs_v2.json"),
+        ("third set (v3", "memory_pairs_v3.json"),
+    ):
+        n.append(len(load(name)["items"]))
+        figures.append([memory(v, size, name)[0]["heldout"] for v in VARIANTS])
+        row(f"  {label}, {n[-1]}, all held out)", [c for h in figures[-1] for c in ("-", f"{h:.2f}")])
+    every = [sum(k * f[i] for k, f in zip(n, figures, strict=True)) / sum(n) for i in range(len(VARIANTS))]
+    row(f"  every held-out part ({' + '.join(map(str, n))})", [c for b in every for c in ("-", f"{b:.2f}")])
 
 
 if __name__ == "__main__":
