@@ -265,21 +265,44 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
     [
         "旦那が「ブレーキ壊れた！」って騒いでたけど、サイドブレーキ戻し忘れてただけでした",  # explained away
         "高速で前の車のボンネットから煙が出てるのを見た。うちのは何ともない",  # another car
+        "グランツーリスモでブレーキが効かなくなってクラッシュした笑",  # a game by name
+        "息子が「ブレーキが効かない！」って言うから見たら自転車の話だった",
+        "焼肉の後で車の中が煙くさい。どうやって消臭する？",
+        "昔乗ってた軽でハンドルが急に重くなったことがある。今の車は大丈夫だけど予防できる？",
+        "前にボンネットから煙が出て修理したけど、今は全然問題ないです",
+        "水温の警告灯ってどんな色？今は点いてないけど覚えておきたい",
+        "高速で隣の車から煙が出てた。自分の車は何ともなかったけど怖かった",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
+    """Somebody else's scare or car, a game, a bicycle, a car they used to drive, a repair fine today, a light off."""
     assert keyword_urgency_check(text).level == "medium"
 
 
-def test_normal_things_the_rules_took_for_faults() -> None:
-    assert keyword_urgency_check("給油してるとき、ちょっとガソリンのにおいがする").level == "low"
-    assert keyword_urgency_check("給油してからずっとガソリン臭くて、下にポタポタ垂れてた").level == "critical"
-    assert keyword_urgency_check("黄色いガソリンスタンドのマークが点いたけど給油したら消えた").level == "low"
-    assert keyword_urgency_check("寒い朝、マフラーから白い煙が出たけど5分くらいで出なくなった").level == "low"
-    assert keyword_urgency_check("マフラーから白い煙がずっと出てる").level == "critical"
-    assert keyword_urgency_check("赤いやかんみたいなマークって何？今は点いてない").level == "low"
-    assert keyword_urgency_check("赤い油差しみたいなマークってなんの警告？").level == "low"
-    assert keyword_urgency_check("赤い油圧のランプが点いた、何これ？").level == "critical"
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("給油してるとき、ちょっとガソリンのにおいがする", "low"),
+        ("給油してからずっとガソリン臭くて、下にポタポタ垂れてた", "critical"),
+        ("黄色いガソリンスタンドのマークが点いたけど給油したら消えた", "low"),
+        ("寒い朝、マフラーから白い煙が出たけど5分くらいで出なくなった", "low"),
+        ("マフラーから白い煙がずっと出てる", "critical"),
+        ("赤いやかんみたいなマークって何？今は点いてない", "low"),
+        ("赤い油差しみたいなマークってなんの警告？", "low"),
+        ("赤い油圧のランプが点いた、何これ？", "critical"),
+        ("急ブレーキでペダルがブルブル震えた。これがABSってやつ？", "low"),
+        ("走ってるとハンドルがブルブル震える", "high"),
+        ("警告灯が点いてびっくりしたけど半ドアだった", "low"),
+        ("ドアを閉めたらすぐ消えた、警告ランプが点いた件", "low"),
+        ("警告灯が点いたまま消えない", "high"),
+        ("ガソリンのランプがついた。スタンドまであと10キロ", "low"),
+        ("車は何も悪くないけど夫の運転が怖い", "low"),
+    ],
+)
+def test_normal_things_the_rules_took_for_faults(text: str, level: str) -> None:
+    """Refuelling, the fuel light, white exhaust that clears, a light asked about, ABS pulsing the pedal, a light
+    that was a door ajar; beside each, the fault it is not."""
+    assert keyword_urgency_check(text).level == level
 
 
 def test_asking_whether_to_keep_driving_is_no_doubt_that_lowers_the_judgement(judge: UrgencyJudge) -> None:
@@ -355,24 +378,6 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "グランツーリスモでブレーキが効かなくなってクラッシュした笑",
-        "息子が「ブレーキが効かない！」って言うから見たら自転車の話だった",
-        "焼肉の後で車の中が煙くさい。どうやって消臭する？",
-        "昔乗ってた軽でハンドルが急に重くなったことがある。今の車は大丈夫だけど予防できる？",
-        "前にボンネットから煙が出て修理したけど、今は全然問題ないです",
-        "水温の警告灯ってどんな色？今は点いてないけど覚えておきたい",
-        "高速で隣の車から煙が出てた。自分の車は何ともなかったけど怖かった",
-    ],
-)
-def test_a_danger_in_a_game_another_vehicle_the_past_or_a_light_that_is_off_goes_no_higher_than_medium(
-    text: str,
-) -> None:
-    assert keyword_urgency_check(text).level == "medium"
-
-
-@pytest.mark.parametrize(
     ("text", "level"),
     [
         ("ブレーキが効かない。自転車とぶつかりそうになった", "critical"),  # a bicycle on the road: no frame
@@ -385,17 +390,6 @@ def test_a_danger_in_a_game_another_vehicle_the_past_or_a_light_that_is_off_goes
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
-
-
-def test_normal_things_v9_showed_the_rules_took_for_faults() -> None:
-    """ABS pulsing the pedal when braking hard, a warning light that was a door ajar, the fuel light."""
-    assert keyword_urgency_check("急ブレーキでペダルがブルブル震えた。これがABSってやつ？").level == "low"
-    assert keyword_urgency_check("走ってるとハンドルがブルブル震える").level == "high"
-    assert keyword_urgency_check("警告灯が点いてびっくりしたけど半ドアだった").level == "low"
-    assert keyword_urgency_check("ドアを閉めたらすぐ消えた、警告ランプが点いた件").level == "low"
-    assert keyword_urgency_check("警告灯が点いたまま消えない").level == "high"
-    assert keyword_urgency_check("ガソリンのランプがついた。スタンドまであと10キロ").level == "low"
-    assert keyword_urgency_check("車は何も悪くないけど夫の運転が怖い").level == "low"
 
 
 def test_a_question_about_how_a_device_works_or_what_is_normal_is_judged_by_the_rules(
