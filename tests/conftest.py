@@ -8,6 +8,8 @@ PostgreSQL run is skipped with the reason; `make test` works either way. KATACHI
 from __future__ import annotations
 
 import os
+import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +21,22 @@ from tests.servers import ChromaServer, PgCluster, ServerUnavailable
 
 ENGINES = ("sqlite", "postgresql")
 TEMPLATE = "katachi_template"
+POOL_THREAD = re.compile(r"pool-\d+(?=-(worker|scheduler))")
+
+
+def _pools() -> set[str]:
+    """The psycopg pools with live threads in this process (their threads are named pool-N-worker-i / -scheduler)."""
+    return {m.group(0) for t in threading.enumerate() if (m := POOL_THREAD.match(t.name))}
+
+
+@pytest.fixture(autouse=True)
+def no_pool_outlives_its_test() -> Iterator[None]:
+    """A job queue's connection pool opened by a test is closed by it: a pool left open keeps retrying against a
+    database that is gone (after the session, lines of 「Connection refused」 below a green run)."""
+    before = _pools()
+    yield
+    left = _pools() - before
+    assert not left, f"psycopg pools still running after the test (close its EngineQueue): {sorted(left)}"
 
 
 @pytest.fixture(scope="session")

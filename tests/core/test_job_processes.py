@@ -11,8 +11,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, select, text
 
 from core.clock import utc_now
@@ -82,10 +84,14 @@ def dump(engine: Engine) -> str:
     return "\n".join(map(str, [*jobs, *states]))
 
 
-def queue_for(engine: Engine, tmp: Path) -> EngineQueue:
-    """A replica's queue that only defers (its worker is never started)."""
-    client = CountingClient(str(tmp / "unused"))
-    return EngineQueue(engine, task_registry(), lambda: JobContext(engine, client))
+@pytest.fixture
+def queue(pg_engine: Engine, tmp_path: Path) -> Iterator[EngineQueue]:
+    """A replica's queue that only defers (its worker is never started); closed after the test, so its
+    connection pool does not outlive the database."""
+    client = CountingClient(str(tmp_path / "unused"))
+    deferring = EngineQueue(pg_engine, task_registry(), lambda: JobContext(pg_engine, client))
+    yield deferring
+    deferring.close()
 
 
 def save_episodes(engine: Engine, owner: str, count: int, start: int = 0) -> list[int]:
@@ -130,10 +136,9 @@ def jobs_finished(engine: Engine, ids: list[int]) -> bool:
 
 
 def test_a_worker_killed_mid_job_leaves_nothing_owed_and_nothing_done_twice(
-    pg_engine: Engine, pg_database: str, tmp_path: Path
+    pg_engine: Engine, pg_database: str, tmp_path: Path, queue: EngineQueue
 ) -> None:
     calls = tmp_path / "calls.txt"
-    queue = queue_for(pg_engine, tmp_path)
     episodes = {owner: save_episodes(pg_engine, owner, 3) for owner in ("alice", "bob")}
     for owner, ids in episodes.items():
         for episode_id in ids:
@@ -193,10 +198,9 @@ def test_a_worker_killed_mid_job_leaves_nothing_owed_and_nothing_done_twice(
 
 
 def test_two_workers_run_400_jobs_each_once_in_order_per_person(
-    pg_engine: Engine, pg_database: str, tmp_path: Path
+    pg_engine: Engine, pg_database: str, tmp_path: Path, queue: EngineQueue
 ) -> None:
     calls = tmp_path / "calls.txt"
-    queue = queue_for(pg_engine, tmp_path)
     owners = [f"p{i}" for i in range(8)]
     episodes = {owner: save_episodes(pg_engine, owner, 50) for owner in owners}
     for i in range(50):  # interleaved, as turns of eight people arrive
