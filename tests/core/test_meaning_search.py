@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -25,6 +26,11 @@ from core.people import LOCAL_PERSON
 from core.search.embedders import BundledE5Embedder, BundledEmbedder, NgramEmbedder
 from core.search.vectors import open_chroma
 from core.store import open_store
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
+
+    from core.store.memory.repository import MemoryRepository
 
 NOW = 1_795_000_000
 
@@ -346,6 +352,30 @@ def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
 ) -> None:
     """「弦楽器」 is nowhere in the memory of the guitar; among 300 other episodes the bundled embedder (e5 beside
     the word vectors) brings it back, the sentence model alone does not."""
+    repo, collection, guitar_id = _guitar_among_300(tmp_path, embedder)
+    result = retrieve(repo, collection, [], "弦楽器の練習、指先は痛くならない？", NOW)
+    assert (guitar_id in [c.unit_id for c in result.selected]) is found
+
+
+def test_the_vector_lane_counts_twice_in_the_fusion(tmp_path: Path) -> None:
+    """The guitar is found by the vector lane alone: its RRF is twice the term of its rank there, normalised by the
+    weights of the lanes that returned hits (the vector lane 2, each other lane 1); the trace says so."""
+    from core.flows.memory.scoring import rrf_term  # noqa: PLC0415
+
+    repo, collection, guitar_id = _guitar_among_300(tmp_path, BundledEmbedder())
+    result = retrieve(repo, collection, [], "弦楽器の練習、指先は痛くならない？", NOW)
+    guitar = next(c for c in result.candidates if c.unit_id == guitar_id)
+    assert guitar.lanes == ["vector/Q1"]
+    rank = next(h["rank"] for h in result.lanes["vector/Q1"] if h["unit_id"] == guitar_id)
+    assert guitar.rrf == pytest.approx(2 * rrf_term(rank))
+    others = [name for name, hits in result.lanes.items() if hits and name != "vector/Q1"]
+    assert guitar.rrf_norm == pytest.approx(guitar.rrf / ((2 + len(others)) * rrf_term(0)))
+    assert result.trace()["thresholds"]["vector_lane_weight"] == 2.0
+
+
+def _guitar_among_300(
+    tmp_path: Path, embedder: BundledEmbedder | BundledE5Embedder
+) -> tuple[MemoryRepository, Collection, int]:
     from core.flows.memory.sample_data import Exchange, generate_conversation, load_exchanges  # noqa: PLC0415
 
     repo = memory_repository(open_store(tmp_path), LOCAL_PERSON, lambda: NOW)
@@ -356,8 +386,7 @@ def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
     *_, guitar_id = load_exchanges(
         repo, collection, demo_client(), [*generate_conversation(NOW, 300, seed=11), guitar]
     )
-    result = retrieve(repo, collection, [], "弦楽器の練習、指先は痛くならない？", NOW)
-    assert (guitar_id in [c.unit_id for c in result.selected]) is found
+    return repo, collection, guitar_id
 
 
 def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None:

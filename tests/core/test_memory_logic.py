@@ -192,6 +192,9 @@ def test_rrf_merge() -> None:
     assert fused[20] == pytest.approx(1 / 62 + 1 / 61)
     assert fused[10] == pytest.approx(1 / 61) and fused[30] == pytest.approx(1 / 62)
     assert len(scoring.rrf_merge([list(range(100))])) == 60
+    weighted = dict(scoring.rrf_merge([[10, 20], [20, 30]], weights=[2.0, 1.0]))
+    assert weighted[10] == pytest.approx(2 / 61) and weighted[20] == pytest.approx(2 / 62 + 1 / 61)
+    assert scoring.rrf_normalizer(5.0) == pytest.approx(5 / 61) and scoring.rrf_normalizer(0) == 1.0
 
 
 def test_lex_and_recency_hand_computed() -> None:
@@ -208,7 +211,7 @@ def test_rerank_arithmetic() -> None:
     body = "".join(chr(0x4E00 + i) for i in range(40))
     a = scoring.Candidate(1, "EPISODE", rrf=2 / 61, body=body, occurred_at=NOW - 45 * DAY)
     b = scoring.Candidate(2, "EPISODE", rrf=1 / 70, body="無関係な文章です", occurred_at=NOW)
-    ranked = scoring.rerank([b, a], [body], NOW, n_lists=4)
+    ranked = scoring.rerank([b, a], [body], NOW, lists_weight=4)
     assert [c.unit_id for c in ranked] == [1, 2]
     assert a.rrf_norm == pytest.approx(0.5) and a.lex == pytest.approx(1.0)
     assert a.final == pytest.approx(0.55 * 0.5 + 0.35 * 1.0 + 0.10 * math.exp(-1))

@@ -26,6 +26,7 @@ from core.flows.memory.constants import (
     MAX_INJECTED,
     Q2_SEPARATOR,
     RRF_TOP,
+    VECTOR_LANE_WEIGHT,
     VECTOR_MIN_SIMILARITY,
 )
 from core.flows.memory.indexing import unit_texts
@@ -97,6 +98,7 @@ class RetrievalResult:
             "thresholds": {
                 "lane_k": LANE_K,
                 "vector_min_similarity": VECTOR_MIN_SIMILARITY,
+                "vector_lane_weight": VECTOR_LANE_WEIGHT,
                 "rrf_top": RRF_TOP,
                 "drop_below": DROP_BELOW,
                 "dedupe_overlap": DEDUPE_OVERLAP,
@@ -154,10 +156,11 @@ def retrieve(
         matched, hits = entity_lane(conn, owner, q1, k, entity_names(conn, owner))
         lanes["entity/Q1"] = _rows(hits)
         ranked_lists = [[h["unit_id"] for h in hits] for hits in lanes.values() if hits]
-        fused = scoring.rrf_merge(ranked_lists)
+        weights = [lane_weight(name) for name, hits in lanes.items() if hits]
+        fused = scoring.rrf_merge(ranked_lists, weights=weights)
         candidates = _candidates(conn, owner, fused, lanes)
         live = [c for c in candidates if c.decision not in EXCLUDED]
-        ranked = scoring.rerank(live, list(queries.values()), now, len(ranked_lists))
+        ranked = scoring.rerank(live, list(queries.values()), now, sum(weights))
         selected = scoring.select_pack(ranked)
         facts = scoring.select_facts(load_fact_pool(conn, owner), now)
         loops = load_open_loops(conn, owner, now)
@@ -178,6 +181,11 @@ def retrieve(
         texts,
         (time.perf_counter() - start) * 1000,
     )
+
+
+def lane_weight(name: str) -> float:
+    """A lane's weight in the RRF (`vector/Q1` … VECTOR_LANE_WEIGHT, every other lane 1)."""
+    return VECTOR_LANE_WEIGHT if name.startswith("vector/") else 1.0
 
 
 # Candidates that are never reranked: soft-deleted, or too sensitive to inject (constants.INJECT_MAX_SENSITIVITY).

@@ -37,14 +37,18 @@ def rrf_term(rank: int) -> float:
     return fusion.rrf_term(rank, RRF_K)
 
 
-def rrf_merge(lists: Sequence[Sequence[int]], top: int = RRF_TOP) -> list[tuple[int, float]]:
-    """Fuse ranked id lists: sum of 1/(60+rank+1) per id; the best `top`, ties by first appearance."""
-    return fusion.rrf_merge(lists, top=top, k=RRF_K)
+def rrf_merge(
+    lists: Sequence[Sequence[int]], top: int = RRF_TOP, weights: Sequence[float] | None = None
+) -> list[tuple[int, float]]:
+    """Fuse ranked id lists: sum of weight·1/(60+rank+1) per id (weight 1 each by default); the best `top`, ties
+    by first appearance."""
+    return fusion.rrf_merge(lists, top=top, k=RRF_K, weights=weights)
 
 
-def rrf_normalizer(n_lists: int) -> float:
-    """The largest possible RRF score: rank 0 in each of the `n_lists` lists that returned hits."""
-    return n_lists * rrf_term(0) if n_lists else 1.0
+def rrf_normalizer(lists_weight: float) -> float:
+    """The largest possible RRF score: rank 0 in each list that returned hits, `lists_weight` being the sum of
+    those lists' weights (their number when each weighs 1)."""
+    return lists_weight * rrf_term(0) if lists_weight else 1.0
 
 
 def lex_score(query: str, body: str) -> float:
@@ -99,10 +103,12 @@ class Candidate:
         }
 
 
-def rerank(candidates: list[Candidate], queries: Sequence[str], now: int, n_lists: int) -> list[Candidate]:
-    """Fill rrf_norm, lex (best over the queries), rec and final (`sem` is set by the caller from the vector
-    lane); sorted by final, best first."""
-    norm = rrf_normalizer(n_lists)
+def rerank(
+    candidates: list[Candidate], queries: Sequence[str], now: int, lists_weight: float
+) -> list[Candidate]:
+    """Fill rrf_norm (rrf over rrf_normalizer(lists_weight)), lex (best over the queries), rec and final (`sem` is
+    set by the caller from the vector lane); sorted by final, best first."""
+    norm = rrf_normalizer(lists_weight)
     grams_cache = list(queries)
     for c in candidates:
         c.rrf_norm = min(1.0, c.rrf / norm)
