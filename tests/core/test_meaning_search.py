@@ -278,10 +278,14 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "前にボンネットから煙が出て修理したけど、今は全然問題ないです",
         "水温の警告灯ってどんな色？今は点いてないけど覚えておきたい",
         "高速で隣の車から煙が出てた。自分の車は何ともなかったけど怖かった",
+        "娘の自転車のブレーキが効かないって言うんだけど、車のついでに見てもらえる？",
+        "足元でカラカラ音がするから焦ったけど、よく見たら小銭でした",
+        "後ろからゴトゴト異音がすると思ったら空き缶が転がってた",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
-    """Somebody else's scare or car, a game, a bicycle, a car they used to drive, a repair fine today, a light off."""
+    """Somebody else's scare or car, a game, a bicycle, a car they used to drive, a repair fine today, a light off,
+    a noise that was a thing rolling about."""
     assert keyword_urgency_check(text).level == "medium"
 
 
@@ -396,11 +400,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 10))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 11))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
-    held_out = json.loads((data_dir / "urgency_phrasings_v10.json").read_text(encoding="utf-8"))["items"]
+    held_out = json.loads((data_dir / "urgency_phrasings_v11.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's
     assert {x["text"] for x in held_out} & {text for text, _ in examples} <= earlier
@@ -415,6 +419,10 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("今日はブレーキが効かない", "critical"),
         ("水温の警告灯が点いてる", "critical"),
         ("ブレーキが効かない。今の車はこれで二台目", "critical"),
+        ("自転車をよけたらブレーキが効かなくなった", "critical"),
+        ("ブレーキが自転車のブレーキみたいにスカスカで効かない", "critical"),
+        ("気のせいかと思ったら本当にボンネットから煙が出てた", "critical"),
+        ("ペンが転がってるのかと思ったら、ハンドルが効かなくなった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
