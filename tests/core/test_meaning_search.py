@@ -281,6 +281,10 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "娘の自転車のブレーキが効かないって言うんだけど、車のついでに見てもらえる？",
         "足元でカラカラ音がするから焦ったけど、よく見たら小銭でした",
         "後ろからゴトゴト異音がすると思ったら空き缶が転がってた",
+        "去年ラジエーターから湯気が出て修理した。それ以来まったく問題ない",
+        "先週タイヤがパンクしたけど、今日はもう何ともない",
+        "ハンドルが取られる気がして整備工場で見てもらったら、問題なしでした",
+        "ブレーキがキーキー鳴ってたけど、パッドを交換してもらったら音も消えた",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -307,6 +311,10 @@ def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> No
         ("警告灯が点いたまま消えない", "high"),
         ("ガソリンのランプがついた。スタンドまであと10キロ", "low"),
         ("車は何も悪くないけど夫の運転が怖い", "low"),
+        ("メーターに赤いランプが点いたけど、シートベルトのマークだった", "low"),
+        ("赤いランプが点いた。シートベルトは締めてるのに消えない", "critical"),
+        ("寒い朝はマフラーから白い煙が出るけど、冬の湯気だよね", "low"),
+        ("マフラーから白い煙、冬の湯気かと思ったらずっと止まらない", "critical"),
     ],
 )
 def test_normal_things_the_rules_took_for_faults(text: str, level: str) -> None:
@@ -423,6 +431,12 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ブレーキが自転車のブレーキみたいにスカスカで効かない", "critical"),
         ("気のせいかと思ったら本当にボンネットから煙が出てた", "critical"),
         ("ペンが転がってるのかと思ったら、ハンドルが効かなくなった", "critical"),
+        ("それ以来問題なかったのに、今朝ボンネットから煙が出た", "critical"),
+        ("今日は何ともなかったけど、さっきからブレーキが効かない", "critical"),
+        ("点検で問題なしと言われたのに、またブレーキが効かない", "critical"),
+        ("修理してもらって普通に走れてたけど、今日ハンドルが効かない", "critical"),
+        ("冷却水のサブタンクがぐつぐつ沸騰してる", "critical"),
+        ("温度のランプが赤く点滅してる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
