@@ -285,6 +285,12 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "先週タイヤがパンクしたけど、今日はもう何ともない",
         "ハンドルが取られる気がして整備工場で見てもらったら、問題なしでした",
         "ブレーキがキーキー鳴ってたけど、パッドを交換してもらったら音も消えた",
+        "車の下に水たまり、オイル漏れかと思ったらエアコンの排水だった",
+        "焦げ臭いと思ったら、暖房をつけて最初のほこりが焼けるにおいだった",
+        "車の中がガソリン臭いと思ったら、積んでた発電機の燃料でした。降ろしたら消えた",
+        "キャンプで焚き火してたら煙が車に流れてきて、シートが煙臭い",
+        "ボンネットから湯気が出たけど、ラジエーターを替えてからは問題なし",
+        "先月ハンドルが効かなくなって修理した。今はバッチリ",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -314,6 +320,7 @@ def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> No
         ("メーターに赤いランプが点いたけど、シートベルトのマークだった", "low"),
         ("赤いランプが点いた。シートベルトは締めてるのに消えない", "critical"),
         ("寒い朝はマフラーから白い煙が出るけど、冬の湯気だよね", "low"),
+        ("冬はマフラーから白い煙が出るけど、しばらく走ると出なくなる", "low"),
         ("マフラーから白い煙、冬の湯気かと思ったらずっと止まらない", "critical"),
     ],
 )
@@ -437,6 +444,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("修理してもらって普通に走れてたけど、今日ハンドルが効かない", "critical"),
         ("冷却水のサブタンクがぐつぐつ沸騰してる", "critical"),
         ("温度のランプが赤く点滅してる", "critical"),
+        ("オイル漏れかと思ったら、エアコンの水じゃなくて黒いオイルだった", "critical"),
+        ("ほこりが焼けるにおいかと思ったけど、ずっと焦げ臭い", "critical"),
+        ("焚き火してたら、ボンネットから煙が出てきた", "critical"),
+        ("今はバッチリだけど、さっきブレーキが効かなかった", "critical"),
+        ("ガツンと音がしてからハンドルが右に持っていかれる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
