@@ -3,10 +3,10 @@ before (n-gram hash, dense only, rules only), e5 (the sentence model alone, hybr
 the previous default) and bundled (the default now: the sentence model beside chiVe word vectors).
 
 The four sets were written before any tuning by someone who had not seen the rules; thresholds and choices
-were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first eleven
-sets (urgency_phrasings.json, _v2 to _v11) are among the judgement's examples now, so their rows measure nothing
-but regressions (`--loso` prints each judged with the other ten as examples: how the thresholds were chosen;
-`--loso-only` prints only that, reading no held-out set); the twelfth (urgency_phrasings_v12.json, written by
+were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first twelve
+sets (urgency_phrasings.json, _v2 to _v12) are among the judgement's examples now, so their rows measure nothing
+but regressions (`--loso` prints each judged with the other eleven as examples: how the thresholds were chosen;
+`--loso-only` prints only that, reading no held-out set); the thirteenth (urgency_phrasings_v13.json, written by
 someone who had seen neither the rules, the examples nor the other sets) is its held-out figure. The second
 and third memory sets (memory_pairs_v2.json, _v3.json) were held out whole until their runs and tuned on since;
 the fourth (_v4.json, written blind) is held out whole. `--urgency` prints the urgency rows
@@ -171,6 +171,7 @@ EXAMPLE_SETS = (
     "urgency_phrasings_v9.json",
     "urgency_phrasings_v10.json",
     "urgency_phrasings_v11.json",
+    "urgency_phrasings_v12.json",
 )
 
 
@@ -197,19 +198,19 @@ def scored(items: list[dict], levels: dict[str, str]) -> tuple[float, int, int]:
 
 
 def urgency(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Per half of the first set, per later example set (v2 to v11: examples now) and on v12, the held-out set."""
+    """Per half of the first set, per later example set (v2 to v12: examples now) and on v13, the held-out set."""
     judge = UrgencyJudge(embedder_of(variant)) if variant != "before" else None
     sets = {
         split: [x for x in load("urgency_phrasings.json")["items"] if x["split"] == split] for split in SPLITS
     }
-    for name in ("v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"):
+    for name in ("v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"):
         sets[name] = load(f"urgency_phrasings_{name}.json")["items"]
     return {name: scored(items, judged_levels(judge, items)) for name, items in sets.items()}
 
 
 def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Each of the eleven example sets judged with the other ten among the examples (and the examples that
-    are none of the sets): how the judgement's thresholds were chosen. v12 is not read."""
+    """Each of the twelve example sets judged with the other eleven among the examples (and the examples that
+    are none of the sets): how the judgement's thresholds were chosen. v13 is not read."""
     exemplars = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))
     sets = {name: load(name)["items"] for name in EXAMPLE_SETS}
     in_sets = {x["text"] for items in sets.values() for x in items}
@@ -278,7 +279,8 @@ def print_urgency() -> None:
         ("v9", "ninth set (v9, examples now)"),
         ("v10", "tenth set (v10, examples now)"),
         ("v11", "eleventh set (v11, examples now)"),
-        ("v12", "twelfth set (v12, 100 phrasings, HELD OUT)"),
+        ("v12", "twelfth set (v12, examples now)"),
+        ("v13", "thirteenth set (v13, 100 phrasings, HELD OUT)"),
     ):
         print(
             f"  {label}: critical judged critical "
@@ -299,7 +301,7 @@ def print_loso() -> None:
                 f"  loso {variant} {name}: critical {c * counts[name]:.0f}/{counts[name]}, not urgent high/critical {f}/{n}"
             )
         print(
-            f"  leave-one-set-out over v1-v11, {variant}: critical "
+            f"  leave-one-set-out over v1-v12, {variant}: critical "
             f"{sum(c * counts[n] for n, (c, _, _) in loso.items()):.0f}/{sum(counts.values())}, "
             f"not urgent judged high/critical {sum(f for _, f, _ in loso.values())}/{sum(n for _, _, n in loso.values())}"
         )
