@@ -27,8 +27,9 @@ RRF_TOP = 60
 # Ours, not the spec's: in the RRF a vector lane counts twice. A query's three lexical lanes (trigram, bigram,
 # Sudachi) all vote for the same shared words, its one vector lane for its meaning; counted once, a distractor
 # sharing a word outranked the dense lane's first hit (「お子さんの進学の費用…」 found 「塾代」 first in the dense lane
-# and sixth after fusion). Chosen on the memory sets' tune parts (tests/bench/meaning.py): recall@5 among
-# 10,000 episodes 112 -> 117 of 152, among 1,000 111 -> 121; 1.5 and 3 were tried (116-117 / 119-122).
+# and sixth after fusion). Chosen on the first memory set's tune half and the second and third sets (run before,
+# tuned on since), pooled: recall@5 among 10,000 episodes 112 -> 117 of 152, among 1,000 111 -> 121; 1.5 and 3 were
+# tried (116-117 / 119-122). The fourth set, held out, was run once after (tests/bench/meaning.py; README).
 VECTOR_LANE_WEIGHT = 2.0
 W_RRF, W_LEX, W_REC = 0.55, 0.35, 0.10
 LEX_CHARS = 1200
