@@ -371,7 +371,10 @@ def print_memory_held_out(size: int, first: list[tuple[dict[str, float], list[fl
             n.append(len(load(name)["items"]))
             figures.append(result)
     held = [sum(k * f[i] for k, f in zip(n, figures, strict=True)) / sum(n) for i in range(len(VARIANTS))]
-    row(f"  held out, never tuned on ({' + '.join(map(str, n))})", [c for b in held for c in ("-", f"{b:.2f}")])
+    row(
+        f"  held out, never tuned on ({' + '.join(map(str, n))})",
+        [c for b in held for c in ("-", f"{b:.2f}")],
+    )
 
 
 if __name__ == "__main__":
