@@ -35,7 +35,8 @@ _LINK = re.compile(
 )
 _REF_DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?(\S*?)>?(?:[ \t]+[^\n]*)?$", re.M)
 _BARE_URL = re.compile(r"(?i)\b(https?|ftps?|mailto|wss?)(:)(?!\u200b)(//)?")
-_BRACKET = re.compile(r"(?<!\\)([\[\]])")
+# a bracket after an even number of backslashes (none, or escaped backslashes) is live Markdown
+_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)([\[\]])")
 _WWW = re.compile(r"(?i)\bwww\.")
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
@@ -78,7 +79,8 @@ def _safe_prose(text: str) -> str:
             break
         text = out
     text = _REF_DEFINITION.sub(_definition_text, text)
-    text = _BRACKET.sub(r"\\\1", text)  # what is left cannot form a link or image: "[a [b]](x)" and the like
+    # what is left cannot form a link or image: "[a [b]](x)" and the like
+    text = _BRACKET.sub(r"\1\\\2", text)
     text = _BARE_URL.sub(lambda m: m.group(1) + m.group(2) + ZWSP + (m.group(3) or ""), text)
     text = _WWW.sub(lambda m: m.group(0)[:3] + ZWSP + ".", text)
     text = _SCHEME.sub(lambda m: m.group(1) + ZWSP + ":", text)  # a scheme left over (a label cut mid-link)

@@ -62,3 +62,11 @@ def test_no_image_or_link_syntax_survives(text):
     assert safe_llm_markdown(out) == out
     assert re.search(r"(?<!\\)!\[[^\]\n]*(?<!\\)\]\([^)\n]*\)", out) is None
     assert re.search(r"(?<!\\)\[[^\]\n]*(?<!\\)\]\(", out) is None
+
+
+def test_a_bracket_after_an_escaped_backslash_is_escaped_too():
+    """`\\\\` is a literal backslash, so a bracket after it would still be live Markdown; an escaped bracket is left
+    as it is (the function stays idempotent)."""
+    assert safe_llm_markdown("a\\\\](b") == "a\\\\\\](b"
+    assert safe_llm_markdown("\\\\[x") == "\\\\\\[x"
+    assert safe_llm_markdown("\\](") == "\\]("

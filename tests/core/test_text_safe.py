@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import docx
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.flows.knowledge import base as kb
@@ -26,6 +27,8 @@ TEXT = st.lists(st.one_of(st.text(), HOSTILE), max_size=12).map("".join)
 LONG_LINE = st.integers(1, 50_000).map(lambda n: "長" * n)
 ANY_TEXT = st.one_of(TEXT, LONG_LINE)
 PROPERTY = settings(max_examples=60, deadline=None)
+# `](` after an even number of backslashes (none, or escaped backslashes): Markdown would read it as a link's end
+LIVE_LINK_CLOSE = re.compile(r"(?<!\\)(?:\\\\)*\]\(")
 
 
 def test_controls_are_normalised_or_removed_and_surrogates_replaced():
@@ -109,6 +112,9 @@ def test_clean_text_is_idempotent_and_storable(text):
 
 @PROPERTY
 @given(st.lists(st.tuples(ANY_TEXT, ANY_TEXT, ANY_TEXT), min_size=1, max_size=3))
+@example([("", "", "](")])  # found by a CI run: the escaped `\](` is no link
+# an escaped backslash before `]` leaves the bracket live unless it is escaped too
+@example([("", "", "\\\\](x)")])
 def test_every_knowledge_export_opens_whatever_the_entries_hold(values):
     entries = [
         {
@@ -128,7 +134,8 @@ def test_every_knowledge_export_opens_whatever_the_entries_hold(values):
     assert [e["id"] for e in json.loads(kx.entries_to_json(entries))] == [e["id"] for e in entries]
     md = kx.entries_to_markdown(entries)
     md.encode("utf-8")
-    assert "<img" not in md and "](" not in md
+    # no image, and no live link syntax: a `](` left in the text is escaped (an odd number of backslashes before it)
+    assert "<img" not in md and LIVE_LINK_CLOSE.search(md) is None
 
 
 def test_excel_csv_is_for_excel_in_japan() -> None:
