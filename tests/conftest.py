@@ -25,8 +25,11 @@ POOL_THREAD = re.compile(r"pool-\d+(?=-(worker|scheduler))")
 
 
 def _pools() -> set[str]:
-    """The psycopg pools with live threads in this process (their threads are named pool-N-worker-i / -scheduler)."""
-    return {m.group(0) for t in threading.enumerate() if (m := POOL_THREAD.match(t.name))}
+    """The psycopg pools with live threads in this process (their threads are named pool-N-worker-i / -scheduler),
+    and the job workers running here (a worker's pool is async: it lives in the worker's thread, "katachi-jobs")."""
+    return {m.group(0) for t in threading.enumerate() if (m := POOL_THREAD.match(t.name))} | {
+        f"{t.name} (thread {t.ident})" for t in threading.enumerate() if t.name == "katachi-jobs"
+    }
 
 
 @pytest.fixture(autouse=True)

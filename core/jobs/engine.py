@@ -93,6 +93,9 @@ class EngineQueue:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._main: asyncio.Task[None] | None = None
+        # stop_worker may come before the worker's thread has made its loop: the flag tells it not to start
+        self._stop_lock = threading.Lock()
+        self._stopping = False
         self.started = threading.Event()
 
     # -- the job interface (the same as BackgroundWorker's) -------------------------------------------
@@ -178,9 +181,12 @@ class EngineQueue:
 
     def run_worker(self) -> None:
         """Run the worker until `close` (or the process ends): jobs, the owed-work sweep, stalled-job retries."""
-        self._loop = asyncio.new_event_loop()
-        try:
+        with self._stop_lock:
+            if self._stopping:  # stopped before it began
+                return
+            self._loop = asyncio.new_event_loop()
             self._main = self._loop.create_task(self._run())
+        try:
             self._loop.run_until_complete(self._main)
         except asyncio.CancelledError:
             pass
@@ -192,8 +198,10 @@ class EngineQueue:
     def stop_worker(self, timeout: float = 5.0) -> None:
         """Stop this replica's procrastinate worker and close its connections (the in-process worker it shares
         with the replica keeps running)."""
-        if self._loop is not None and self._main is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._main.cancel)
+        with self._stop_lock:
+            self._stopping = True
+            if self._loop is not None and self._main is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._main.cancel)
         if self._thread is not None:
             self._thread.join(timeout)
         with self._defer_lock:

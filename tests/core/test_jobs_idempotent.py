@@ -275,3 +275,27 @@ def test_stopping_the_worker_waits_for_a_sweep_under_way_and_leaves_no_pool_open
     finally:
         queue.close()
         other.close()
+
+
+def test_stopping_the_worker_before_its_thread_has_begun_stops_it(pg_engine: Engine) -> None:
+    """stop_worker right after start_worker, before the worker's thread has made its event loop (held at a gate
+    here): the worker must not start afterwards (it would run, with its connection pool, until the process ends)."""
+    queue = EngineQueue(pg_engine, task_registry(), lambda: JobContext(pg_engine, FailingClient()))
+    gate = threading.Event()
+    run = queue.run_worker
+
+    def gated() -> None:
+        gate.wait(10)
+        run()
+
+    queue.run_worker = gated  # type: ignore[method-assign]
+    try:
+        queue.start_worker()
+        queue.stop_worker(timeout=0.2)  # the thread is still at the gate
+        gate.set()
+        assert queue._thread is not None
+        queue._thread.join(10)
+        assert not queue._thread.is_alive()
+    finally:
+        gate.set()
+        queue.close()
