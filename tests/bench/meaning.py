@@ -3,11 +3,11 @@ before (n-gram hash, dense only, rules only), e5 (the sentence model alone, hybr
 the previous default) and bundled (the default now: the sentence model beside chiVe word vectors).
 
 The four sets were written before any tuning by someone who had not seen the rules; thresholds and choices
-were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: its first twelve
-sets (urgency_phrasings.json, _v2 to _v12) are among the judgement's examples now, so their rows measure nothing
-but regressions (`--loso` prints each judged with the other eleven as examples: how the thresholds were chosen;
-`--loso-only` prints only that, reading no held-out set); the thirteenth (urgency_phrasings_v13.json, written by
-someone who had seen neither the rules, the examples nor the other sets) is its held-out figure. The second
+were tuned on the tune half only. Judge by the held-out column. Urgency is the exception: every urgency set but
+the newest (URGENCY_SETS) is among the judgement's examples now, so their rows measure nothing but regressions
+(`--loso` prints each judged with the others as examples: how the thresholds were chosen; `--loso-only` prints
+only that, reading no held-out set); the newest, written by someone who had seen neither the rules, the examples
+nor the other sets, is its held-out figure. The second
 and third memory sets (memory_pairs_v2.json, _v3.json) were held out whole until their runs and tuned on since;
 the fourth (_v4.json, written blind) is held out whole. `--urgency` prints the urgency rows
 alone, `--memory` the memory rows.
@@ -159,20 +159,16 @@ BEFORE_FIELDS = (
 )
 
 
-EXAMPLE_SETS = (
-    "urgency_phrasings.json",
-    "urgency_phrasings_v2.json",
-    "urgency_phrasings_v3.json",
-    "urgency_phrasings_v4.json",
-    "urgency_phrasings_v5.json",
-    "urgency_phrasings_v6.json",
-    "urgency_phrasings_v7.json",
-    "urgency_phrasings_v8.json",
-    "urgency_phrasings_v9.json",
-    "urgency_phrasings_v10.json",
-    "urgency_phrasings_v11.json",
-    "urgency_phrasings_v12.json",
-)
+# The urgency sets in the order written: every one but the newest is among the judgement's examples; the newest is
+# the held-out set of the round (a new round appends its set here and to the examples, nothing else).
+URGENCY_SETS = ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 14)))
+EXAMPLE_SETS, HELD_OUT_SET = URGENCY_SETS[:-1], URGENCY_SETS[-1]
+
+
+def set_name(file: str) -> str:
+    """「v7」 for urgency_phrasings_v7.json (「v1」 for the first set)."""
+    stem = file.removesuffix(".json").rpartition("_")[2]
+    return stem if stem.startswith("v") else "v1"
 
 
 def judged_levels(judge: UrgencyJudge | None, items: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]
@@ -198,19 +194,17 @@ def scored(items: list[dict], levels: dict[str, str]) -> tuple[float, int, int]:
 
 
 def urgency(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Per half of the first set, per later example set (v2 to v12: examples now) and on v13, the held-out set."""
+    """Per half of the first set, per later set (the examples, then the held-out set), keyed 「v2」…"""
     judge = UrgencyJudge(embedder_of(variant)) if variant != "before" else None
-    sets = {
-        split: [x for x in load("urgency_phrasings.json")["items"] if x["split"] == split] for split in SPLITS
-    }
-    for name in ("v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"):
-        sets[name] = load(f"urgency_phrasings_{name}.json")["items"]
+    sets = {split: [x for x in load(URGENCY_SETS[0])["items"] if x["split"] == split] for split in SPLITS}
+    for file in URGENCY_SETS[1:]:
+        sets[set_name(file)] = load(file)["items"]
     return {name: scored(items, judged_levels(judge, items)) for name, items in sets.items()}
 
 
 def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
-    """Each of the twelve example sets judged with the other eleven among the examples (and the examples that
-    are none of the sets): how the judgement's thresholds were chosen. v13 is not read."""
+    """Each example set judged with the others among the examples (and the examples that are none of the sets):
+    how the judgement's thresholds were chosen. The held-out set is not read."""
     exemplars = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))
     sets = {name: load(name)["items"] for name in EXAMPLE_SETS}
     in_sets = {x["text"] for items in sets.values() for x in items}
@@ -268,20 +262,9 @@ def print_urgency() -> None:
     urg = [urgency(v) for v in VARIANTS]
     row("urgency: critical judged critical", [f"{u[s][0]:.2f}" for u in urg for s in SPLITS])
     row("urgency: not urgent judged high/critical", [f"{u[s][1]}/{u[s][2]}" for u in urg for s in SPLITS])
-    for name, label in (
-        ("v2", "second set (v2, examples now)"),
-        ("v3", "third set (v3, examples now)"),
-        ("v4", "fourth set (v4, examples now)"),
-        ("v5", "fifth set (v5, examples now)"),
-        ("v6", "sixth set (v6, examples now)"),
-        ("v7", "seventh set (v7, examples now)"),
-        ("v8", "eighth set (v8, examples now)"),
-        ("v9", "ninth set (v9, examples now)"),
-        ("v10", "tenth set (v10, examples now)"),
-        ("v11", "eleventh set (v11, examples now)"),
-        ("v12", "twelfth set (v12, examples now)"),
-        ("v13", "thirteenth set (v13, 100 phrasings, HELD OUT)"),
-    ):
+    for file in URGENCY_SETS[1:]:
+        name = set_name(file)
+        label = f"{name} set, HELD OUT" if file == HELD_OUT_SET else f"{name} set (examples now)"
         print(
             f"  {label}: critical judged critical "
             + " -> ".join(f"{u[name][0]:.2f}" for u in urg)
@@ -301,7 +284,7 @@ def print_loso() -> None:
                 f"  loso {variant} {name}: critical {c * counts[name]:.0f}/{counts[name]}, not urgent high/critical {f}/{n}"
             )
         print(
-            f"  leave-one-set-out over v1-v12, {variant}: critical "
+            f"  leave-one-set-out over v1-{set_name(EXAMPLE_SETS[-1])}, {variant}: critical "
             f"{sum(c * counts[n] for n, (c, _, _) in loso.items()):.0f}/{sum(counts.values())}, "
             f"not urgent judged high/critical {sum(f for _, f, _ in loso.values())}/{sum(n for _, _, n in loso.values())}"
         )
@@ -360,14 +343,14 @@ def print_memory_held_out(size: int, first: list[tuple[dict[str, float], list[fl
     since), the fourth (held out); and the held-out parts never tuned on (the first set's half and the fourth)."""
     n = [sum(x["split"] == "heldout" for x in load("memory_pairs.json")["items"])]
     figures = [[r[0]["heldout"] for r in first]]
-    for label, name in (
-        ("second set (v2, 60, tuned on since its run)", "memory_pairs_v2.json"),
-        ("third set (v3, 60, tuned on since its run)", "memory_pairs_v3.json"),
-        ("fourth set (v4, 60, HELD OUT)", "memory_pairs_v4.json"),
+    for label, name, held_out in (
+        ("second set (v2, 60, tuned on since its run)", "memory_pairs_v2.json", False),
+        ("third set (v3, 60, tuned on since its run)", "memory_pairs_v3.json", False),
+        ("fourth set (v4, 60, HELD OUT)", "memory_pairs_v4.json", True),
     ):
         result = [memory(v, size, name)[0]["heldout"] for v in VARIANTS]
         row(f"  {label}", [c for h in result for c in ("-", f"{h:.2f}")])
-        if "HELD OUT" in label:
+        if held_out:
             n.append(len(load(name)["items"]))
             figures.append(result)
     held = [sum(k * f[i] for k, f in zip(n, figures, strict=True)) / sum(n) for i in range(len(VARIANTS))]
