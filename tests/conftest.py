@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from core.jobs.engine import WORKER_THREAD
 from core.store import init_db, make_engine, open_store
 from tests.servers import ChromaServer, PgCluster, ServerUnavailable
 
@@ -26,9 +27,9 @@ POOL_THREAD = re.compile(r"pool-\d+(?=-(worker|scheduler))")
 
 def _pools() -> set[str]:
     """The psycopg pools with live threads in this process (their threads are named pool-N-worker-i / -scheduler),
-    and the job workers running here (a worker's pool is async: it lives in the worker's thread, "katachi-jobs")."""
+    and the job workers running here (a worker's pool is async: it lives in the worker's thread)."""
     return {m.group(0) for t in threading.enumerate() if (m := POOL_THREAD.match(t.name))} | {
-        f"{t.name} (thread {t.ident})" for t in threading.enumerate() if t.name == "katachi-jobs"
+        f"{t.name} (thread {t.ident})" for t in threading.enumerate() if t.name == WORKER_THREAD
     }
 
 

@@ -42,6 +42,7 @@ REPLACED = "停止したワーカーの同じ処理を再開したため、こ�
 # the job argument carrying the submitter's trace context (core.debuglog.trace), so the calls of a job another
 # process runs hang where the page's would (the in-process worker keeps the context itself)
 TRACE_ARG = "_trace"
+WORKER_THREAD = "katachi-jobs"  # the in-process worker's thread (the test suite's pool guard looks for it)
 
 
 class EngineRetry(BaseRetryStrategy):
@@ -176,7 +177,7 @@ class EngineQueue:
     def start_worker(self) -> None:
         """Run a worker in this process (a daemon thread with its own event loop); idempotent."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self.run_worker, name="katachi-jobs", daemon=True)
+            self._thread = threading.Thread(target=self.run_worker, name=WORKER_THREAD, daemon=True)
             self._thread.start()
 
     def run_worker(self) -> None:
