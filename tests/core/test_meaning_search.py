@@ -291,6 +291,11 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "キャンプで焚き火してたら煙が車に流れてきて、シートが煙臭い",
         "ボンネットから湯気が出たけど、ラジエーターを替えてからは問題なし",
         "先月ハンドルが効かなくなって修理した。今はバッチリ",
+        "BBQしたら煙が車内までこもっちゃった。においの取り方ある？",
+        "ホイールのナットが緩んでたので、スタンドで増し締めしてもらいました。次はいつ見ればいい？",
+        "ブレーキが効かなくなるおそれのリコールが来てたけど、先週ディーラーで対策済みです。他に見ることある？",
+        "お隣のおうちの車から煙が出て騒ぎになってた。うちの車はいつも通りです",
+        "走るとカタカタ鳴ってた音の正体は、ドアポケットの空き缶でした",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -325,6 +330,9 @@ def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> No
         ("寒い朝はマフラーから白い煙が出るけど、冬の湯気だよね", "low"),
         ("冬はマフラーから白い煙が出るけど、しばらく走ると出なくなる", "low"),
         ("マフラーから白い煙、冬の湯気かと思ったらずっと止まらない", "critical"),
+        ("寒いとマフラーから白い煙が出るけど、ちょっと走ると出なくなる", "low"),
+        ("マフラーから白い煙、少し走ると消えるどころか増えてきた", "critical"),
+        ("マフラーから白い煙が出て、すぐ消えない", "critical"),
     ],
 )
 def test_normal_things_the_rules_took_for_faults(text: str, level: str) -> None:
@@ -453,6 +461,13 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("今はバッチリだけど、さっきブレーキが効かなかった", "critical"),
         ("ガツンと音がしてからハンドルが右に持っていかれる", "critical"),
         ("ハンドルを切っても全然反応しない", "critical"),
+        ("BBQしたらボンネットから煙が出てきた", "critical"),
+        ("タイヤのナットを増し締めしてもらいました。でも走るとタイヤがグラグラする", "critical"),
+        ("タイヤのナットを増し締めしてもらった。今朝またホイールのナットが緩んでた", "critical"),
+        ("リコールは対策済みなのに燃料が漏れてる", "critical"),
+        ("リコールの対策済みだった。さっきから燃料が漏れてる", "critical"),
+        ("隣のおうちの車と同じで、うちの車もボンネットから煙が出た", "critical"),
+        ("音の正体は空き缶だった。けどハンドルが効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
