@@ -376,6 +376,47 @@ def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
     assert UrgencyJudge(NgramEmbedder()).thresholds == DEFAULT_THRESHOLDS  # no thresholds of its own
 
 
+class _PlacedVectors:
+    """An embedder for the judgement's decision rule alone: each text gets the vector placed for it (the query
+    on the first axis, each example at a chosen cosine from it on an axis of its own)."""
+
+    key = "e5q4-chive"  # judged with the bundled default's thresholds: 0.87, 0.02, 0.95
+    label = "placed"
+    dim = 16
+
+    def __init__(self, similarities: dict[str, float]) -> None:
+        self.vectors = {"query": np.eye(self.dim, dtype=np.float32)[0]}
+        for axis, (text, s) in enumerate(similarities.items(), start=1):
+            self.vectors[text] = (
+                np.float32(s) * np.eye(self.dim, dtype=np.float32)[0]
+                + np.float32(np.sqrt(1 - s * s)) * np.eye(self.dim, dtype=np.float32)[axis]
+            )
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[t] for t in texts])
+
+    embed_documents = embed_queries
+
+
+@pytest.mark.parametrize(
+    ("low_d_at", "nearest", "level"), [(0.91, "abce", "critical"), (0.918, "abcd", "low")]
+)
+def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only(
+    tmp_path: Path, low_d_at: float, nearest: str, level: str
+) -> None:
+    """Low examples a, b, c at 0.93, 0.925, 0.922 and a critical one e at 0.915, within 0.02 of the nearest: as
+    the fourth nearest it makes the judgement critical; once a low example d (0.918) is nearer, e is the fifth
+    and does not count (K_NEAREST = 4, chosen leave-one-set-out) though it is still within the margin."""
+    placed = {"a": 0.93, "b": 0.925, "c": 0.922, "d": low_d_at, "e": 0.915}
+    levels = {"critical": ["e"], "high": [], "medium": [], "low": ["a", "b", "c", "d"]}
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
+    judge = UrgencyJudge(_PlacedVectors(placed), path)  # type: ignore[arg-type]
+    result, near = judge.judge("query")
+    assert "".join(n.text for n in near) == nearest
+    assert result.level == level
+
+
 @pytest.mark.parametrize(("embedder", "found"), [(BundledEmbedder(), True), (BundledE5Embedder(), False)])
 def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
     tmp_path: Path, embedder: BundledEmbedder | BundledE5Embedder, found: bool
