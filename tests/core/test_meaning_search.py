@@ -296,6 +296,13 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "ブレーキが効かなくなるおそれのリコールが来てたけど、先週ディーラーで対策済みです。他に見ることある？",
         "お隣のおうちの車から煙が出て騒ぎになってた。うちの車はいつも通りです",
         "走るとカタカタ鳴ってた音の正体は、ドアポケットの空き缶でした",
+        "ゴムの焼けるにおいがすると思ったら、前のバスの排気ガスでした",
+        "河原でバーベキューしてたら煙が車に流れてきて、火事かと思った笑",
+        "半年前にブレーキが効かなくなって修理してもらった件、その後まったく問題ありません",
+        "焚き火したあと車の中が煙臭い",
+        "カラカラ鳴ると思ったら、ドアポケットのお菓子の缶だった",
+        "去年ブレーキが効かなくなって交換してもらったんですが、保証は何年ですか？",
+        "妻がブレーキが効かないって言うから乗ってみたら、普通に止まりました。勘違いでした",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -333,6 +340,8 @@ def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> No
         ("寒いとマフラーから白い煙が出るけど、ちょっと走ると出なくなる", "low"),
         ("マフラーから白い煙、少し走ると消えるどころか増えてきた", "critical"),
         ("マフラーから白い煙が出て、すぐ消えない", "critical"),
+        ("朝はマフラーから白い煙が出るけど、走り出したら消える", "low"),
+        ("寒いとマフラーから白い煙が出て、走り出すと消えるどころか増える", "critical"),
     ],
 )
 def test_normal_things_the_rules_took_for_faults(text: str, level: str) -> None:
@@ -509,6 +518,18 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("リコールの対策済みだった。さっきから燃料が漏れてる", "critical"),
         ("隣のおうちの車と同じで、うちの車もボンネットから煙が出た", "critical"),
         ("音の正体は空き缶だった。けどハンドルが効かない", "critical"),
+        ("ハンドルがガタガタ暴れて押さえきれない", "critical"),  # v14 taught: steering that cannot be held
+        ("ブレーキを踏んでも止まるまでにいつもより長くかかる", "critical"),  # ...and a longer stop
+        ("止まるまでの距離が伸びた気がする", "critical"),
+        ("信号で車が止まるまで待ってた", "low"),
+        ("焦げ臭いと思ったら、うちの車のエンジンルームから煙が出てた", "critical"),
+        ("バーベキューしてたら煙が車にかかってた。と思ったらボンネットから煙が出てた", "critical"),
+        ("勘違いかと思ったけど、本当にブレーキが効かない", "critical"),
+        ("その後まったく問題ありませんでしたが、今朝ブレーキが効かなくなった", "critical"),
+        ("カラカラ鳴ると思ったら、缶じゃなくてタイヤが外れかけてた", "critical"),
+        ("先月ブレーキを修理してもらったんですが、保証期間中なのにまたブレーキが効かない", "critical"),
+        ("去年ラジエーター替えてもらったんですが、保証って今日ボンネットから煙が出ても使える？", "critical"),
+        ("先月ラジエーター替えてもらった。さっきハンドルが取られて曲がれない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
