@@ -426,6 +426,21 @@ def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only
     assert result.level == level
 
 
+@pytest.mark.parametrize(("critical_at", "level"), [(0.881, "critical"), (0.879, "low")])
+def test_a_critical_example_raises_the_judgement_only_when_itself_near_enough(
+    tmp_path: Path, critical_at: float, level: str
+) -> None:
+    """The nearest example is low at 0.895; a critical one within the margin (0.02) raises the judgement to
+    critical at 0.881, not at 0.879: below the margin floor (0.88) the likeness is too faint to count."""
+    placed = {"a": 0.895, "e": critical_at}
+    path = tmp_path / "examples.json"
+    path.write_text(
+        json.dumps({"description": "", "levels": {"critical": ["e"], "low": ["a"]}}), encoding="utf-8"
+    )
+    judge = UrgencyJudge(_PlacedVectors(placed), path)  # type: ignore[arg-type]
+    assert judge.judge("query")[0].level == level
+
+
 @pytest.mark.parametrize(("embedder", "found"), [(BundledEmbedder(), True), (BundledE5Embedder(), False)])
 def test_a_question_in_other_words_recalls_the_memory_with_the_word_vectors(
     tmp_path: Path, embedder: BundledEmbedder | BundledE5Embedder, found: bool
