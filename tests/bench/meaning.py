@@ -32,8 +32,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from memory_retrieval import NOW, bulk_store, pct  # noqa: E402
 
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.diagnosis.urgency import keyword_urgency_check, urgency_rank  # noqa: E402
-from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge  # noqa: E402
+from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check  # noqa: E402
 from core.flows.knowledge.index import INDEXED_FIELDS, KnowledgeIndex, knowledge_collection  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402
 from core.people import LOCAL_PERSON  # noqa: E402
@@ -172,14 +171,8 @@ def set_name(file: str) -> str:
 
 
 def judged_levels(judge: UrgencyJudge | None, items: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]
-    """The fast path's level of each phrasing: the rules, and the higher of rules and meaning with a judge."""
-    levels = {}
-    for x in items:
-        level = keyword_urgency_check(x["text"]).level
-        if judge is not None:
-            level = max(level, judge.judge(x["text"])[0].level, key=urgency_rank)
-        levels[x["id"]] = level
-    return levels
+    """The fast path's level of each phrasing (fast_urgency_check): the rules alone without a judge."""
+    return {x["id"]: fast_urgency_check(x["text"], judge).level for x in items}
 
 
 def scored(items: list[dict], levels: dict[str, str]) -> tuple[float, int, int]:  # type: ignore[type-arg]

@@ -551,6 +551,23 @@ def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: st
     assert keyword_urgency_check(text).level == level
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "赤い油さしみたいな警告灯が点いた",  # nearest: 「赤い油さしみたいな警告灯ってどういう意味？今は点いてない…」
+        "寒い朝、マフラーから白い煙がずっと出てて甘い匂いがする",  # nearest: white exhaust that clears (low)
+        "ブレーキを替えたら効かない。最初はそういうもの？",
+    ],
+)
+def test_the_judgement_by_meaning_never_lowers_the_rules(judge: UrgencyJudge, text: str) -> None:
+    """Critical by rule while the nearest examples are not urgent: the fast path stays critical. (Letting such
+    neighbours lower the rules was tried on the rounds as run — fewer false alarms, no fresh critical lost — and
+    rejected: it lowers these three, each a danger told near a harmless story.)"""
+    assert keyword_urgency_check(text).level == "critical"
+    assert [n.level for n in judge.nearest(text)[:2]] == ["low", "low"]
+    assert fast_urgency_check(text, judge).level == "critical"
+
+
 def test_a_question_about_how_a_device_works_or_what_is_normal_is_judged_by_the_rules(
     judge: UrgencyJudge,
 ) -> None:
