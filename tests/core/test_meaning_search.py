@@ -312,6 +312,13 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "焼肉の帰りで車の中が煙くさい",
         "お向かいの人の車がいつも白い煙を出してる。うちの車は問題ない",
         "BBQの煙が車内に入ってきた",
+        "焦げ臭いと思ったら、前を走ってたバスの排気だった。うちの車は関係ない",
+        "カタカタ鳴ってたの、後ろの席に挟まったおもちゃの車でした",
+        "近所のおっちゃんの軽トラからいつも黒い煙が出とる。うちのは何ともない",
+        "昔乗っとった車はよう煙吹いとった。今の車は静かなもんじゃ",
+        "運転講習で、ブレーキが効かなくなったらサイドブレーキを引けと教わった",
+        "ゴトゴト鳴ってたのは、トランクのスイカでした",
+        "新車のうちはブレーキが焦げ臭いかもと言われたけど、言われた通り一週間で消えた",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -564,6 +571,17 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("隣のおじさんの車と同じで、うちの車もブレーキが効かない", "critical"),
         ("修理してもらってから絶好調だったのに、今日ハンドルが効かない", "critical"),
         ("焚き火の帰りにボンネットから煙が出た", "critical"),
+        ("ガタガタ鳴ってたの、ホイールが外れかけてたせいでした", "critical"),  # v16 taught
+        ("キーキー鳴ってたのはブレーキが効かなくなる前兆でした", "critical"),
+        ("言われた通り消えたけど、今度はボンネットから煙が出てきた", "critical"),
+        ("煙がすごいと思ったら、前のトラックの排気じゃなくてうちのボンネットからだった", "critical"),
+        ("研修の帰りにブレーキが効かなくなった", "critical"),
+        # a film, the news, a game or a driving school as the place or the time, not the story: no frame
+        ("映画館の駐車場でボンネットから煙が出た", "critical"),
+        ("教習所の帰りにブレーキが効かなくなった", "critical"),
+        ("ニュースを見てたら車から焦げ臭いにおいがしてきた", "critical"),
+        ("テレビ見てたら駐車場の車から煙が出てるって言われた", "critical"),
+        ("ゲームしてたら車が燃えてた", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
