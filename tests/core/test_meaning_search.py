@@ -582,6 +582,18 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ニュースを見てたら車から焦げ臭いにおいがしてきた", "critical"),
         ("テレビ見てたら駐車場の車から煙が出てるって言われた", "critical"),
         ("ゲームしてたら車が燃えてた", "critical"),
+        ("おもちゃ屋の駐車場でボンネットから煙が出た", "critical"),
+        ("試験勉強の帰りにブレーキが効かない", "critical"),
+        # a frame's word met in passing, before the danger itself: no frame
+        ("快適に走ってたら急にブレーキが効かなくなった", "critical"),
+        ("友達の家に向かう途中でブレーキが効かない", "critical"),
+        ("買い物のために出かけたらボンネットから煙が出てきた", "critical"),
+        ("近所のスーパーの駐車場でエンジンから火が出た", "critical"),
+        ("隣の家に行こうとしたらブレーキが効かない", "critical"),
+        ("キャンプの準備をしてたら車の下にガソリンが漏れてた", "critical"),
+        ("直ったと思ったのに、またブレーキが効かない", "critical"),
+        ("前を走ってたら急にハンドルが効かなくなった", "critical"),
+        ("旅行に備えて点検しようと思ってたら、ボンネットから煙が出てきた", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
