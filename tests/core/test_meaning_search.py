@@ -594,10 +594,67 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("直ったと思ったのに、またブレーキが効かない", "critical"),
         ("前を走ってたら急にハンドルが効かなくなった", "critical"),
         ("旅行に備えて点検しようと思ってたら、ボンネットから煙が出てきた", "critical"),
+        ("何もしてないのに車が勝手に加速していく", "critical"),  # 「何もしてない」 holds no もし
+        ("もしもの時のために保険に入ってるけど、今ブレーキが効かなくなった", "critical"),
+        ("もしブレーキが効かなくなったらどうすればいい？", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
+
+
+# Where or when something happened, told with a word the harmless frames also use (a film, a friend, a toy, a
+# preparation, 快適, もしもの時): none of it makes the danger that follows a story.
+PLACES_AND_TIMES = [
+    "映画館の駐車場で",
+    "ニュースを聞きながら走ってたら",
+    "友達の家に向かう途中で",
+    "快適に走ってたら",
+    "買い物のために出かけたら",
+    "キャンプの準備をしてたら",
+    "教習所の帰りに",
+    "近所のスーパーで",
+    "おもちゃ屋に寄ったら",
+    "ゲームセンターの駐車場で",
+    "試験勉強の帰りに",
+    "隣の家に行こうとしたら",
+    "前を走ってたら",
+    "準備万端で出発したのに",
+    "ドラマの撮影現場の近くで",
+    "動画を撮りながら走ってたら",
+    "修理から戻ってきたばかりなのに",
+    "夢かと思ったけど、",
+    "もしもの時のために保険に入ってるけど、今",
+    "もしもって思ってたけど、今本当に",
+    "バーベキューに行く途中で",
+    "知り合いの車屋さんに行く途中で",
+    "新車で快調だったのに",
+    "漫画喫茶の駐車場で",
+]
+DANGERS = [
+    "ブレーキが効かなくなった",
+    "ボンネットから煙が出てきた",
+    "エンジンから火が出た",
+    "ハンドルが効かなくなった",
+    "車の下にガソリンが漏れてた",
+    "タイヤが外れそうにガタガタする",
+    "赤い油圧のランプが点いた",
+    "水温計が振り切って湯気が出てきた",
+]
+
+
+def test_a_danger_stays_critical_whatever_place_or_time_is_told_before_it(judge: UrgencyJudge) -> None:
+    """Every place or time (PLACES_AND_TIMES) before every danger (DANGERS): critical by the rules and on the fast
+    path. 48 of these were medium or low before the frames were tied to their story (「映画館の駐車場で」,
+    「ニュースを聞きながら」, 「知り合いの車屋さん」, 「もしもの時のために」)."""
+    lowered = [
+        (keyword_urgency_check(place + danger).level, place + danger)
+        for place in PLACES_AND_TIMES
+        for danger in DANGERS
+        if fast_urgency_check(place + danger, judge).level != "critical"
+        or keyword_urgency_check(place + danger).level != "critical"
+    ]
+    assert lowered == []
 
 
 @pytest.mark.parametrize(

@@ -91,7 +91,8 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
 LEVEL_ACTIONS: dict[str, tuple[bool, str]] = {
     level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES
 } | {"low": (True, "when_convenient")}
-_SENTENCE_END = re.compile(r"[。!?\n]")
+# A hypothetical's もし reaches to the end of its clause: 「もし…と思ってたけど、今本当にブレーキが効かない」 is no hypothetical.
+_CLAUSE_END = re.compile(r"[。!?\n]|けど|けれど|のに|が、|が,|でも、|しかし")
 HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
 FRAME_CAP = "medium"
 FRAME_NOTE = (
@@ -130,8 +131,8 @@ def _counts(text: str, match: re.Match[str]) -> bool:
     """Not a denial (「…はありません」) and not a hypothetical (「もし…」「…場合は」)."""
     if _RULES["negation_re"].match(text[match.end() :]) or _RULES["after_re"].match(text[match.end() :]):
         return False
-    sentence = _SENTENCE_END.split(text[: match.start()])[-1]
-    return not _RULES["before_re"].search(sentence)
+    clause = _CLAUSE_END.split(text[: match.start()])[-1]
+    return not _RULES["before_re"].search(clause)
 
 
 def _matches(rule: UrgencyRule, text: str) -> bool:
