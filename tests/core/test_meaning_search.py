@@ -597,6 +597,10 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("何もしてないのに車が勝手に加速していく", "critical"),  # 「何もしてない」 holds no もし
         ("もしもの時のために保険に入ってるけど、今ブレーキが効かなくなった", "critical"),
         ("もしブレーキが効かなくなったらどうすればいい？", "low"),
+        # v17 taught (its two missed criticals): someone's cigarette beside a fuel leak frames nothing, and a road
+        # like a river with the wheels half under water is critical
+        ("ガソリンの臭いがきつくて、下から何か垂れてる。隣で友達がタバコ吸ってるんだけど", "critical"),
+        ("道が冠水してて、タイヤが半分くらい水に浸かってる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
@@ -671,6 +675,14 @@ def test_the_judgement_by_meaning_never_lowers_the_rules(judge: UrgencyJudge, te
     rejected: it lowers these three, each a danger told near a harmless story.)"""
     assert keyword_urgency_check(text).level == "critical"
     assert [n.level for n in judge.nearest(text)[:2]] == ["low", "low"]
+    assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_asking_whether_to_drive_on_through_deep_water_is_no_doubt(judge: UrgencyJudge) -> None:
+    """「このまま突っ切っても平気？」 asks whether to keep driving, like 「このまま運転して帰っても平気？」: the judgement by
+    meaning is not capped as a doubt (v17's road like a river was medium that way)."""
+    text = "冠水してて道が川みたい。タイヤが半分くらい水に沈んでるけど、このまま突っ切って大丈夫？"
+    assert judge.judge(text)[0].level == "critical"
     assert fast_urgency_check(text, judge).level == "critical"
 
 

@@ -88,7 +88,7 @@ NORMAL_QUESTION_RE = re.compile(
 # ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
 # has a symptom and is about to drive with it: no cap.
 KEEP_DRIVING_RE = re.compile(
-    r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰)"
+    r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰|突っ切|進|行っ|行け)"
     r"|まで(行|い)け(ば|る)|まで(走|運転)"  # 「次のSAまで行けば大丈夫？」
 )
 
