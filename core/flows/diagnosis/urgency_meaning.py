@@ -4,8 +4,9 @@ The rules (core.flows.diagnosis.urgency) only see the words they were written fo
 「下り坂で止まれなくなった」 names no brake and no failure. Here the symptom text is embedded with the app's
 embedder and compared with labelled example phrasings (`urgency_exemplars.json`, embedded once per embedder):
 the level is the one of the nearest example, raised to critical when a critical example among the four nearest is
-almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low). `fast_urgency_check` takes the higher
-of the rules and this judgement, as spec 04 §6 combines rule and model; negated or hypothetical wording
+almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low).
+`fast_urgency_check` takes the higher of the rules and this judgement, as spec 04 §6 combines rule and model (it
+never lowers the rules); negated or hypothetical wording
 (「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so.
 """
 
@@ -40,28 +41,23 @@ MEANING_REASON = "意味の近い症状例"  # how every reason of this judgemen
 class Thresholds:
     """Cosine similarities (query against query) of one embedder's vectors."""
 
-    min_similarity: float  # below this the nearest example is not near enough to judge by
-    critical_margin: (
-        float  # a critical example within this much of the nearest one makes the judgement critical
-    )
-    same_similarity: (
-        float  # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)
-    )
-    margin_floor: (
-        float  # ...and only a critical example at least this near raises it (a faint likeness does not)
-    )
+    # below this the nearest example is not near enough to judge by
+    min_similarity: float
+    # a critical example within this much of the nearest one makes the judgement critical...
+    critical_margin: float
+    # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)...
+    same_similarity: float
+    # ...and only a critical example at least this near raises it (a faint likeness does not)
+    margin_floor: float
 
 
 # Per embedder key, chosen leave-one-set-out over the evaluation sets that are examples (each judged with the others
 # among the examples; tests/bench/meaning.py --loso prints the figures; kept from v1-v5 through v1-v16); the newest
-# set is the held-out figure.
-# Embedders without their own (an API model) use the sentence model's.
+# set is the held-out figure. Embedders without their own (an API model) use the sentence model's.
 # The margin floor (0.88 for the default) was chosen the same way over v1-v14: false alarms 28 → 23 of 560, critical
 # 429/430 at 0.875-0.8825, one more critical missed from 0.885; e5-small alone keeps none beyond its minimum.
 THRESHOLDS = {
-    "e5q4-chive": Thresholds(
-        0.87, 0.02, 0.95, 0.88
-    ),  # the bundled default: e5-small beside chiVe word vectors
+    "e5q4-chive": Thresholds(0.87, 0.02, 0.95, 0.88),  # the default: e5-small beside chiVe word vectors
     "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90),  # e5-small alone
 }
 DEFAULT_THRESHOLDS = THRESHOLDS["e5small-q4"]
