@@ -319,6 +319,7 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "運転講習で、ブレーキが効かなくなったらサイドブレーキを引けと教わった",
         "ゴトゴト鳴ってたのは、トランクのスイカでした",
         "新車のうちはブレーキが焦げ臭いかもと言われたけど、言われた通り一週間で消えた",
+        "車内が焦げ臭いと思ったら、新しく買った芳香剤の香りでした",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -657,6 +658,38 @@ def test_a_danger_stays_critical_whatever_place_or_time_is_told_before_it(judge:
         for danger in DANGERS
         if fast_urgency_check(place + danger, judge).level != "critical"
         or keyword_urgency_check(place + danger).level != "critical"
+    ]
+    assert lowered == []
+
+
+# A frame's own word, then a step of the story (「…たら」「…帰りに」「…翌日に」「…のに」), then the danger.
+AFTER_A_STEP = [
+    "ラジコンのコントローラーを探してたら",
+    "トミカ博の帰りに",
+    "息子とアニメの映画を見た帰りに",
+    "グランツーリスモの大会の帰りに",
+    "以前乗ってた車を売った店に向かう途中で",
+    "万が一のことを考えて早めに出たら",
+    "仮に渋滞してても間に合うように出たら",
+    "近所の人に挨拶してたら",
+    "他人の車をよけたら",
+    "前を走ってたトラックを追い越したら",
+    "異常なしって言われた翌日に",
+    "教習所で習った通りに走ってたのに",
+]
+
+
+def test_a_danger_after_a_step_of_the_story_is_critical_whatever_word_came_before(
+    judge: UrgencyJudge,
+) -> None:
+    """A harmless frame's word before a step of the story (AFTER_A_STEP) frames nothing that happens after it: 96 of
+    these were medium before the rules looked for the step between a frame and the danger (_told_in_a_frame)."""
+    lowered = [
+        place + danger
+        for place in AFTER_A_STEP
+        for danger in DANGERS
+        if keyword_urgency_check(place + danger).level != "critical"
+        or fast_urgency_check(place + danger, judge).level != "critical"
     ]
     assert lowered == []
 

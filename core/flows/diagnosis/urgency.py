@@ -135,10 +135,30 @@ def _counts(text: str, match: re.Match[str]) -> bool:
     return not _RULES["before_re"].search(clause)
 
 
-def _matches(rule: UrgencyRule, text: str) -> bool:
+def _match_starts(rule: UrgencyRule, text: str) -> list[int]:
+    """Where the rule's counting matches begin (none when its `unless` names a normal behaviour)."""
     if rule.unless is not None and rule.unless.search(text):
-        return False
-    return any(_counts(text, match) for match in rule.pattern.finditer(text))
+        return []
+    return [match.start() for match in rule.pattern.finditer(text) if _counts(text, match)]
+
+
+def _matches(rule: UrgencyRule, text: str) -> bool:
+    return bool(_match_starts(rule, text))
+
+
+# A step of the story between a frame and a danger (「ラジコンのコントローラーを探してたら、ブレーキが効かなくなった」,
+# 「トミカ博の帰りに…」, 「異常なしって言われた翌日に…」): what follows happened, whatever the frame's word was.
+STORY_STEP_RE = re.compile(
+    r"たら|ら、|途中|帰りに|帰り道|際に|時に|ときに|翌日|のに|けど|けれど|が、|が,|でも|ところ|最中|あとで|後で|後に"
+    r"|矢先|瞬間|直後|とたん|途端"
+)
+
+
+def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
+    """A harmless frame covers the danger found at `at`: the frame reaches past it (「隣の家の車がボンネットから煙を
+    出していた」, 「…直してもらってからは快調です」), or ends before it with no step of the story between (「ニュースで
+    高速道路で車が燃えているのを見た」)."""
+    return any(end > at or STORY_STEP_RE.search(text, end, at) is None for _, end in frames)
 
 
 def keyword_urgency_check(text: str) -> UrgencyResult:
@@ -147,9 +167,13 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
     No match gives level "low" (can drive, when_convenient, no reasons).
     """
     normalized = normalize_symptom(text)
-    framed = HARMLESS_FRAME_RE.search(normalized) is not None
+    frames = [m.span() for m in HARMLESS_FRAME_RE.finditer(normalized)]
     for level, rules, can_drive, visit_urgency in LEVEL_RULES:
-        reasons = [rule.reason for rule in rules if _matches(rule, normalized)]
+        found = [(rule, _match_starts(rule, normalized)) for rule in rules]
+        reasons = [rule.reason for rule, starts in found if starts]
+        framed = bool(frames) and all(
+            _told_in_a_frame(normalized, frames, at) for _, starts in found for at in starts
+        )
         if reasons and framed and urgency_rank(level) > urgency_rank(FRAME_CAP):
             return UrgencyResult(
                 FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + FRAME_NOTE, *reasons[1:]]
