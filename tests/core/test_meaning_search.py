@@ -694,6 +694,40 @@ def test_a_danger_after_a_step_of_the_story_is_critical_whatever_word_came_befor
     assert lowered == []
 
 
+# ...and a frame's word in a later sentence that does not settle the danger told before it.
+TOLD_AFTER = [
+    "。ニュースで見たのと同じ症状です",
+    "。昔乗ってた車も同じだった",
+    "。友達の車も前にそうなってた",
+    "。念のために言っておくと、今高速の上です",
+    "。異常なしって言われたばかり",
+    "。準備はできてないです",
+    "。夢であってほしい",
+    "。教習所で習ったことを思い出してます",
+]
+
+
+def test_a_frame_in_a_later_sentence_covers_a_danger_only_when_it_settles_it(judge: UrgencyJudge) -> None:
+    """「…ブレーキが効かなくなった。ニュースで見たのと同じ症状です」 stays critical (64 of these were medium before); a later
+    sentence that settles it (「…修理した。それ以来まったく問題ない」) still covers it."""
+    lowered = [
+        danger + after
+        for danger in DANGERS
+        for after in TOLD_AFTER
+        if keyword_urgency_check(danger + after).level != "critical"
+        or fast_urgency_check(danger + after, judge).level != "critical"
+    ]
+    assert lowered == []
+    assert (
+        keyword_urgency_check("去年ラジエーターから湯気が出て修理した。それ以来まったく問題ない").level
+        == "medium"
+    )
+    assert (
+        keyword_urgency_check("ブレーキが効かない！と思ったら自転車の話だった。車は関係ないです").level
+        == "medium"
+    )
+
+
 @pytest.mark.parametrize(
     "text",
     [

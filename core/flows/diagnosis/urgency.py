@@ -154,11 +154,32 @@ STORY_STEP_RE = re.compile(
 )
 
 
+# What a frame says when it settles a danger told in an earlier sentence (「…湯気が出て修理した。それ以来まったく問題ない」).
+SETTLED_RE = re.compile(
+    r"問題な|問題あり(ません|ませんでした)|快調|好調|バッチリ|ばっちり|平気|なんともな|何ともな|完璧|消え|直っ|治っ|直り"
+    r"|解決|勘違い|気のせい|見間違い|(の話|だけ)(だった|でした|やった|じゃった)?|異常な(し|い|かった)(?!って|と言われ)|(点|つ)いて(い)?(ない|ません)"
+)
+_SENTENCE_END = re.compile(r"[。\n]")  # 「ガソリン臭い！と思ったら…だった」: an exclamation goes on
+
+
+def _settles(text: str, start: int) -> bool:
+    """The sentence from a frame at `start` on says the danger is settled (SETTLED_RE)."""
+    stop = _SENTENCE_END.search(text, start)
+    return SETTLED_RE.search(text, start, stop.start() if stop else len(text)) is not None
+
+
 def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
-    """A harmless frame covers the danger found at `at`: the frame reaches past it (「隣の家の車がボンネットから煙を
-    出していた」, 「…直してもらってからは快調です」), or ends before it with no step of the story between (「ニュースで
-    高速道路で車が燃えているのを見た」)."""
-    return any(end > at or STORY_STEP_RE.search(text, end, at) is None for _, end in frames)
+    """A harmless frame covers the danger found at `at`: it ends before the danger with no step of the story between
+    (「ニュースで高速道路で車が燃えているのを見た」), it reaches into it (「隣の家の車がボンネットから煙を出していた」),
+    or it follows it — in the same sentence (「…と思ったら、ほこりが焼けるにおいだった」), or in a later one when it
+    settles it (「…修理した。それ以来まったく問題ない」; not 「…。ニュースで見たのと同じ症状です」)."""
+    for start, end in frames:
+        if end <= at:
+            if STORY_STEP_RE.search(text, end, at) is None:
+                return True
+        elif start <= at or _SENTENCE_END.search(text, at, start) is None or _settles(text, start):
+            return True
+    return False
 
 
 def keyword_urgency_check(text: str) -> UrgencyResult:
