@@ -648,18 +648,21 @@ DANGERS = [
 ]
 
 
+def _not_critical(texts: list[str], judge: UrgencyJudge) -> list[str]:
+    """The texts the rules or the fast path judge below critical."""
+    return [
+        text
+        for text in texts
+        if keyword_urgency_check(text).level != "critical"
+        or fast_urgency_check(text, judge).level != "critical"
+    ]
+
+
 def test_a_danger_stays_critical_whatever_place_or_time_is_told_before_it(judge: UrgencyJudge) -> None:
     """Every place or time (PLACES_AND_TIMES) before every danger (DANGERS): critical by the rules and on the fast
     path. 48 of these were medium or low before the frames were tied to their story (「映画館の駐車場で」,
     「ニュースを聞きながら」, 「知り合いの車屋さん」, 「もしもの時のために」)."""
-    lowered = [
-        (keyword_urgency_check(place + danger).level, place + danger)
-        for place in PLACES_AND_TIMES
-        for danger in DANGERS
-        if fast_urgency_check(place + danger, judge).level != "critical"
-        or keyword_urgency_check(place + danger).level != "critical"
-    ]
-    assert lowered == []
+    assert _not_critical([place + danger for place in PLACES_AND_TIMES for danger in DANGERS], judge) == []
 
 
 # A frame's own word, then a step of the story (「…たら」「…帰りに」「…翌日に」「…のに」), then the danger.
@@ -684,14 +687,7 @@ def test_a_danger_after_a_step_of_the_story_is_critical_whatever_word_came_befor
 ) -> None:
     """A harmless frame's word before a step of the story (AFTER_A_STEP) frames nothing that happens after it: 96 of
     these were medium before the rules looked for the step between a frame and the danger (_told_in_a_frame)."""
-    lowered = [
-        place + danger
-        for place in AFTER_A_STEP
-        for danger in DANGERS
-        if keyword_urgency_check(place + danger).level != "critical"
-        or fast_urgency_check(place + danger, judge).level != "critical"
-    ]
-    assert lowered == []
+    assert _not_critical([place + danger for place in AFTER_A_STEP for danger in DANGERS], judge) == []
 
 
 # ...and a frame's word in a later sentence that does not settle the danger told before it.
@@ -710,14 +706,7 @@ TOLD_AFTER = [
 def test_a_frame_in_a_later_sentence_covers_a_danger_only_when_it_settles_it(judge: UrgencyJudge) -> None:
     """「…ブレーキが効かなくなった。ニュースで見たのと同じ症状です」 stays critical (64 of these were medium before); a later
     sentence that settles it (「…修理した。それ以来まったく問題ない」) still covers it."""
-    lowered = [
-        danger + after
-        for danger in DANGERS
-        for after in TOLD_AFTER
-        if keyword_urgency_check(danger + after).level != "critical"
-        or fast_urgency_check(danger + after, judge).level != "critical"
-    ]
-    assert lowered == []
+    assert _not_critical([danger + after for danger in DANGERS for after in TOLD_AFTER], judge) == []
     assert (
         keyword_urgency_check("去年ラジエーターから湯気が出て修理した。それ以来まったく問題ない").level
         == "medium"
