@@ -68,6 +68,9 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["negation_re"] = re.compile(data["negation"])
     data["before_re"] = re.compile(data["hypothetical"]["before"])
     data["after_re"] = re.compile(data["hypothetical"]["after"])
+    data["clause_end_re"] = re.compile(data["hypothetical"]["clause_end"])
+    data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
+    data["settled_re"] = re.compile(data["frame_reach"]["settled"])
     data["frames_re"] = re.compile(data["harmless_frames"])
     data["function_ok_re"] = re.compile(data["function_ok"])
     return data
@@ -92,7 +95,7 @@ LEVEL_ACTIONS: dict[str, tuple[bool, str]] = {
     level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES
 } | {"low": (True, "when_convenient")}
 # A hypothetical's もし reaches to the end of its clause: 「もし…と思ってたけど、今本当にブレーキが効かない」 is no hypothetical.
-_CLAUSE_END = re.compile(r"[。!?\n]|けど|けれど|のに|が、|が,|でも、|しかし")
+_CLAUSE_END: re.Pattern[str] = _RULES["clause_end_re"]
 HARMLESS_FRAME_RE: re.Pattern[str] = _RULES["frames_re"]
 FRAME_CAP = "medium"
 FRAME_NOTE = (
@@ -148,17 +151,13 @@ def _matches(rule: UrgencyRule, text: str) -> bool:
 
 # A step of the story between a frame and a danger (「ラジコンのコントローラーを探してたら、ブレーキが効かなくなった」,
 # 「トミカ博の帰りに…」, 「異常なしって言われた翌日に…」): what follows happened, whatever the frame's word was.
-STORY_STEP_RE = re.compile(
-    r"たら|ら、|途中|帰りに|帰り道|際に|時に|ときに|翌日|のに|けど|けれど|が、|が,|でも|ところ|最中|あとで|後で|後に"
-    r"|矢先|瞬間|直後|とたん|途端"
-)
+# (the rule file's frame_reach.story_step)
+STORY_STEP_RE: re.Pattern[str] = _RULES["story_step_re"]
 
 
 # What a frame says when it settles a danger told in an earlier sentence (「…湯気が出て修理した。それ以来まったく問題ない」).
-SETTLED_RE = re.compile(
-    r"問題な|問題あり(ません|ませんでした)|快調|好調|バッチリ|ばっちり|平気|なんともな|何ともな|完璧|消え|直っ|治っ|直り"
-    r"|解決|勘違い|気のせい|見間違い|(の話|だけ)(だった|でした|やった|じゃった)?|異常な(し|い|かった)(?!って|と言われ)|(点|つ)いて(い)?(ない|ません)"
-)
+# (the rule file's frame_reach.settled)
+SETTLED_RE: re.Pattern[str] = _RULES["settled_re"]
 _SENTENCE_END = re.compile(r"[。\n]")  # 「ガソリン臭い！と思ったら…だった」: an exclamation goes on
 
 
