@@ -121,6 +121,8 @@ def near(node: dict[str, Any], root: dict[str, Any], depth: int = 0) -> st.Searc
         @st.composite
         def one_field_off(draw: st.DrawFn) -> Any:
             value = draw(valid(node, root, depth))
+            if not isinstance(value, dict):  # valid() of a deep node may give a leaf: nothing to put off then
+                return value
             name = draw(st.sampled_from(sorted(props)))
             how = draw(st.sampled_from(["inner", "drop", "extra"]))
             if how == "inner":
