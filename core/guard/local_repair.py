@@ -35,7 +35,9 @@ def parse_json_locally(raw: str) -> LocalParse:
         text, fixes = text.lstrip("\ufeff"), [*fixes, "strip_bom"]
     fence = _FENCE.search(text)
     if fence:
-        text, fixes = fence.group(1), [*fixes, "code_fence"]
+        # the fence's first closing ``` may sit inside a string (「{"": "```"}」): then the JSON inside, string-aware
+        body = fence.group(1) if _loads(fence.group(1)) or _outer_json(text) is None else _outer_json(text)
+        text, fixes = body or fence.group(1), [*fixes, "code_fence"]
     else:
         body = _outer_json(text)
         if body is not None and body != text.strip():
@@ -53,6 +55,15 @@ def parse_json_locally(raw: str) -> LocalParse:
         return LocalParse(
             False, fixes=fixes, error=first_error if not fixes else f"{exc}", truncated=looks_truncated(raw)
         )
+
+
+def _loads(text: str) -> bool:
+    """`text` is JSON as it stands."""
+    try:
+        json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return True
 
 
 def looks_truncated(raw: str) -> bool:

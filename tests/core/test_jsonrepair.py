@@ -53,3 +53,9 @@ def test_truncation_is_detected_not_closed():
     result = parse_json_locally(raw)
     assert not result.ok and result.truncated
     assert looks_truncated(raw) and not looks_truncated('{"a": 1} trailing') and not looks_truncated("plain")
+
+
+def test_a_fence_inside_a_string_does_not_close_the_code_fence():
+    """CI drew {"": "```"} in a fence: the fence's first closing ``` is inside the string."""
+    result = parse_json_locally('```json\n{"": "```"}\n```')
+    assert result.ok and result.value == {"": "```"} and result.fixes == ["code_fence"]
