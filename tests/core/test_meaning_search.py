@@ -219,6 +219,17 @@ def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge)
         ("事故のあとシートベルトを引っ張ってもロックがかからない", "restraint_failure"),
         ("赤いビックリマークのランプが点いて、ブレーキがいつもより深い", "red_warning_light"),
         ("助手席の足元が熱くて、プラスチックが溶けるようなにおいがする", "burning_smell"),
+        # v17 taught (the rules missed these; the judgement by meaning had them)
+        ("ブレーキがふわふわして、奥まで踏み込まないと止まらない", "brake_failure"),
+        ("ブレーキが利かん、止まりきれん", "brake_failure"),
+        ("アクセルから足を離してるのに、どんどん速くなる", "unintended_acceleration"),
+        ("アクセルが戻らん", "unintended_acceleration"),
+        ("排気ガスみたいな臭いがして、家族がみんな頭痛いって言ってる", "exhaust_in_cabin"),
+        ("車の中に排ガスの臭いがこもってる", "exhaust_in_cabin"),
+        ("車の下にぽたぽた垂れてて、嗅いだらガソリンでした", "fuel_leak"),
+        ("冠水した道で、水がドアの下まで来てる", "deep_water"),
+        ("メーターの温度の針が真っ赤なところまで来てる", "overheat"),
+        ("走ってたら後ろのタイヤが今にも外れそうに揺れてる", "wheel_loose"),
     ],
 )
 def test_the_rules_name_these_critical_symptoms(text: str, rule: str) -> None:
@@ -320,6 +331,15 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "ゴトゴト鳴ってたのは、トランクのスイカでした",
         "新車のうちはブレーキが焦げ臭いかもと言われたけど、言われた通り一週間で消えた",
         "車内が焦げ臭いと思ったら、新しく買った芳香剤の香りでした",
+        # v17 taught: a repair done and fine, a car repaired last year, a friend's or a colleague's story, a noise
+        # that was not the car, a drill
+        "先週ブレーキの効きが悪いって相談して直してもらった件、今は快調です。ありがとうございました",
+        "昨年ボンネットから煙が出て修理してもらった車なんですが、オイル交換をお願いしたいです",
+        "同僚がタイヤが外れかけた話を聞いて、自分のナットも確認したら大丈夫だった",
+        "先輩の車のブレーキが効かなくなったところを目撃して、怖くなった",
+        "ガタガタ鳴ってたのは車じゃなくて、隣の工事現場でした",
+        "避難訓練で車から出火したことにして消火器の使い方を習った",
+        "会社で車から出火した想定の訓練をやった",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -602,6 +622,20 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         # like a river with the wheels half under water is critical
         ("ガソリンの臭いがきつくて、下から何か垂れてる。隣で友達がタバコ吸ってるんだけど", "critical"),
         ("道が冠水してて、タイヤが半分くらい水に浸かってる", "critical"),
+        # ...and the danger side of v17's frames: the same words, then today's danger, a step of the story, a drill
+        # that was not one, a colleague's car one is driving
+        ("先月修理してもらった車なんですけど、今朝またボンネットから煙が出た", "critical"),
+        ("去年直してもらった件、今はバッチリだったのに、さっきブレーキが効かなくなった", "critical"),
+        ("同僚が見てる前でボンネットから煙が出た", "critical"),
+        ("友達の話を聞きに行く途中でブレーキが効かなくなった", "critical"),
+        ("消防訓練中にボンネットから煙が出てきた", "critical"),
+        ("避難訓練の想定じゃなくて本当に煙が出てる", "critical"),
+        ("同僚の車でボンネットから煙が出た", "critical"),
+        ("車の下にぽたぽた垂れてて、嗅いだらガソリンの匂いだった", "critical"),  # not a smell explained away
+        ("水がドアの下まで来たら危ないって本当？", "low"),
+        ("エアコンの温度を真っ赤にしても暖まらない", "low"),
+        ("急ブレーキでガガガって振動したけど、ABSが働いただけですよね", "low"),
+        ("布団がふかふかで気持ちいい、車のシートもふかふかにしたい", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
@@ -635,6 +669,7 @@ PLACES_AND_TIMES = [
     "知り合いの車屋さんに行く途中で",
     "新車で快調だったのに",
     "漫画喫茶の駐車場で",
+    "マリオカートみたいなカーブで",  # a game as a likeness, not the story
 ]
 DANGERS = [
     "ブレーキが効かなくなった",
@@ -700,6 +735,7 @@ TOLD_AFTER = [
     "。準備はできてないです",
     "。夢であってほしい",
     "。教習所で習ったことを思い出してます",
+    "。今は快調だったはずなのに",
 ]
 
 
