@@ -430,8 +430,8 @@ class _PlacedVectors:
     label = "placed"
     dim = 16
 
-    def __init__(self, similarities: dict[str, float]) -> None:
-        self.vectors = {"query": np.eye(self.dim, dtype=np.float32)[0]}
+    def __init__(self, similarities: dict[str, float], query: str = "query") -> None:
+        self.vectors = {query: np.eye(self.dim, dtype=np.float32)[0]}
         for axis, (text, s) in enumerate(similarities.items(), start=1):
             self.vectors[text] = (
                 np.float32(s) * np.eye(self.dim, dtype=np.float32)[0]
@@ -461,6 +461,56 @@ def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only
     result, near = judge.judge("query")
     assert "".join(n.text for n in near) == nearest
     assert result.level == level
+
+
+STORY = "友達の車から煙が出てた話を聞いた"  # not urgent, names a danger by rule: a story about one
+NOT_A_STORY = "洗車の予約をお願いしたい"  # not urgent, names none
+
+
+@pytest.mark.parametrize(
+    ("text", "placed", "level"),
+    [
+        ("ボンネットから煙が出たって騒いでたけど湯気でした", {STORY: 0.90}, "medium"),  # told like the story
+        ("ボンネットから煙が出たって騒いでたけど湯気でした", {STORY: 0.875}, "critical"),  # not near enough
+        (
+            "ボンネットから煙が出たって騒いでたけど湯気でした",
+            {NOT_A_STORY: 0.90},
+            "critical",
+        ),  # names no danger
+        # a critical example within the margin makes the judgement by meaning critical: no cap
+        (
+            "ボンネットから煙が出たって騒いでたけど湯気でした",
+            {STORY: 0.90, "ボンネットから煙": 0.89},
+            "critical",
+        ),
+        # ...also when a doubt caps that judgement at medium afterwards (v3's flooded Leaf, judged with e5)
+        ("ボンネットから煙が出たのは正常ですか", {STORY: 0.90, "ボンネットから煙": 0.89}, "critical"),
+        ("妻が運転してて、ボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a clause before the danger
+        ("今日ボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a turn to today before it
+        ("ラジコンを探してたらボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a step of the story
+    ],
+)
+def test_a_text_told_like_a_story_about_a_danger_has_the_rules_capped_at_medium(
+    tmp_path: Path, text: str, placed: dict[str, float], level: str
+) -> None:
+    """The rules find smoke (critical). The nearest example is not urgent and names a danger by rule (STORY): the
+    text is told like it, and with no critical example near the rules are capped at medium — unless the example is
+    not near enough (story_similarity 0.88), names no danger, or something comes before the danger in the text (a
+    clause, a step of the story, today): then what follows happened, whatever the neighbours say."""
+    assert keyword_urgency_check(text).level == "critical"
+    levels = {"critical": [t for t in placed if t.startswith("ボンネット")], "low": [STORY, NOT_A_STORY]}
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
+    judge = UrgencyJudge(
+        _PlacedVectors(placed | {t: 0.5 for t in (STORY, NOT_A_STORY) if t not in placed}, text), path
+    )  # type: ignore[arg-type]
+    result = fast_urgency_check(text, judge)
+    assert result.level == level
+    if level == "medium":
+        assert result.reasons[0] == (
+            "発煙（煙が出ている）（意味の近い例「友達の車から煙が出てた話を聞いた」と同じく危険を話題にしているだけの文"
+            "のため、この判定では緊急度は中まで）"
+        )
 
 
 @pytest.mark.parametrize(("critical_at", "level"), [(0.881, "critical"), (0.879, "low")])
@@ -725,6 +775,28 @@ def test_a_danger_after_a_step_of_the_story_is_critical_whatever_word_came_befor
     assert _not_critical([place + danger for place in AFTER_A_STEP for danger in DANGERS], judge) == []
 
 
+# A likeness to a story (「友達の車と同じように、うちの車も」) or a report from someone in the car (「妻が運転してて、」):
+# what follows happened to this car.
+LIKENESS_AND_REPORTS = [
+    "ニュースで見た車みたいに、うちの車も",
+    "友達の車と同じように、うちの車も",
+    "昔乗ってた車と同じで、",
+    "去年と同じで、",
+    "旦那から電話で、",
+    "妻が運転してて、",
+    "息子が今運転中で、",
+    "修理してもらったばかりの車で、",
+    "先月直してもらった車ですが、",
+    "訓練じゃなくて本当に",
+]
+
+
+def test_a_danger_told_like_a_story_or_reported_from_the_car_is_critical(judge: UrgencyJudge) -> None:
+    """LIKENESS_AND_REPORTS before each danger: 24 were medium by the rules (a frame's word, then a likeness: now a
+    step of the story); without told_after_a_step the story cap lowers 「先月直してもらった車ですが、エンジンから火が出た」."""
+    assert _not_critical([lead + danger for lead in LIKENESS_AND_REPORTS for danger in DANGERS], judge) == []
+
+
 # ...and a frame's word in a later sentence that does not settle the danger told before it.
 TOLD_AFTER = [
     "。ニュースで見たのと同じ症状です",
@@ -761,10 +833,10 @@ def test_a_frame_in_a_later_sentence_covers_a_danger_only_when_it_settles_it(jud
         "ブレーキを替えたら効かない。最初はそういうもの？",
     ],
 )
-def test_the_judgement_by_meaning_never_lowers_the_rules(judge: UrgencyJudge, text: str) -> None:
-    """Critical by rule while the nearest examples are not urgent: the fast path stays critical. (Letting such
-    neighbours lower the rules was tried on the rounds as run — fewer false alarms, no fresh critical lost — and
-    rejected: it lowers these three, each a danger told near a harmless story.)"""
+def test_neighbours_that_name_no_danger_never_lower_the_rules(judge: UrgencyJudge, text: str) -> None:
+    """Critical by rule while the nearest examples are not urgent: the fast path stays critical. (Letting any such
+    neighbours lower the rules was tried on the rounds as run and rejected: it lowers these three, each a danger told
+    near a harmless question or normal behaviour; only a neighbour that is a story about a danger caps the rules.)"""
     assert keyword_urgency_check(text).level == "critical"
     assert [n.level for n in judge.nearest(text)[:2]] == ["low", "low"]
     assert fast_urgency_check(text, judge).level == "critical"

@@ -71,6 +71,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["clause_end_re"] = re.compile(data["hypothetical"]["clause_end"])
     data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
     data["settled_re"] = re.compile(data["frame_reach"]["settled"])
+    data["turn_re"] = re.compile(data["frame_reach"]["turn"])
     data["frames_re"] = re.compile(data["harmless_frames"])
     data["function_ok_re"] = re.compile(data["function_ok"])
     return data
@@ -179,6 +180,30 @@ def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
         elif start <= at or _SENTENCE_END.search(text, at, start) is None or _settles(text, start):
             return True
     return False
+
+
+def names_a_danger(text: str) -> bool:
+    """A critical or high rule counts in the text, whatever frame it is told in (「友達の車のブレーキが効かなくなった話」
+    names one; 「煙は出ていません」 and 「もしブレーキが効かなくなったら」 do not)."""
+    normalized = normalize_symptom(text)
+    return any(_matches(rule, normalized) for rule in (*CRITICAL_RULES, *HIGH_RULES))
+
+
+# A clause or a turn to today before a danger (the rule file's frame_reach.turn: 「…てから」「今日」「また」).
+_CLAUSE_BREAK = re.compile(r"[、。,!?！？\n]")
+TURN_RE: re.Pattern[str] = _RULES["turn_re"]
+
+
+def told_after_a_step(text: str) -> bool:
+    """Something comes before the first danger a critical or high rule finds — a clause (「妻が運転してて、」), a step
+    of the story (「…探してたら」「…帰りに」「…のに」) or a turn to today (「…てから」「今日」「また」): what follows
+    happened, however the text began. (A story about a danger opens with it: 「友達がタイヤ外れかけた話を聞いて…」.)"""
+    normalized = normalize_symptom(text)
+    starts = [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]
+    if not starts:
+        return False
+    first = min(starts)
+    return any(pattern.search(normalized, 0, first) for pattern in (_CLAUSE_BREAK, STORY_STEP_RE, TURN_RE))
 
 
 def keyword_urgency_check(text: str) -> UrgencyResult:

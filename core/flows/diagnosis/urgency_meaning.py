@@ -5,8 +5,9 @@ The rules (core.flows.diagnosis.urgency) only see the words they were written fo
 embedder and compared with labelled example phrasings (`urgency_exemplars.json`, embedded once per embedder):
 the level is the one of the nearest example, raised to critical when a critical example among the four nearest is
 almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low).
-`fast_urgency_check` takes the higher of the rules and this judgement, as spec 04 §6 combines rule and model (it
-never lowers the rules); negated or hypothetical wording
+`fast_urgency_check` takes the higher of the rules and this judgement, as spec 04 §6 combines rule and model; it
+lowers the rules only for a text told like a known story about a danger (its nearest example is not urgent and names
+one, and the text opens with the danger), to medium, as a harmless frame does; negated or hypothetical wording
 (「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so.
 """
 
@@ -27,7 +28,9 @@ from core.flows.diagnosis.urgency import (
     in_harmless_frame,
     keyword_urgency_check,
     merge_urgency,
+    names_a_danger,
     says_it_works,
+    told_after_a_step,
     urgency_rank,
 )
 from core.search.embedders import Embedder, Matrix
@@ -49,6 +52,8 @@ class Thresholds:
     same_similarity: float
     # ...and only a critical example at least this near raises it (a faint likeness does not)
     margin_floor: float
+    # a not-urgent example at least this near that names a danger (a story about one) caps the rules at medium
+    story_similarity: float
 
 
 # Per embedder key, chosen leave-one-set-out over the evaluation sets that are examples (each judged with the others
@@ -57,8 +62,8 @@ class Thresholds:
 # The margin floor (0.88 for the default) was chosen the same way over v1-v14: false alarms 28 → 23 of 560, critical
 # 429/430 at 0.875-0.8825, one more critical missed from 0.885; e5-small alone keeps none beyond its minimum.
 THRESHOLDS = {
-    "e5q4-chive": Thresholds(0.87, 0.02, 0.95, 0.88),  # the default: e5-small beside chiVe word vectors
-    "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90),  # e5-small alone
+    "e5q4-chive": Thresholds(0.87, 0.02, 0.95, 0.88, 0.88),  # the default: e5-small beside chiVe word vectors
+    "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90, 0.90),  # e5-small alone
 }
 DEFAULT_THRESHOLDS = THRESHOLDS["e5small-q4"]
 # How many nearest examples the critical margin looks at: 4 chosen leave-one-set-out over v1-v13 with the
@@ -116,6 +121,12 @@ class UrgencyJudge:
         self.thresholds = THRESHOLDS.get(embedder.key, DEFAULT_THRESHOLDS)
         self.texts: list[str] = [t for level in data for t in data[level]]
         self.levels: list[str] = [level for level in data for _ in data[level]]
+        # the not-urgent examples that name a danger by rule: stories about one (「友達の車から煙が出てた」)
+        self.stories: frozenset[str] = frozenset(
+            t
+            for t, level in zip(self.texts, self.levels, strict=True)
+            if level == "low" and names_a_danger(t)
+        )
         self._vectors: Matrix | None = None
         self._lock = threading.Lock()
 
@@ -139,13 +150,7 @@ class UrgencyJudge:
         t = self.thresholds
         if not near or near[0].similarity < t.min_similarity or REQUEST_RE.search(text.strip()):
             return UrgencyResult("low", True, "when_convenient", []), near
-        level = near[0].level
-        if near[0].similarity < t.same_similarity and any(
-            n.level == "critical"
-            and n.similarity >= max(near[0].similarity - t.critical_margin, t.margin_floor)
-            for n in near
-        ):
-            level = "critical"
+        level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text)
         framed = in_harmless_frame(text)
         works = says_it_works(text)
@@ -166,12 +171,51 @@ class UrgencyJudge:
             reason = f"{MEANING_REASON}「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
+    def _critical_within_margin(self, near: list[Nearest]) -> bool:
+        """A critical example among the nearest is almost as near as the nearest one, and itself near enough (and the
+        nearest one does not say the same thing)."""
+        t = self.thresholds
+        return near[0].similarity < t.same_similarity and any(
+            n.level == "critical"
+            and n.similarity >= max(near[0].similarity - t.critical_margin, t.margin_floor)
+            for n in near
+        )
+
+    def story_like(self, near: list[Nearest]) -> Nearest | None:
+        """The nearest example when it is a not-urgent story about a danger (it names one by rule), near enough, and
+        no critical example is within the margin (whatever caps the judgement's level afterwards)."""
+        if (
+            near
+            and near[0].text in self.stories
+            and near[0].similarity >= self.thresholds.story_similarity
+            and not self._critical_within_margin(near)
+        ):
+            return near[0]
+        return None
+
+
+STORY_CAP = "medium"
+
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
     """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
-    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged)."""
+    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged).
+
+    One exception: a text told like a known not-urgent story about a danger (its nearest example names one by rule
+    and is not urgent: 「友達がタイヤ外れかけた話を聞いて…」, no critical example within the margin) that opens with the
+    danger (told_after_a_step) has the rules capped at medium, as a harmless frame does."""
     keyword = keyword_urgency_check(text)
     if judge is None:
         return keyword
-    meaning, _ = judge.judge(text)
+    meaning, near = judge.judge(text)
+    story = judge.story_like(near)
+    if (
+        story is not None
+        and urgency_rank(keyword.level) > urgency_rank(STORY_CAP)
+        and not told_after_a_step(text)
+    ):
+        note = f"（意味の近い例「{story.text}」と同じく危険を話題にしているだけの文のため、この判定では緊急度は中まで）"
+        keyword = UrgencyResult(
+            STORY_CAP, *LEVEL_ACTIONS[STORY_CAP], [keyword.reasons[0] + note, *keyword.reasons[1:]]
+        )
     return merge_urgency(keyword, meaning)
