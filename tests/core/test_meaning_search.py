@@ -340,6 +340,9 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "ガタガタ鳴ってたのは車じゃなくて、隣の工事現場でした",
         "避難訓練で車から出火したことにして消火器の使い方を習った",
         "会社で車から出火した想定の訓練をやった",
+        # v18 taught: a repair reported done, a snack's smell
+        "オイル漏れを直してもらいました。それから一度も垂れてません",
+        "車で焼き芋を食べたら焦げた匂いが残ってる",
     ],
 )
 def test_somebody_elses_scare_or_car_goes_no_higher_than_medium(text: str) -> None:
@@ -686,6 +689,22 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("エアコンの温度を真っ赤にしても暖まらない", "low"),
         ("急ブレーキでガガガって振動したけど、ABSが働いただけですよね", "low"),
         ("布団がふかふかで気持ちいい、車のシートもふかふかにしたい", "low"),
+        # v18 taught: words with another sense (a company's SNS 炎上, a phone's battery, a punk band, a head that
+        # overheats), petrol on one's work clothes, a cold exhaust dripping water; beside each, the danger it is not
+        ("会社のSNSが炎上して大変。ついでに車検の予約をしたい", "low"),
+        ("車がトンネルで炎上してる", "critical"),
+        ("スマホのバッテリーがすぐ上がるので車で充電したい", "low"),
+        ("スマホの充電しようとしたら車のバッテリーが上がってた", "high"),
+        ("パンクバンドの機材を積みたい", "low"),
+        ("走ってたらパンクした", "high"),
+        ("仕事で頭がオーバーヒートしそう。ところで洗車の予約を", "low"),
+        ("頭がオーバーヒートしそうだけど、それより車がオーバーヒートしてる", "critical"),
+        ("作業着がガソリン臭いんだけど、シートに匂いうつる？", "low"),
+        ("作業着がガソリン臭いと思ったら、車の下からガソリンが漏れてた", "critical"),
+        ("寒い朝マフラーから白い湯気が出て、水もポタポタ垂れてる", "low"),
+        ("寒い朝マフラーから白い湯気が出て水もポタポタ垂れてて、甘い匂いがずっとする", "critical"),
+        ("焼き芋食べてたら、ボンネットから煙が出てきた", "critical"),
+        ("オイル漏れを直してもらいました。でも今朝また漏れてる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
