@@ -705,6 +705,18 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("寒い朝マフラーから白い湯気が出て水もポタポタ垂れてて、甘い匂いがずっとする", "critical"),
         ("焼き芋食べてたら、ボンネットから煙が出てきた", "critical"),
         ("オイル漏れを直してもらいました。でも今朝また漏れてる", "critical"),
+        # v19 taught: a joke owned up to, incense or a campfire's smoke in the cabin, the neighbour's car (お隣さんの)
+        ("ブレーキが効かないっていうのは冗談で、ワイパーを替えたい", "medium"),
+        ("冗談抜きで、ブレーキが効かない", "critical"),
+        ("冗談じゃなくて本当にボンネットから煙が出てる", "critical"),
+        ("ブレーキが効かない、冗談じゃない", "critical"),
+        ("お香を焚いたら煙がこもった。消臭したい", "medium"),
+        ("お香を焚いたら、ボンネットから煙が出てきた", "critical"),
+        ("焚き火のそばに停めてたから車内が煙くさい", "medium"),
+        ("焚き火のそばに停めてたら、ボンネットから煙が出てきた", "critical"),
+        ("お隣さんの車がエンストしてた。うちのは元気", "medium"),
+        ("お隣さんの車で送ってもらってたら、ブレーキが効かなくなった", "critical"),
+        ("お隣さんの車と同じように、うちの車もエンストした", "high"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
