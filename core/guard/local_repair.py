@@ -36,8 +36,8 @@ def parse_json_locally(raw: str) -> LocalParse:
     fence = _FENCE.search(text)
     if fence:
         # the fence's first closing ``` may sit inside a string (「{"": "```"}」): then the JSON inside, string-aware
-        body = fence.group(1) if _loads(fence.group(1)) or _outer_json(text) is None else _outer_json(text)
-        text, fixes = body or fence.group(1), [*fixes, "code_fence"]
+        inner = fence.group(1)
+        text, fixes = (None if _loads(inner) else _outer_json(text)) or inner, [*fixes, "code_fence"]
     else:
         body = _outer_json(text)
         if body is not None and body != text.strip():

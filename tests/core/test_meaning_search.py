@@ -774,13 +774,6 @@ def _not_critical(texts: list[str], judge: UrgencyJudge) -> list[str]:
     ]
 
 
-def test_a_danger_stays_critical_whatever_place_or_time_is_told_before_it(judge: UrgencyJudge) -> None:
-    """Every place or time (PLACES_AND_TIMES) before every danger (DANGERS): critical by the rules and on the fast
-    path. 48 of these were medium or low before the frames were tied to their story (「映画館の駐車場で」,
-    「ニュースを聞きながら」, 「知り合いの車屋さん」, 「もしもの時のために」)."""
-    assert _not_critical([place + danger for place in PLACES_AND_TIMES for danger in DANGERS], judge) == []
-
-
 # A frame's own word, then a step of the story (「…たら」「…帰りに」「…翌日に」「…のに」), then the danger.
 AFTER_A_STEP = [
     "ラジコンのコントローラーを探してたら",
@@ -796,14 +789,6 @@ AFTER_A_STEP = [
     "異常なしって言われた翌日に",
     "教習所で習った通りに走ってたのに",
 ]
-
-
-def test_a_danger_after_a_step_of_the_story_is_critical_whatever_word_came_before(
-    judge: UrgencyJudge,
-) -> None:
-    """A harmless frame's word before a step of the story (AFTER_A_STEP) frames nothing that happens after it: 96 of
-    these were medium before the rules looked for the step between a frame and the danger (_told_in_a_frame)."""
-    assert _not_critical([place + danger for place in AFTER_A_STEP for danger in DANGERS], judge) == []
 
 
 # A likeness to a story (「友達の車と同じように、うちの車も」) or a report from someone in the car (「妻が運転してて、」):
@@ -822,10 +807,22 @@ LIKENESS_AND_REPORTS = [
 ]
 
 
-def test_a_danger_told_like_a_story_or_reported_from_the_car_is_critical(judge: UrgencyJudge) -> None:
-    """LIKENESS_AND_REPORTS before each danger: 24 were medium by the rules (a frame's word, then a likeness: now a
-    step of the story); without told_after_a_step the story cap lowers 「先月直してもらった車ですが、エンジンから火が出た」."""
-    assert _not_critical([lead + danger for lead in LIKENESS_AND_REPORTS for danger in DANGERS], judge) == []
+@pytest.mark.parametrize(
+    "leads",
+    [
+        # 48 were medium or low before the frames were tied to their story (「映画館の駐車場で」, 「ニュースを聞きながら」,
+        # 「知り合いの車屋さん」, 「もしもの時のために」)
+        pytest.param(PLACES_AND_TIMES, id="places-and-times"),
+        # a frame's word, then a step: 96 were medium before the rules looked for the step between (_told_in_a_frame)
+        pytest.param(AFTER_A_STEP, id="after-a-step"),
+        # 24 were medium by the rules (a frame's word, then a likeness: now a step of the story); without
+        # told_after_a_step the story cap lowers 「先月直してもらった車ですが、エンジンから火が出た」
+        pytest.param(LIKENESS_AND_REPORTS, id="likeness-and-reports"),
+    ],
+)
+def test_a_danger_stays_critical_whatever_is_told_before_it(judge: UrgencyJudge, leads: list[str]) -> None:
+    """Each lead before each danger (DANGERS): critical by the rules and on the fast path."""
+    assert _not_critical([lead + danger for lead in leads for danger in DANGERS], judge) == []
 
 
 # ...and a frame's word in a later sentence that does not settle the danger told before it.

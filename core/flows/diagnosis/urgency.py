@@ -182,11 +182,15 @@ def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
     return False
 
 
+def _danger_starts(normalized: str) -> list[int]:
+    """Where the critical and high rules' counting matches begin, whatever frame they are told in."""
+    return [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]
+
+
 def names_a_danger(text: str) -> bool:
     """A critical or high rule counts in the text, whatever frame it is told in (「友達の車のブレーキが効かなくなった話」
     names one; 「煙は出ていません」 and 「もしブレーキが効かなくなったら」 do not)."""
-    normalized = normalize_symptom(text)
-    return any(_matches(rule, normalized) for rule in (*CRITICAL_RULES, *HIGH_RULES))
+    return bool(_danger_starts(normalize_symptom(text)))
 
 
 # A clause or a turn to today before a danger (the rule file's frame_reach.turn: 「…てから」「今日」「また」).
@@ -199,7 +203,7 @@ def told_after_a_step(text: str) -> bool:
     of the story (「…探してたら」「…帰りに」「…のに」) or a turn to today (「…てから」「今日」「また」): what follows
     happened, however the text began. (A story about a danger opens with it: 「友達がタイヤ外れかけた話を聞いて…」.)"""
     normalized = normalize_symptom(text)
-    starts = [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]
+    starts = _danger_starts(normalized)
     if not starts:
         return False
     first = min(starts)
