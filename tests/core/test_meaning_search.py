@@ -15,7 +15,7 @@ from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
-from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check
+from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check, quote
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.reconcile import reconcile_memory_index
@@ -148,7 +148,7 @@ def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(j
     meaning, near = judge.judge("ブレーキペダルを踏まないとエンジンがかからないのは正常？")
     assert meaning.level == "medium" and meaning.can_drive
     assert meaning.reasons == [
-        f"意味の近い症状例「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は中まで）"
+        f"意味の近い症状例{quote(near[0].text)}（正常かどうかを尋ねる文のため、緊急度は中まで）"
     ]
 
 
@@ -161,7 +161,7 @@ def test_a_danger_in_somebody_elses_car_goes_no_higher_than_medium_by_meaning(ju
     meaning, near = judge.judge("知り合いの車がブレーキが効かなくなって事故ったらしい")
     assert near[0].level == "critical"  # the meaning is a brake failure...
     assert (meaning.level, meaning.can_drive) == ("medium", True)  # ...but not this person's
-    assert meaning.reasons == [f"意味の近い症状例「{near[0].text}」{FRAME_NOTE}"]
+    assert meaning.reasons == [f"意味の近い症状例{quote(near[0].text)}{FRAME_NOTE}"]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge)
     meaning, near = judge.judge(text)
     assert meaning.level == "medium" and meaning.can_drive
     assert meaning.reasons == [
-        f"意味の近い症状例「{near[0].text}」（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
+        f"意味の近い症状例{quote(near[0].text)}（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
     ]
     assert fast_urgency_check(text, judge).level == "medium"
     # a critical symptom the rules see is not capped by a denial beside it
@@ -466,6 +466,12 @@ def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only
     assert result.level == level
 
 
+def test_a_reason_quotes_an_example_cut_at_thirty_characters() -> None:
+    assert quote("友達の車から煙が出てた話を聞いた") == "「友達の車から煙が出てた話を聞いた」"
+    assert quote("あ" * 30) == "「" + "あ" * 30 + "」"
+    assert quote("あ" * 29 + "いう") == "「" + "あ" * 29 + "…」"  # 31 characters: 29 and an ellipsis
+
+
 STORY = "友達の車から煙が出てた話を聞いた"  # not urgent, names a danger by rule: a story about one
 NOT_A_STORY = "洗車の予約をお願いしたい"  # not urgent, names none
 
@@ -511,8 +517,8 @@ def test_a_text_told_like_a_story_about_a_danger_has_the_rules_capped_at_medium(
     assert result.level == level
     if level == "medium":
         assert result.reasons[0] == (
-            "発煙（煙が出ている）（意味の近い例「友達の車から煙が出てた話を聞いた」と同じく危険を話題にしているだけの文"
-            "のため、この判定では緊急度は中まで）"
+            "発煙（煙が出ている）（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、"
+            "この判定では緊急度は中まで。近い例: 「友達の車から煙が出てた話を聞いた」）"
         )
 
 

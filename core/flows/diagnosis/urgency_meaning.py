@@ -38,6 +38,13 @@ from core.search.embedders import Embedder, Matrix
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
 MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
+QUOTE_LIMIT = 30  # characters of an example a reason quotes (half the examples are longer; the longest is 113)
+
+
+def quote(example: str) -> str:
+    """An example as a reason quotes it: 「…」, cut at QUOTE_LIMIT characters (the banner stays a few lines)."""
+    cut = example if len(example) <= QUOTE_LIMIT else example[: QUOTE_LIMIT - 1] + "…"
+    return f"「{cut}」"
 
 
 @dataclass(frozen=True)
@@ -161,14 +168,14 @@ class UrgencyJudge:
             return UrgencyResult("low", True, "when_convenient", []), near
         can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
-            reason = f"{MEANING_REASON}「{near[0].text}」（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
+            reason = f"{MEANING_REASON}{quote(near[0].text)}（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
         elif capped and framed:
-            reason = f"{MEANING_REASON}「{near[0].text}」{FRAME_NOTE}"
+            reason = f"{MEANING_REASON}{quote(near[0].text)}{FRAME_NOTE}"
         elif capped:
-            reason = f"{MEANING_REASON}「{near[0].text}」{DENIAL_NOTE}"
+            reason = f"{MEANING_REASON}{quote(near[0].text)}{DENIAL_NOTE}"
         else:
             basis = next(n for n in near if n.level == level)
-            reason = f"{MEANING_REASON}「{basis.text}」（緊急度: {LEVEL_NAMES[level]}）"
+            reason = f"{MEANING_REASON}{quote(basis.text)}（緊急度: {LEVEL_NAMES[level]}）"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
     def _critical_within_margin(self, near: list[Nearest]) -> bool:
@@ -195,6 +202,10 @@ class UrgencyJudge:
 
 
 STORY_CAP = "medium"
+STORY_NOTE = (
+    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで。"
+    "近い例: {example}）"
+)
 
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
@@ -214,7 +225,7 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
         and urgency_rank(keyword.level) > urgency_rank(STORY_CAP)
         and not told_after_a_step(text)
     ):
-        note = f"（意味の近い例「{story.text}」と同じく危険を話題にしているだけの文のため、この判定では緊急度は中まで）"
+        note = STORY_NOTE.format(example=quote(story.text))
         keyword = UrgencyResult(
             STORY_CAP, *LEVEL_ACTIONS[STORY_CAP], [keyword.reasons[0] + note, *keyword.reasons[1:]]
         )
