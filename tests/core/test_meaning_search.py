@@ -723,6 +723,32 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("お隣さんの車がエンストしてた。うちのは元気", "medium"),
         ("お隣さんの車で送ってもらってたら、ブレーキが効かなくなった", "critical"),
         ("お隣さんの車と同じように、うちの車もエンストした", "high"),
+        # v20 taught: the brake pressed and the car not stopping (also in kana, small ぃ and all), the steering
+        # locking while driving; a likeness wondered about, an idiom, a child's question, idle stop mistaken for a
+        # stall, a light gone out once the cap was closed, an advert, the old man next door's car
+        ("ぶれーきふんでもとまらなぃ、いまさかみちくだってる", "critical"),
+        ("ブレーキかけても止まらん", "critical"),
+        ("ブレーキ踏み込んでも止まらない", "critical"),
+        ("ブレーキかけても鳴きが止まらない", "low"),  # a squeal that goes on: no brake failure
+        ("急にハンドルがガクッとロックしたみたいに動かなくなり、力ずくで少し動かせる", "critical"),
+        ("ハンドルロックがかかって動かなくなった", "low"),  # the parked car's lock
+        ("やかんの湯気を見て、オーバーヒートってこんな感じかなと思った", "medium"),
+        ("ブレーキ抜けるってこんな感じなんや、いま全然止まらん", "critical"),
+        ("ブレーキ抜けるってこんな感じかなって思った、ペダルが床まで入る", "critical"),
+        ("うちの息子はブレーキが効かない性格で困る", "medium"),
+        ("部長が頭から湯気出して怒ってた", "low"),
+        ("子どもに「車って火がついたら爆発するの？」って聞かれた", "medium"),
+        ("子どもに「なんか焦げ臭くない？」って聞かれて、見たらボンネットから煙が出てる", "critical"),
+        ("なんでくるまのタイヤってパンクするの？", "medium"),
+        ("なんで車のブレーキって急に効かなくなるの？今まさに効かないんだけど", "critical"),
+        ("エンジンが止まった！と思ったらアイドリングストップだった", "medium"),
+        ("エンジン止まったと思ったらアイドリングストップじゃなくて本当にエンストしてた", "high"),
+        ("チェックランプがついたけど給油キャップを締め直したら消えた", "medium"),
+        ("チェックランプ締め直したら消えたけど、今度は赤い油圧ランプが点いた", "critical"),
+        ("【広告】エンジン炎上寸前！？当店の無料点検で解消！", "medium"),
+        ("当店の配達車から煙が出てます", "critical"),
+        ("弊社の社用車でブレーキが効かなくなりました", "critical"),
+        ("隣のじっちゃんの車、雪に埋まったけど何ともなかった", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
