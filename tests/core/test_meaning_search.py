@@ -15,7 +15,13 @@ from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
-from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check, quote
+from core.flows.diagnosis.urgency_meaning import (
+    EXEMPLARS_FILE,
+    UrgencyJudge,
+    fast_urgency_check,
+    quote,
+    with_katakana_loanwords,
+)
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.reconcile import reconcile_memory_index
@@ -141,6 +147,34 @@ def test_the_shipped_manual_vectors_are_the_embedders_and_cover_every_text(
         np.stack([shipped[text_digest(t)] for t in sample]), embedder.embed_documents(sample), atol=1e-5
     )
     assert precomputed(SAMPLES_DIR, "ngram512") == {}
+
+
+def test_a_text_without_kanji_has_its_car_words_in_katakana() -> None:
+    assert with_katakana_loanwords("ぶれーきふんでもとまらない") == "ブレーキふんでもとまらない"
+    assert with_katakana_loanwords("まふらーからほのおがでた") == "マフラーからほのおがでた"
+    assert (
+        with_katakana_loanwords("さいどぶれーきがきかない") == "サイドブレーキがきかない"
+    )  # the longest word
+    assert (
+        with_katakana_loanwords("タイヤ交換っていくらくらい") == "タイヤ交換っていくらくらい"
+    )  # a kanji: as is
+    assert with_katakana_loanwords("ぶれーき踏んでも") == "ぶれーき踏んでも"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "まふらーからほのおがでた",
+        "たいやのぼるとがゆるんでいる",
+        "いまこうそく。きゅうにはんどるががちがちにおもくなってこわい",
+        "あくせるぺだるがもどってこなくて、あしをはなしてもかそくしつづけた",
+    ],
+)
+def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJudge, text: str) -> None:
+    """Critical phrasings of the sets as a child or a phone in a hurry writes them: the rules need their kanji, the
+    embedder its katakana car words (each of these was low before the car words were restored)."""
+    assert keyword_urgency_check(text).level != "critical"
+    assert fast_urgency_check(text, judge).level == "critical"
 
 
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:

@@ -38,7 +38,9 @@ from core.search.embedders import Embedder, Matrix
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
 MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
-QUOTE_LIMIT = 30  # characters of an example a reason quotes (half the examples are longer; the longest is 113)
+QUOTE_LIMIT = (
+    30  # characters of an example a reason quotes (half the examples are longer; the longest is 113)
+)
 
 
 def quote(example: str) -> str:
@@ -110,6 +112,30 @@ DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文�
 QUESTION_CAP = "medium"
 
 
+# Car words an owner may type in hiragana (a child, an old phone, a hurry: 「ぶれーきふんでもとまらない」): the
+# embedder knows them in katakana only, and a text all in kana is read as such. Only a text without a kanji is
+# rewritten: in ordinary writing 「いくらくらい」 or 「溜まっとる」 hold no loanword.
+LOANWORDS = (
+    "ブレーキ サイドブレーキ ハンドル ステアリング パワステ タイヤ ホイール パンク エンジン エンスト エンジンルーム "
+    "アクセル ペダル ボンネット マフラー ガソリン オイル クーラント ラジエーター オーバーヒート ランプ メーター "
+    "バッテリー エアコン ヒーター ボルト ワイパー ライト ヘッドライト ウインカー ハザード ブザー シフト レバー "
+    "クラッチ シート ベルト シートベルト エアバッグ ミラー トランク ダッシュボード アイドリング スピード "
+    "ハイブリッド パーキング"
+).split()
+_TO_HIRAGANA = str.maketrans({chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F7)})
+_HIRAGANA_LOANWORDS = {word.translate(_TO_HIRAGANA): word for word in LOANWORDS}
+_LOANWORD_RE = re.compile("|".join(sorted(map(re.escape, _HIRAGANA_LOANWORDS), key=len, reverse=True)))
+_KANJI_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def with_katakana_loanwords(text: str) -> str:
+    """A text without a kanji with its car words in katakana (「ぶれーきふんでも」 -> 「ブレーキふんでも」), as it is
+    embedded; any other text as it is."""
+    if _KANJI_RE.search(text):
+        return text
+    return _LOANWORD_RE.sub(lambda m: _HIRAGANA_LOANWORDS[m.group()], text)
+
+
 @dataclass(frozen=True)
 class Nearest:
     """The nearest example of a judgement: its text, level and cosine similarity (query against query)."""
@@ -140,14 +166,14 @@ class UrgencyJudge:
     def _matrix(self) -> Matrix:
         with self._lock:
             if self._vectors is None:  # queries against queries: both are owners' descriptions (e5 prefix)
-                self._vectors = self.embedder.embed_queries(self.texts)
+                self._vectors = self.embedder.embed_queries([with_katakana_loanwords(t) for t in self.texts])
             return self._vectors
 
     def nearest(self, text: str, k: int = K_NEAREST) -> list[Nearest]:
         """The `k` nearest examples to `text`, nearest first."""
         if not text.strip():
             return []
-        sims = self._matrix() @ self.embedder.embed_queries([text])[0]
+        sims = self._matrix() @ self.embedder.embed_queries([with_katakana_loanwords(text)])[0]
         order = np.argsort(-sims)[:k]
         return [Nearest(self.texts[i], self.levels[i], float(sims[i])) for i in order]
 
