@@ -18,6 +18,7 @@ from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urg
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     UrgencyJudge,
+    doubts_a_fault,
     fast_urgency_check,
     quote,
     with_katakana_loanwords,
@@ -175,6 +176,24 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
     embedder its katakana car words (each of these was low before the car words were restored)."""
     assert keyword_urgency_check(text).level != "critical"
     assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_asking_whether_it_is_engine_braking_is_a_question_and_driving_daily_is_keeping_on_driving(
+    judge: UrgencyJudge,
+) -> None:
+    """v21: 「これエンジンブレーキ？」 asks whether a sound is normal, and an old accident declared is no accident now
+    (capped at medium by meaning; both were critical); an owner who drives every day with a crash's damage asks
+    whether to keep driving (no cap: it was medium)."""
+    for text in (
+        "下り坂でアクセル離すとエンジンがウォーンってうなる、これエンジンブレーキ？",
+        "昔エアバッグが開くくらいの事故をしたことがあるんですが、次の車を買うときに申告っているんですか",
+    ):
+        assert fast_urgency_check(text, judge).level in ("low", "medium")
+    text = (
+        "事故のあとエアバッグの警告灯が消えず、シートベルトも引き出せない。毎日乗っていますが大丈夫でしょうか"
+    )
+    assert doubts_a_fault(text) is False
+    assert judge.judge(text)[0].level == "critical"
 
 
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
@@ -783,6 +802,20 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("当店の配達車から煙が出てます", "critical"),
         ("弊社の社用車でブレーキが効かなくなりました", "critical"),
         ("隣のじっちゃんの車、雪に埋まったけど何ともなかった", "low"),
+        # v21 taught: a seat belt that no longer pulls out after a crash; a boss who "overheats" or "stalls", a
+        # song's lyrics, an advert (CM), an apology that the text is not about a car, an old accident declared
+        ("追突事故のあと、運転席のシートベルトも引き出せなくなりました", "critical"),
+        ("シートベルトが引き出せないときがある", "low"),  # no crash: the belt's lock on a slope
+        ("上司が今日も朝からオーバーヒートしてて会社行きたくない", "medium"),
+        ("うちの部長、完全にエンストしとるわ", "medium"),
+        ("夫がオーバーヒートしてるって電話してきた", "critical"),  # a report of his car
+        ("部長が運転中にエンストして高速で止まった", "critical"),
+        ("歌の歌詞で「ブレーキが効かない」ってあるけど笑", "medium"),
+        ("車のCMで「炎のような加速」って言ってた", "medium"),
+        ("水深30cmでドアの下まで水が来てる、エンジンから煙が出てる", "critical"),  # centimetres, not a CM
+        ("電気ケトルがオーバーヒートして止まった笑 車じゃなくてすみません", "medium"),
+        ("車じゃなくてすみません、と言いたいところですがブレーキが効きません", "critical"),
+        ("前に事故したことがあって、今ボンネットから煙が出てる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
