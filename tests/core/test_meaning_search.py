@@ -196,6 +196,14 @@ def test_asking_whether_it_is_engine_braking_is_a_question_and_driving_daily_is_
     assert judge.judge(text)[0].level == "critical"
 
 
+def test_a_colleague_as_the_brake_is_no_brake_failure_by_meaning(judge: UrgencyJudge) -> None:
+    """v22: the rules find nothing in 「ブレーキ役」, the judgement by meaning found a brake failure (critical);
+    the frame caps it."""
+    text = "うちの部長が新企画のブレーキ役になってて全然進まん…愚痴すみません、車は絶好調です"
+    assert keyword_urgency_check(text).level == "low"
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
     # (the first set's 「ブレーキを踏まないとシフトレバーが動かないのは正常？」 is an example itself now: low)
     meaning, near = judge.judge("ブレーキペダルを踏まないとエンジンがかからないのは正常？")
@@ -816,6 +824,18 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("電気ケトルがオーバーヒートして止まった笑 車じゃなくてすみません", "medium"),
         ("車じゃなくてすみません、と言いたいところですがブレーキが効きません", "critical"),
         ("前に事故したことがあって、今ボンネットから煙が出てる", "critical"),
+        # v22 taught: a leaflet's campaign, a team's ace, a computer that overheats, smoke from the toaster, a
+        # colleague as the brake (ブレーキ役, a frame by meaning only), stalling in the driving test
+        ("チラシに載ってた「オーバーヒート防止キャンペーン」って何ですか", "medium"),
+        ("オーバーヒート防止キャンペーンで点検してもらった帰りに、ボンネットから湯気", "critical"),
+        ("うちのエースが後半オーバーヒートして退場しよったわ", "medium"),
+        ("エースが運転する車でブレーキが効かなくなった", "critical"),
+        ("パソコンがオーバーヒートして落ちちゃった", "medium"),
+        ("スマホがオーバーヒートしてナビが落ちた、ついでにボンネットから煙が出てる", "critical"),
+        ("朝トースターからパン焦げた煙が出て火災報知器鳴ったw", "medium"),
+        ("トースターから煙が出たと思ったら、車の下から火が出てた", "critical"),
+        ("免許の技能試験でエンストしまくって落ちた", "medium"),
+        ("教習中にブレーキが効かなくなった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
