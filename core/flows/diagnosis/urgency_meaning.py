@@ -38,9 +38,8 @@ from core.search.embedders import Embedder, Matrix
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
 MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
-QUOTE_LIMIT = (
-    30  # characters of an example a reason quotes (half the examples are longer; the longest is 113)
-)
+# Characters of an example a reason quotes (half the examples are longer; the longest is 113).
+QUOTE_LIMIT = 30
 
 
 def quote(example: str) -> str:
