@@ -204,6 +204,17 @@ def test_a_colleague_as_the_brake_is_no_brake_failure_by_meaning(judge: UrgencyJ
     assert fast_urgency_check(text, judge).level in ("low", "medium")
 
 
+def test_a_sound_found_normal_with_relief_is_no_danger_by_meaning(judge: UrgencyJudge) -> None:
+    """v23: the rules find nothing; by meaning a click at start-up was critical until 「正常…安心した」 framed it."""
+    text = "エンジンかける時に一回だけカチッて音がするんだけど、取説にも書いてある正常な音みたいで安心した"
+    assert keyword_urgency_check(text).level == "low"
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
+    assert (
+        keyword_urgency_check("正常な音で安心したけど、さっきからボンネットから煙が出てる").level
+        == "critical"
+    )
+
+
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
     # (the first set's 「ブレーキを踏まないとシフトレバーが動かないのは正常？」 is an example itself now: low)
     meaning, near = judge.judge("ブレーキペダルを踏まないとエンジンがかからないのは正常？")
@@ -836,6 +847,29 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("トースターから煙が出たと思ったら、車の下から火が出てた", "critical"),
         ("免許の技能試験でエンストしまくって落ちた", "medium"),
         ("教習中にブレーキが効かなくなった", "critical"),
+        # v23 taught: a health check's warning, a bicycle after a comma, a leak that stopped after the repair, a
+        # warning light's colours asked about, a smell that went as the shop said, a wallet that smokes, a dream
+        # (夢の中), a test failed by a stall, a car driven when young
+        ("健康診断で肝臓の数値に警告ランプ点いとるって言われた", "medium"),
+        ("健康診断で引っかかった。あと車の赤い警告灯が点いたまま消えない", "critical"),
+        ("娘の自転車、ブレーキがキーキー鳴るし後輪もパンクしちゃって", "medium"),
+        ("娘を自転車、じゃなくて車で送ってたらブレーキが効かない", "critical"),
+        ("先月オイル漏れ直してもらってから、駐車場のシミも一滴も出なくなりました", "medium"),
+        ("オイル漏れ直してもらってから、漏れは出なくなりましたが、今朝ブレーキが効かない", "critical"),
+        ("メーターの警告灯って、赤と黄色でどう違うんですか？", "medium"),
+        ("赤い警告灯が点いた、黄色とどう違うの？", "critical"),
+        (
+            "「最初の数日は少し焦げたにおいがします」って言われたとおり、少しにおってたけど今日はもうしません",
+            "medium",
+        ),
+        ("わいの財布から煙出たで", "medium"),
+        ("財布を車に置いてたらボンネットから煙が出た", "critical"),
+        ("夢の中で自分の車が燃えてて、目が覚めたら汗びっしょり", "medium"),
+        ("夢の中みたいに、ブレーキが効かない", "critical"),
+        ("教習所の検定、坂道発進でエンストして一発アウトだった", "medium"),
+        ("検定中にブレーキが効かなくなった", "critical"),
+        ("若い頃乗ってたボロのワゴン、冬になるとしょっちゅうエンストしてた", "medium"),
+        ("若い頃乗ってた車と同じで、ブレーキが効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
