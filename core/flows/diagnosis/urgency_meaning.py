@@ -116,12 +116,13 @@ QUESTION_CAP = "medium"
 # Car words an owner may type in hiragana (a child, an old phone, a hurry: 「ぶれーきふんでもとまらない」): the
 # embedder knows them in katakana only, and a text all in kana is read as such. Only a text without a kanji is
 # rewritten: in ordinary writing 「いくらくらい」 or 「溜まっとる」 hold no loanword.
-LOANWORDS = (
-    "ブレーキ サイドブレーキ ハンドル ステアリング パワステ タイヤ ホイール パンク エンジン エンスト エンジンルーム "
-    "アクセル ペダル ボンネット マフラー ガソリン オイル クーラント ラジエーター オーバーヒート ランプ メーター "
-    "バッテリー エアコン ヒーター ボルト ワイパー ライト ヘッドライト ウインカー ハザード ブザー シフト レバー "
-    "クラッチ シート ベルト シートベルト エアバッグ ミラー トランク ダッシュボード アイドリング スピード "
-    "ハイブリッド パーキング"
+LOANWORDS = (  # one string reads better than a list of 46  # noqa: SIM905
+    "ブレーキ サイドブレーキ ハンドル ステアリング パワステ タイヤ ホイール パンク エンジン "
+    "エンスト エンジンルーム アクセル ペダル ボンネット マフラー ガソリン オイル クーラント "
+    "ラジエーター オーバーヒート ランプ メーター バッテリー エアコン ヒーター ボルト ワイパー "
+    "ライト ヘッドライト ウインカー ハザード ブザー シフト レバー クラッチ シート ベルト "
+    "シートベルト エアバッグ ミラー トランク ダッシュボード アイドリング スピード ハイブリッド "
+    "パーキング"
 ).split()
 _TO_HIRAGANA = str.maketrans({chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F7)})
 _HIRAGANA_LOANWORDS = {word.translate(_TO_HIRAGANA): word for word in LOANWORDS}
