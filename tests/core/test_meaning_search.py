@@ -178,41 +178,36 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
     assert fast_urgency_check(text, judge).level == "critical"
 
 
-def test_asking_whether_it_is_engine_braking_is_a_question_and_driving_daily_is_keeping_on_driving(
-    judge: UrgencyJudge,
-) -> None:
-    """v21: 「これエンジンブレーキ？」 asks whether a sound is normal, and an old accident declared is no accident now
-    (capped at medium by meaning; both were critical); an owner who drives every day with a crash's damage asks
-    whether to keep driving (no cap: it was medium)."""
-    for text in (
+@pytest.mark.parametrize(
+    "text",
+    [
+        # v21: asks whether a sound is normal (a question)
         "下り坂でアクセル離すとエンジンがウォーンってうなる、これエンジンブレーキ？",
+        # v21: an old accident declared, no accident now (a frame)
         "昔エアバッグが開くくらいの事故をしたことがあるんですが、次の車を買うときに申告っているんですか",
-    ):
-        assert fast_urgency_check(text, judge).level in ("low", "medium")
+        # v22: a colleague as the brake (ブレーキ役)
+        "うちの部長が新企画のブレーキ役になってて全然進まん…愚痴すみません、車は絶好調です",
+        # v23: a click at start-up found normal with relief (「正常…安心した」)
+        "エンジンかける時に一回だけカチッて音がするんだけど、取説にも書いてある正常な音みたいで安心した",
+    ],
+)
+def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
+    judge: UrgencyJudge, text: str
+) -> None:
+    """The rules find no danger in these; by meaning each was critical after its set's run, until the question or
+    frame it is written in capped the judgement."""
+    assert keyword_urgency_check(text).level == "low"
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
+def test_an_owner_who_drives_it_every_day_asks_whether_to_keep_driving(judge: UrgencyJudge) -> None:
+    """v21: a crash's damage and 「毎日乗っていますが大丈夫でしょうか」 is no doubt whether it is normal: no cap (it
+    was medium)."""
     text = (
         "事故のあとエアバッグの警告灯が消えず、シートベルトも引き出せない。毎日乗っていますが大丈夫でしょうか"
     )
     assert doubts_a_fault(text) is False
     assert judge.judge(text)[0].level == "critical"
-
-
-def test_a_colleague_as_the_brake_is_no_brake_failure_by_meaning(judge: UrgencyJudge) -> None:
-    """v22: the rules find nothing in 「ブレーキ役」, the judgement by meaning found a brake failure (critical);
-    the frame caps it."""
-    text = "うちの部長が新企画のブレーキ役になってて全然進まん…愚痴すみません、車は絶好調です"
-    assert keyword_urgency_check(text).level == "low"
-    assert fast_urgency_check(text, judge).level in ("low", "medium")
-
-
-def test_a_sound_found_normal_with_relief_is_no_danger_by_meaning(judge: UrgencyJudge) -> None:
-    """v23: the rules find nothing; by meaning a click at start-up was critical until 「正常…安心した」 framed it."""
-    text = "エンジンかける時に一回だけカチッて音がするんだけど、取説にも書いてある正常な音みたいで安心した"
-    assert keyword_urgency_check(text).level == "low"
-    assert fast_urgency_check(text, judge).level in ("low", "medium")
-    assert (
-        keyword_urgency_check("正常な音で安心したけど、さっきからボンネットから煙が出てる").level
-        == "critical"
-    )
 
 
 def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(judge: UrgencyJudge) -> None:
@@ -864,6 +859,7 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ),
         ("わいの財布から煙出たで", "medium"),
         ("財布を車に置いてたらボンネットから煙が出た", "critical"),
+        ("正常な音で安心したけど、さっきからボンネットから煙が出てる", "critical"),
         ("夢の中で自分の車が燃えてて、目が覚めたら汗びっしょり", "medium"),
         ("夢の中みたいに、ブレーキが効かない", "critical"),
         ("教習所の検定、坂道発進でエンストして一発アウトだった", "medium"),
