@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from core.flows.diagnosis.constants import SAMPLES_DIR
-from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, text_digest
+from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
+    SHIPPED_VECTORS,
     UrgencyJudge,
     doubts_a_fault,
     fast_urgency_check,
@@ -148,6 +149,31 @@ def test_the_shipped_manual_vectors_are_the_embedders_and_cover_every_text(
         np.stack([shipped[text_digest(t)] for t in sample]), embedder.embed_documents(sample), atol=1e-5
     )
     assert precomputed(SAMPLES_DIR, "ngram512") == {}
+
+
+@pytest.mark.parametrize("embedder", [BundledEmbedder(), BundledE5Embedder()], ids=["bundled", "e5"])
+def test_the_shipped_example_vectors_are_the_embedders_and_cover_every_example(
+    embedder: BundledEmbedder | BundledE5Embedder,
+) -> None:
+    """The urgency examples' query vectors ship beside them (the first diagnosis turn loads them instead of embedding
+    ~2,400 examples); a new example without one is embedded at run time, so this test asks for the rebuild."""
+    shipped = precomputed_file(EXEMPLARS_FILE.with_name(SHIPPED_VECTORS.format(key=embedder.key)))
+    texts = [with_katakana_loanwords(t) for t in UrgencyJudge(embedder).texts]
+    assert {text_digest(t) for t in texts} <= set(
+        shipped
+    )  # else run core/samples/diagnosis/build_manual_vectors.py
+    sample = texts[:: max(1, len(texts) // 8)]
+    assert np.allclose(
+        np.stack([shipped[text_digest(t)] for t in sample]), embedder.embed_queries(sample), atol=1e-5
+    )
+
+
+def test_an_example_without_a_shipped_vector_is_embedded_at_run_time(tmp_path: Path) -> None:
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps({"description": "", "levels": {"critical": ["新しい例文"]}}), encoding="utf-8")
+    embedder = BundledEmbedder()
+    judge = UrgencyJudge(embedder, path)
+    assert np.allclose(judge._matrix(), embedder.embed_queries(["新しい例文"]), atol=1e-6)
 
 
 def test_a_text_without_kanji_has_its_car_words_in_katakana() -> None:

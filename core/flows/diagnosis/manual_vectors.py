@@ -64,7 +64,11 @@ def text_digest(text: str) -> str:
 @lru_cache(maxsize=4)
 def precomputed(samples_dir: Path, embedder_key: str) -> dict[str, Matrix]:
     """The shipped vectors of `embedder_key` by text digest ({} when none were shipped for it)."""
-    path = samples_dir / PRECOMPUTED.format(key=embedder_key)
+    return precomputed_file(samples_dir / PRECOMPUTED.format(key=embedder_key))
+
+
+def precomputed_file(path: Path) -> dict[str, Matrix]:
+    """Shipped vectors by text digest, from an npz of `digests` and `vectors` ({} when there is no such file)."""
     if not path.is_file():
         return {}
     with np.load(path) as data:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.flows.diagnosis.manual_vectors import precomputed_file, text_digest
 from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
     LEVEL_ACTIONS,
@@ -36,6 +37,10 @@ from core.flows.diagnosis.urgency import (
 from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
+# The examples' query vectors of the bundled models, computed once and shipped beside the examples
+# (core/samples/diagnosis/build_manual_vectors.py): the first diagnosis turn then loads them instead of ~2,400 model
+# runs (about 28 s on two cores). An example whose digest is missing (a new one) is embedded at run time.
+SHIPPED_VECTORS = "urgency_vectors-{key}.npz"
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
 MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
 # Characters of an example a reason quotes (half the examples are longer; the longest is 113).
@@ -153,6 +158,7 @@ class UrgencyJudge:
     def __init__(self, embedder: Embedder, exemplars_file: Path = EXEMPLARS_FILE) -> None:
         data = json.loads(exemplars_file.read_text(encoding="utf-8"))["levels"]
         self.embedder = embedder
+        self.exemplars_file = exemplars_file
         self.thresholds = THRESHOLDS.get(embedder.key, DEFAULT_THRESHOLDS)
         self.texts: list[str] = [t for level in data for t in data[level]]
         self.levels: list[str] = [level for level in data for _ in data[level]]
@@ -168,8 +174,17 @@ class UrgencyJudge:
     def _matrix(self) -> Matrix:
         with self._lock:
             if self._vectors is None:  # queries against queries: both are owners' descriptions (e5 prefix)
-                self._vectors = self.embedder.embed_queries([with_katakana_loanwords(t) for t in self.texts])
+                self._vectors = self._embed_examples()
             return self._vectors
+
+    def _embed_examples(self) -> Matrix:
+        texts = [with_katakana_loanwords(t) for t in self.texts]
+        shipped = precomputed_file(
+            self.exemplars_file.with_name(SHIPPED_VECTORS.format(key=self.embedder.key))
+        )
+        missing = [t for t in texts if text_digest(t) not in shipped]
+        fresh = dict(zip(missing, self.embedder.embed_queries(missing), strict=True)) if missing else {}
+        return np.stack([shipped[text_digest(t)] if t not in fresh else fresh[t] for t in texts])
 
     def nearest(self, text: str, k: int = K_NEAREST) -> list[Nearest]:
         """The `k` nearest examples to `text`, nearest first."""
