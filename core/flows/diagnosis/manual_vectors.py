@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -77,8 +77,16 @@ def precomputed_file(path: Path) -> dict[str, Matrix]:
 
 def embed_passages(embedder: Embedder, texts: Sequence[str], samples_dir: Path) -> Matrix:
     """Passage vectors of `texts`: shipped ones where the text is unchanged, the embedder's for the rest."""
-    known = precomputed(samples_dir, embedder.key)
-    missing = [t for t in texts if text_digest(t) not in known]
-    fresh = dict(zip(missing, embedder.embed_documents(missing), strict=True)) if missing else {}
-    rows = [known.get(text_digest(t), fresh.get(t)) for t in texts]
-    return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, embedder.dim), np.float32)
+    return shipped_or_embedded(
+        texts, precomputed(samples_dir, embedder.key), embedder.embed_documents, embedder.dim
+    )
+
+
+def shipped_or_embedded(
+    texts: Sequence[str], shipped: Mapping[str, Matrix], embed: Callable[[list[str]], Matrix], dim: int
+) -> Matrix:
+    """Vectors of `texts`: the shipped one where a text's digest has one, `embed`'s for the rest (one call)."""
+    missing = [t for t in texts if text_digest(t) not in shipped]
+    fresh = dict(zip(missing, embed(missing), strict=True)) if missing else {}
+    rows = [shipped.get(text_digest(t), fresh.get(t)) for t in texts]
+    return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, dim), np.float32)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.flows.diagnosis.manual_vectors import precomputed_file, text_digest
+from core.flows.diagnosis.manual_vectors import precomputed_file, shipped_or_embedded
 from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
     LEVEL_ACTIONS,
@@ -178,13 +178,11 @@ class UrgencyJudge:
             return self._vectors
 
     def _embed_examples(self) -> Matrix:
-        texts = [with_katakana_loanwords(t) for t in self.texts]
         shipped = precomputed_file(
             self.exemplars_file.with_name(SHIPPED_VECTORS.format(key=self.embedder.key))
         )
-        missing = [t for t in texts if text_digest(t) not in shipped]
-        fresh = dict(zip(missing, self.embedder.embed_queries(missing), strict=True)) if missing else {}
-        return np.stack([shipped[text_digest(t)] if t not in fresh else fresh[t] for t in texts])
+        texts = [with_katakana_loanwords(t) for t in self.texts]
+        return shipped_or_embedded(texts, shipped, self.embedder.embed_queries, self.embedder.dim)
 
     def nearest(self, text: str, k: int = K_NEAREST) -> list[Nearest]:
         """The `k` nearest examples to `text`, nearest first."""
