@@ -892,6 +892,23 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("検定中にブレーキが効かなくなった", "critical"),
         ("若い頃乗ってたボロのワゴン、冬になるとしょっちゅうエンストしてた", "medium"),
         ("若い頃乗ってた車と同じで、ブレーキが効かない", "critical"),
+        # v24 taught: a phone line that is "punctured", a section head who overheats in a meeting, a toaster's burnt
+        # smell, an idiom (尻に火がつく), a fishing reel's brake, a lawn mower that stalls, an exam's quoted question
+        ("電話全然つながらないんですけど、回線パンクしてます？", "medium"),
+        ("回線パンクしてるみたいで電話つながらない、タイヤがパンクして動けない", "high"),
+        ("うちの課長が今朝の会議で完全にオーバーヒートしてました笑", "medium"),
+        ("課長が乗ってる社用車が今朝完全にオーバーヒートしてる", "critical"),
+        ("台所のトースターから焦げ臭いにおいがするんですけど…って、ここ車屋さんでしたね", "medium"),
+        ("トースターから焦げ臭いにおいがすると思ったら、ボンネットから煙が出てた", "critical"),
+        ("車検切れまであと3日で尻に火がついてます…一番早くていつ入れられますか？", "medium"),
+        ("尻に火がついてるんです、エンジンから火が出た", "critical"),
+        ("釣りに行ったらリールのブレーキが効かなくて糸ぐちゃぐちゃになりました", "medium"),
+        ("リールのブレーキが効かないと思ってたら、車のブレーキも効かない", "critical"),
+        ("実家の芝刈り機がすぐエンストするんですけど、見てもらえますか？", "medium"),
+        ("芝刈り機を積んで走ってたらエンストした", "critical"),
+        ("芝刈り機がエンストして、車のボンネットから煙", "critical"),
+        ("試験勉強中です。「オーバーヒートの主な原因を3つ」って問題、答え合わせしてもらえますか", "medium"),
+        ("「オーバーヒートの原因」って問題を解いてたら、車の水温計が振り切って湯気が出てきた", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
