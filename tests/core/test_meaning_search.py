@@ -17,6 +17,7 @@ from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
+    REQUEST_RE,
     SHIPPED_VECTORS,
     UrgencyJudge,
     doubts_a_fault,
@@ -130,6 +131,12 @@ def test_the_rules_now_name_them_too(judge: UrgencyJudge, text: str, rule: str) 
 def test_not_urgent_phrasings_are_never_raised_to_high(judge: UrgencyJudge, text: str, level: str) -> None:
     # ナビの音声 lies nearest to 「ナビの案内の音声が出ない」 (low, convenience equipment), never high or critical
     assert fast_urgency_check(text, judge).level == level
+
+
+def test_itsumo_at_the_end_is_no_question_of_when() -> None:
+    """「…いつも通り」 at the end tells how the car runs; 「いつ」 asks when (a request: the judgement stays low)."""
+    assert REQUEST_RE.search("次のオイル交換はいつ？")
+    assert REQUEST_RE.search("エンジンのオレンジのランプが点きっぱなし。走りはいつも通り") is None
 
 
 def test_without_a_judge_the_fast_path_is_the_rules_alone() -> None:
@@ -615,6 +622,71 @@ def test_a_text_told_like_a_story_about_a_danger_has_the_rules_capped_at_medium(
         )
 
 
+CALM_LOW = ("洗車の予約をお願いしたい", "ハンドルカバーを付けたい")  # not urgent, name no danger
+CALM_MEDIUM = "ワイパーがビビって拭き残しが出る"
+CALM_QUESTION = "洗車っていくらですか？"  # not urgent, a question
+SMOKE_TALK = "ボンネットから煙が出たって騒いでたけど湯気でした"
+CALM = {CALM_LOW[0]: 0.90, CALM_LOW[1]: 0.89, CALM_MEDIUM: 0.88}
+
+
+@pytest.mark.parametrize(
+    ("text", "placed", "level"),
+    [
+        (SMOKE_TALK, CALM, "medium"),  # the three nearest not urgent (low, low, medium)
+        (SMOKE_TALK, CALM | {"ボンネットから煙": 0.80}, "medium"),  # an urgent fourth nearest does not count
+        (SMOKE_TALK, CALM | {CALM_MEDIUM: 0.5, "エンジン警告灯が点いた": 0.88}, "critical"),  # the third is urgent
+        (SMOKE_TALK, {CALM_LOW[0]: 0.86, CALM_LOW[1]: 0.85, CALM_MEDIUM: 0.84}, "critical"),  # none near enough
+        ("妻が運転してて、ボンネットから煙が出た", CALM, "critical"),  # a clause before the danger
+        (SMOKE_TALK, CALM | {CALM_LOW[1]: 0.5, CALM_QUESTION: 0.89}, "critical"),  # a question, the text none
+    ],
+)
+def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped_at_medium(
+    tmp_path: Path, text: str, placed: dict[str, float], level: str
+) -> None:
+    """The rules find smoke (critical). When the K_CALM (3) nearest examples are all low or medium and the nearest is
+    near enough to judge by (0.87), nothing like the text was ever urgent: the rules are capped at medium, as by a
+    story — unless one of the three is urgent or a question (the text is none), or something comes before the danger
+    in the text."""
+    assert keyword_urgency_check(text).level == "critical"
+    levels = {
+        "critical": ["ボンネットから煙"],
+        "high": ["エンジン警告灯が点いた"],
+        "medium": [CALM_MEDIUM],
+        "low": [*CALM_LOW, CALM_QUESTION],
+    }
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
+    everyone = [t for ts in levels.values() for t in ts]
+    judge = UrgencyJudge(_PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, text), path)  # type: ignore[arg-type]
+    result = fast_urgency_check(text, judge)
+    assert result.level == level
+    if level == "medium":
+        assert result.reasons[0] == (
+            "発煙（煙が出ている）（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。"
+            "近い例: 「洗車の予約をお願いしたい」）"
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "by_rule", "level"),
+    [
+        # a question about brake fade learnt at school, a slight shimmy at speed: every near example is not urgent
+        ("自動車学校の授業でフェード現象でブレーキが効かなくなるって習ったけど、どういう仕組み？", "critical", "medium"),
+        ("90キロくらいでハンドルがちょっとだけブルブルする", "high", "medium"),
+        # a danger told first, then a harmless sentence: the danger's own sentence has urgent neighbours
+        ("ブレーキが効かなくなった。教習所で習ったことを思い出してます", "critical", "critical"),
+        ("ボンネットから煙が出てる。車検の予約はまた今度にします", "critical", "critical"),
+        # a report whose nearest examples are questions about the same lamp (「…ってどういう意味？今は点いてない」)
+        ("赤い油さしみたいな警告灯が点いた", "critical", "critical"),
+    ],
+)
+def test_the_calm_neighbourhood_with_the_bundled_examples(
+    judge: UrgencyJudge, text: str, by_rule: str, level: str
+) -> None:
+    assert keyword_urgency_check(text).level == by_rule
+    assert fast_urgency_check(text, judge).level == level
+
+
 @pytest.mark.parametrize(("critical_at", "level"), [(0.881, "critical"), (0.879, "low")])
 def test_a_critical_example_raises_the_judgement_only_when_itself_near_enough(
     tmp_path: Path, critical_at: float, level: str
@@ -1056,7 +1128,8 @@ def test_a_frame_in_a_later_sentence_covers_a_danger_only_when_it_settles_it(jud
 def test_neighbours_that_name_no_danger_never_lower_the_rules(judge: UrgencyJudge, text: str) -> None:
     """Critical by rule while the nearest examples are not urgent: the fast path stays critical. (Letting any such
     neighbours lower the rules was tried on the rounds as run and rejected: it lowers these three, each a danger told
-    near a harmless question or normal behaviour; only a neighbour that is a story about a danger caps the rules.)"""
+    near a harmless question or normal behaviour. Besides a story about a danger, only a calm neighbourhood caps the
+    rules: three not urgent examples, none a question when the text is none, and the danger's own sentence calm too.)"""
     assert keyword_urgency_check(text).level == "critical"
     assert [n.level for n in judge.nearest(text)[:2]] == ["low", "low"]
     assert fast_urgency_check(text, judge).level == "critical"

@@ -6,8 +6,9 @@ embedder and compared with labelled example phrasings (`urgency_exemplars.json`,
 the level is the one of the nearest example, raised to critical when a critical example among the four nearest is
 almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low).
 `fast_urgency_check` takes the higher of the rules and this judgement, as spec 04 §6 combines rule and model; it
-lowers the rules only for a text told like a known story about a danger (its nearest example is not urgent and names
-one, and the text opens with the danger), to medium, as a harmless frame does; negated or hypothetical wording
+lowers the rules only for a text that opens with the danger and is told like a known story about one (its nearest
+example is not urgent and names one) or lies in a calm neighbourhood (its three nearest examples are not urgent), to
+medium, as a harmless frame does; negated or hypothetical wording
 (「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so.
 """
 
@@ -82,10 +83,16 @@ DEFAULT_THRESHOLDS = THRESHOLDS["e5small-q4"]
 # How many nearest examples the critical margin looks at: 4 chosen leave-one-set-out over v1-v13 with the
 # thresholds above (critical 399/400 at 4, 5, 6 and 7; false alarms 34, 36, 38, 40 of 520); 3 misses one more critical.
 K_NEAREST = 4
+# How many nearest examples, all of them not urgent (low or medium), make a calm neighbourhood that caps the rules at
+# medium like a story. 3 chosen leave-one-set-out over v1-v23: critical 697/700 and high 344/356 as without it; medium
+# phrasings judged high or critical 134 → 88 of 356, not urgent ones 31 → 30 of 920. Before the question guard
+# (calm_like) it was 79 at 3, 85 at 4, and 70 at 2, where three high phrasings fell to medium. (At most K_NEAREST: the
+# judgement looks at no more.)
+K_CALM = 3
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
 REQUEST_RE = re.compile(
-    r"(使い方|やり方|方法|したい|[てで]おきたい|教えて|知りたい|いつ|いくら|おすすめ)[^。]{0,6}[？?]?$"
+    r"(使い方|やり方|方法|したい|[てで]おきたい|教えて|知りたい|いつ(?!も)|いくら|おすすめ)[^。]{0,6}[？?]?$"
     # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
     r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
     # how a safety device works (「エアバッグってどのくらいの衝撃で開くんですか？」): a question about a function
@@ -133,6 +140,16 @@ _TO_HIRAGANA = str.maketrans({chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F
 _HIRAGANA_LOANWORDS = {word.translate(_TO_HIRAGANA): word for word in LOANWORDS}
 _LOANWORD_RE = re.compile("|".join(sorted(map(re.escape, _HIRAGANA_LOANWORDS), key=len, reverse=True)))
 _KANJI_RE = re.compile(r"[\u3400-\u9fff]")
+# A question (「…ってどういう意味？」「…大丈夫ですか」): the calm neighbours of a text that is none must be none.
+QUESTION_RE = re.compile(r"[？?]|(ですか|ますか|でしょうか|かな|っけ|んの|なの)[。\s]*$")
+
+
+def is_question(text: str) -> bool:
+    return QUESTION_RE.search(text) is not None
+
+
+# A sentence and the marks that end it (the calm neighbourhood is asked of each sentence the rules find urgent).
+SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?\n]*")
 
 
 def with_katakana_loanwords(text: str) -> str:
@@ -241,33 +258,64 @@ class UrgencyJudge:
             return near[0]
         return None
 
+    def calm_like(self, text: str, near: list[Nearest]) -> Nearest | None:
+        """The nearest example when the K_CALM nearest are all not urgent (low or medium) and the nearest is near
+        enough to judge by: nothing like the text was ever urgent (「教習所の学科でフェード現象を習った」). A question
+        among them says nothing of a text that is none: 「赤い油さしみたいな警告灯ってどういう意味？」 is not urgent,
+        「赤い油さしみたいな警告灯が点いた」 is."""
+        asks = is_question(text)
+        if (
+            len(near) >= K_CALM
+            and near[0].similarity >= self.thresholds.min_similarity
+            and all(n.level in ("low", "medium") and (asks or not is_question(n.text)) for n in near[:K_CALM])
+        ):
+            return near[0]
+        return None
+
+    def calm_in_each_sentence(self, text: str) -> bool:
+        """Each sentence of a text of several that the rules find urgent on its own has a calm neighbourhood too: a
+        danger told first and a harmless sentence after it (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」)
+        is judged by the danger's sentence, whose neighbours are urgent."""
+        sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
+        return len(sentences) < 2 or all(
+            self.calm_like(s, self.nearest(s)) is not None
+            for s in sentences
+            if urgency_rank(keyword_urgency_check(s).level) > urgency_rank(STORY_CAP)
+        )
+
 
 STORY_CAP = "medium"
 STORY_NOTE = (
     "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで。"
     "近い例: {example}）"
 )
+CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: {example}）"
 
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
     """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
     higher level wins (merge_urgency: can_drive only if both allow it, reasons merged).
 
-    One exception: a text told like a known not-urgent story about a danger (its nearest example names one by rule
-    and is not urgent: 「友達がタイヤ外れかけた話を聞いて…」, no critical example within the margin) that opens with the
-    danger (told_after_a_step) has the rules capped at medium, as a harmless frame does."""
+    One exception: a text that opens with the danger (not told_after_a_step) has the rules capped at medium, as a
+    harmless frame does, when it is told like a known not-urgent story about a danger (its nearest example names one
+    by rule and is not urgent: 「友達がタイヤ外れかけた話を聞いて…」, no critical example within the margin) or when its
+    neighbourhood is calm (its K_CALM nearest examples are not urgent, and so are those of each sentence the rules
+    find urgent on its own)."""
     keyword = keyword_urgency_check(text)
     if judge is None:
         return keyword
     meaning, near = judge.judge(text)
-    story = judge.story_like(near)
-    if (
-        story is not None
-        and urgency_rank(keyword.level) > urgency_rank(STORY_CAP)
-        and not told_after_a_step(text)
-    ):
-        note = STORY_NOTE.format(example=quote(story.text))
-        keyword = UrgencyResult(
-            STORY_CAP, *LEVEL_ACTIONS[STORY_CAP], [keyword.reasons[0] + note, *keyword.reasons[1:]]
-        )
+    if urgency_rank(keyword.level) > urgency_rank(STORY_CAP) and not told_after_a_step(text):
+        story = judge.story_like(near)
+        calm = None if story else judge.calm_like(text, near)
+        if story is not None:
+            note = STORY_NOTE.format(example=quote(story.text))
+        elif calm is not None and judge.calm_in_each_sentence(text):
+            note = CALM_NOTE.format(example=quote(calm.text))
+        else:
+            note = ""
+        if note:
+            keyword = UrgencyResult(
+                STORY_CAP, *LEVEL_ACTIONS[STORY_CAP], [keyword.reasons[0] + note, *keyword.reasons[1:]]
+            )
     return merge_urgency(keyword, meaning)
