@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -32,7 +33,12 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from memory_retrieval import NOW, bulk_store, pct  # noqa: E402
 
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
-from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, UrgencyJudge, fast_urgency_check  # noqa: E402
+from core.flows.diagnosis.urgency_meaning import (  # noqa: E402
+    EXEMPLARS_FILE,
+    SHIPPED_VECTORS,
+    UrgencyJudge,
+    fast_urgency_check,
+)
 from core.flows.knowledge.index import INDEXED_FIELDS, KnowledgeIndex, knowledge_collection  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402
 from core.people import LOCAL_PERSON  # noqa: E402
@@ -160,7 +166,7 @@ BEFORE_FIELDS = (
 
 # The urgency sets in the order written: every one but the newest is among the judgement's examples; the newest is
 # the held-out set of the round (a new round appends its set here and to the examples, nothing else).
-URGENCY_SETS = ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 25)))
+URGENCY_SETS = ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 26)))
 EXAMPLE_SETS, HELD_OUT_SET = URGENCY_SETS[:-1], URGENCY_SETS[-1]
 
 
@@ -201,6 +207,9 @@ def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
     exemplars = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))
     sets = {name: load(name)["items"] for name in EXAMPLE_SETS}
     in_sets = {x["text"] for items in sets.values() for x in items}
+    folder = Path(tempfile.mkdtemp())
+    for shipped in EXEMPLARS_FILE.parent.glob(SHIPPED_VECTORS.format(key="*")):  # each fold loads these, not ~2,500 runs
+        shutil.copy(shipped, folder / shipped.name)
     out = {}
     for held, items in sets.items():
         levels: dict[str, list[str]] = {
@@ -211,7 +220,7 @@ def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
                 for x in others:
                     if x["text"] not in levels[x["level"]]:
                         levels[x["level"]].append(x["text"])
-        path = Path(tempfile.mkdtemp()) / "exemplars.json"
+        path = folder / "exemplars.json"
         path.write_text(
             json.dumps({"description": "", "levels": levels}, ensure_ascii=False), encoding="utf-8"
         )
