@@ -981,6 +981,13 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("芝刈り機がエンストして、車のボンネットから煙", "critical"),
         ("試験勉強中です。「オーバーヒートの主な原因を3つ」って問題、答え合わせしてもらえますか", "medium"),
         ("「オーバーヒートの原因」って問題を解いてたら、車の水温計が振り切って湯気が出てきた", "critical"),
+        # v25 taught: the warning lamps' bulb check at start-up, a friend's boat
+        ("エンジンかけたら警告灯が一斉についてびっくりしたけど、すぐ消えました", "medium"),
+        ("警告灯が一斉についてすぐ消えたけど、ブレーキが効かない", "critical"),
+        ("油圧のランプが一瞬ついてすぐ消えた", "critical"),  # a lamp flashing on its own: no bulb check
+        ("友達のボートのエンジンがオーバーヒートしたらしいんですけど、船外機って見れますか", "medium"),
+        ("ボートのエンジンがオーバーヒートして、車のほうも水温計が振り切ってる", "critical"),
+        ("ボートを牽引してたらエンジンがオーバーヒートした", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
