@@ -222,6 +222,9 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "うちの部長が新企画のブレーキ役になってて全然進まん…愚痴すみません、車は絶好調です",
         # v23: a click at start-up found normal with relief (「正常…安心した」)
         "エンジンかける時に一回だけカチッて音がするんだけど、取説にも書いてある正常な音みたいで安心した",
+        # v26: a swollen power bank thrown away, the car fine (「車は何ともないです」); a leak in the garage's roof
+        "車に置きっぱなしだったモバイルバッテリーが膨らんでたので捨てました。車は何ともないです",
+        "漏れてるのはうちのガレージの屋根です笑 直るまで車を預かってもらうことってできます?",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -231,6 +234,18 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
     frame it is written in capped the judgement."""
     assert keyword_urgency_check(text).level == "low"
     assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "モバイルバッテリーが膨らんでた。車のバッテリーのあたりから煙が出てる",
+        "漏れてるのはガソリンです、車の下に水たまりができてる",
+        "ガレージの屋根から雨漏りしてたら、車の下にガソリンが漏れてた",
+    ],
+)
+def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
+    assert fast_urgency_check(text, judge).level == "critical"
 
 
 def test_an_owner_who_drives_it_every_day_asks_whether_to_keep_driving(judge: UrgencyJudge) -> None:
@@ -988,6 +1003,13 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("友達のボートのエンジンがオーバーヒートしたらしいんですけど、船外機って見れますか", "medium"),
         ("ボートのエンジンがオーバーヒートして、車のほうも水温計が振り切ってる", "critical"),
         ("ボートを牽引してたらエンジンがオーバーヒートした", "critical"),
+        # v26 taught: the old man next door (じっちゃ) and his truck, unless one drives it; a danger heard of in
+        # general (「…ってよく聞くけど」), unless it is here now
+        ("隣のじっちゃの軽トラ、エンストばっかしてっけど、おらの車はなんともねぇ", "medium"),
+        ("隣のじっちゃの軽トラを借りて走ってたらエンストした", "critical"),
+        ("隣のおじさんの車で送ってもらってたらエンストした", "high"),  # uncapped: the rule's own level
+        ("雪道だとブレーキが効かないってよく聞くけど、スタッドレスだとどれくらい違うんですか", "medium"),
+        ("雪道だとブレーキが効かないってよく聞くけど、今まさに効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
