@@ -208,7 +208,8 @@ def leave_one_set_out(variant: str) -> dict[str, tuple[float, int, int]]:
     sets = {name: load(name)["items"] for name in EXAMPLE_SETS}
     in_sets = {x["text"] for items in sets.values() for x in items}
     folder = Path(tempfile.mkdtemp())
-    for shipped in EXEMPLARS_FILE.parent.glob(SHIPPED_VECTORS.format(key="*")):  # each fold loads these, not ~2,500 runs
+    # each fold loads the shipped example vectors instead of ~2,500 model runs
+    for shipped in EXEMPLARS_FILE.parent.glob(SHIPPED_VECTORS.format(key="*")):
         shutil.copy(shipped, folder / shipped.name)
     out = {}
     for held, items in sets.items():

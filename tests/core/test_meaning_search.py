@@ -649,8 +649,10 @@ CALM = {CALM_LOW[0]: 0.90, CALM_LOW[1]: 0.89, CALM_MEDIUM: 0.88}
     [
         (SMOKE_TALK, CALM, "medium"),  # the three nearest not urgent (low, low, medium)
         (SMOKE_TALK, CALM | {"ボンネットから煙": 0.80}, "medium"),  # an urgent fourth nearest does not count
-        (SMOKE_TALK, CALM | {CALM_MEDIUM: 0.5, "エンジン警告灯が点いた": 0.88}, "critical"),  # the third is urgent
-        (SMOKE_TALK, {CALM_LOW[0]: 0.86, CALM_LOW[1]: 0.85, CALM_MEDIUM: 0.84}, "critical"),  # none near enough
+        # the third nearest is urgent
+        (SMOKE_TALK, CALM | {CALM_MEDIUM: 0.5, "エンジン警告灯が点いた": 0.88}, "critical"),
+        # none near enough to judge by
+        (SMOKE_TALK, {CALM_LOW[0]: 0.86, CALM_LOW[1]: 0.85, CALM_MEDIUM: 0.84}, "critical"),
         ("妻が運転してて、ボンネットから煙が出た", CALM, "critical"),  # a clause before the danger
         (SMOKE_TALK, CALM | {CALM_LOW[1]: 0.5, CALM_QUESTION: 0.89}, "critical"),  # a question, the text none
     ],
@@ -686,7 +688,11 @@ def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped
     ("text", "by_rule", "level"),
     [
         # a question about brake fade learnt at school, a slight shimmy at speed: every near example is not urgent
-        ("自動車学校の授業でフェード現象でブレーキが効かなくなるって習ったけど、どういう仕組み？", "critical", "medium"),
+        (
+            "自動車学校の授業でフェード現象でブレーキが効かなくなるって習ったけど、どういう仕組み？",
+            "critical",
+            "medium",
+        ),
         ("90キロくらいでハンドルがちょっとだけブルブルする", "high", "medium"),
         # a danger told first, then a harmless sentence: the danger's own sentence has urgent neighbours
         ("ブレーキが効かなくなった。教習所で習ったことを思い出してます", "critical", "critical"),
