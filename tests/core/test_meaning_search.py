@@ -562,6 +562,16 @@ class _PlacedVectors:
     embed_documents = embed_queries
 
 
+def _placed_judge(
+    tmp_path: Path, levels: dict[str, list[str]], placed: dict[str, float], query: str = "query"
+) -> UrgencyJudge:
+    """A judge over the examples `levels`, each placed at its cosine from `query` in `placed` (0.5 when not in it)."""
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
+    everyone = [t for texts in levels.values() for t in texts]
+    return UrgencyJudge(_PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, query), path)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("low_d_at", "nearest", "level"), [(0.91, "abce", "critical"), (0.918, "abcd", "low")]
 )
@@ -573,9 +583,7 @@ def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only
     and does not count (K_NEAREST = 4, chosen leave-one-set-out) though it is still within the margin."""
     placed = {"a": 0.93, "b": 0.925, "c": 0.922, "d": low_d_at, "e": 0.915}
     levels = {"critical": ["e"], "high": [], "medium": [], "low": ["a", "b", "c", "d"]}
-    path = tmp_path / "examples.json"
-    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
-    judge = UrgencyJudge(_PlacedVectors(placed), path)  # type: ignore[arg-type]
+    judge = _placed_judge(tmp_path, levels, placed)
     result, near = judge.judge("query")
     assert "".join(n.text for n in near) == nearest
     assert result.level == level
@@ -623,11 +631,7 @@ def test_a_text_told_like_a_story_about_a_danger_has_the_rules_capped_at_medium(
     clause, a step of the story, today): then what follows happened, whatever the neighbours say."""
     assert keyword_urgency_check(text).level == "critical"
     levels = {"critical": [t for t in placed if t.startswith("ボンネット")], "low": [STORY, NOT_A_STORY]}
-    path = tmp_path / "examples.json"
-    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
-    judge = UrgencyJudge(
-        _PlacedVectors(placed | {t: 0.5 for t in (STORY, NOT_A_STORY) if t not in placed}, text), path
-    )  # type: ignore[arg-type]
+    judge = _placed_judge(tmp_path, levels, placed, text)
     result = fast_urgency_check(text, judge)
     assert result.level == level
     if level == "medium":
@@ -671,10 +675,7 @@ def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped
         "medium": [CALM_MEDIUM],
         "low": [*CALM_LOW, CALM_QUESTION],
     }
-    path = tmp_path / "examples.json"
-    path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
-    everyone = [t for ts in levels.values() for t in ts]
-    judge = UrgencyJudge(_PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, text), path)  # type: ignore[arg-type]
+    judge = _placed_judge(tmp_path, levels, placed, text)
     result = fast_urgency_check(text, judge)
     assert result.level == level
     if level == "medium":
@@ -714,12 +715,7 @@ def test_a_critical_example_raises_the_judgement_only_when_itself_near_enough(
 ) -> None:
     """The nearest example is low at 0.895; a critical one within the margin (0.02) raises the judgement to
     critical at 0.881, not at 0.879: below the margin floor (0.88) the likeness is too faint to count."""
-    placed = {"a": 0.895, "e": critical_at}
-    path = tmp_path / "examples.json"
-    path.write_text(
-        json.dumps({"description": "", "levels": {"critical": ["e"], "low": ["a"]}}), encoding="utf-8"
-    )
-    judge = UrgencyJudge(_PlacedVectors(placed), path)  # type: ignore[arg-type]
+    judge = _placed_judge(tmp_path, {"critical": ["e"], "low": ["a"]}, {"a": 0.895, "e": critical_at})
     assert judge.judge("query")[0].level == level
 
 
