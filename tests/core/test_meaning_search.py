@@ -225,6 +225,8 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # v26: a swollen power bank thrown away, the car fine (「車は何ともないです」); a leak in the garage's roof
         "車に置きっぱなしだったモバイルバッテリーが膨らんでたので捨てました。車は何ともないです",
         "漏れてるのはうちのガレージの屋根です笑 直るまで車を預かってもらうことってできます?",
+        # v27: a road-safety slogan learnt at school (「車は急に止まらない」)
+        "娘が学校の交通安全教室で「車は急に止まらない」って習ってきて、私が運転するたびに後ろから注意してきます笑",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -1012,6 +1014,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("隣のおじさんの車で送ってもらってたらエンストした", "high"),  # uncapped: the rule's own level
         ("雪道だとブレーキが効かないってよく聞くけど、スタッドレスだとどれくらい違うんですか", "medium"),
         ("雪道だとブレーキが効かないってよく聞くけど、今まさに効かない", "critical"),
+        # v27 taught: smoke's smell soaked into the seats (a campfire, a previous owner's cigarettes)
+        ("週末キャンプで焚き火しすぎて、車の中まで煙の匂いが染み付いちゃいました", "medium"),
+        ("前のオーナーがタバコを吸ってたみたいで煙の臭いがシートに残ってます", "medium"),
+        ("煙の臭いが残ってると思ったら、ボンネットから煙が出てた", "critical"),
+        ("車は急に止まれないって言うけど、今ブレーキが効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
