@@ -633,14 +633,21 @@ def test_a_text_told_like_a_story_about_a_danger_has_the_rules_capped_at_medium(
     clause, a step of the story, today): then what follows happened, whatever the neighbours say."""
     assert keyword_urgency_check(text).level == "critical"
     levels = {"critical": [t for t in placed if t.startswith("ボンネット")], "low": [STORY, NOT_A_STORY]}
-    judge = _placed_judge(tmp_path, levels, placed, text)
+    _assert_smoke_capped_or_not(
+        _placed_judge(tmp_path, levels, placed, text),
+        text,
+        level,
+        "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、"
+        "この判定では緊急度は中まで。近い例: 「友達の車から煙が出てた話を聞いた」）",
+    )
+
+
+def _assert_smoke_capped_or_not(judge: UrgencyJudge, text: str, level: str, note: str) -> None:
+    """The fast path's level of `text` is `level`; capped at medium, its reason is the smoke rule's with `note`."""
     result = fast_urgency_check(text, judge)
     assert result.level == level
     if level == "medium":
-        assert result.reasons[0] == (
-            "発煙（煙が出ている）（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、"
-            "この判定では緊急度は中まで。近い例: 「友達の車から煙が出てた話を聞いた」）"
-        )
+        assert result.reasons[0] == "発煙（煙が出ている）" + note
 
 
 CALM_LOW = ("洗車の予約をお願いしたい", "ハンドルカバーを付けたい")  # not urgent, name no danger
@@ -677,14 +684,12 @@ def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped
         "medium": [CALM_MEDIUM],
         "low": [*CALM_LOW, CALM_QUESTION],
     }
-    judge = _placed_judge(tmp_path, levels, placed, text)
-    result = fast_urgency_check(text, judge)
-    assert result.level == level
-    if level == "medium":
-        assert result.reasons[0] == (
-            "発煙（煙が出ている）（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。"
-            "近い例: 「洗車の予約をお願いしたい」）"
-        )
+    _assert_smoke_capped_or_not(
+        _placed_judge(tmp_path, levels, placed, text),
+        text,
+        level,
+        "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: 「洗車の予約をお願いしたい」）",
+    )
 
 
 @pytest.mark.parametrize(

@@ -104,6 +104,11 @@ FRAME_NOTE = (
 )
 
 
+def capped_at_medium(reasons: list[str], note: str) -> UrgencyResult:
+    """The rules' finding capped at medium (FRAME_CAP): its first reason says why with `note`."""
+    return UrgencyResult(FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + note, *reasons[1:]])
+
+
 def in_harmless_frame(text: str) -> bool:
     """A hypothetical, a preparation, a repair already done and fine, somebody else's car, the news, a film or a
     game (`harmless_frames` in the rule file): the text names a danger without describing one it has."""
@@ -224,9 +229,7 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
             _told_in_a_frame(normalized, frames, at) for _, starts in found for at in starts
         )
         if reasons and framed and urgency_rank(level) > urgency_rank(FRAME_CAP):
-            return UrgencyResult(
-                FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + FRAME_NOTE, *reasons[1:]]
-            )
+            return capped_at_medium(reasons, FRAME_NOTE)
         if reasons:
             return UrgencyResult(level, can_drive, visit_urgency, reasons)
     return UrgencyResult("low", True, "when_convenient", [])

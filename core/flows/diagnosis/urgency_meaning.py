@@ -27,6 +27,7 @@ from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
     LEVEL_ACTIONS,
     UrgencyResult,
+    capped_at_medium,
     in_harmless_frame,
     keyword_urgency_check,
     merge_urgency,
@@ -160,6 +161,14 @@ def with_katakana_loanwords(text: str) -> str:
     return _LOANWORD_RE.sub(lambda m: _HIRAGANA_LOANWORDS[m.group()], text)
 
 
+STORY_CAP = "medium"
+STORY_NOTE = (
+    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで。"
+    "近い例: {example}）"
+)
+CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: {example}）"
+
+
 @dataclass(frozen=True)
 class Nearest:
     """The nearest example of a judgement: its text, level and cosine similarity (query against query)."""
@@ -272,6 +281,17 @@ class UrgencyJudge:
             return near[0]
         return None
 
+    def cap_note(self, text: str, near: list[Nearest]) -> str | None:
+        """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
+        a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not."""
+        story = self.story_like(near)
+        if story is not None:
+            return STORY_NOTE.format(example=quote(story.text))
+        calm = self.calm_like(text, near)
+        if calm is not None and self.calm_in_each_sentence(text):
+            return CALM_NOTE.format(example=quote(calm.text))
+        return None
+
     def calm_in_each_sentence(self, text: str) -> bool:
         """Each sentence of a text of several that the rules find urgent on its own has a calm neighbourhood too: a
         danger told first and a harmless sentence after it (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」)
@@ -282,14 +302,6 @@ class UrgencyJudge:
             for s in sentences
             if urgency_rank(keyword_urgency_check(s).level) > urgency_rank(STORY_CAP)
         )
-
-
-STORY_CAP = "medium"
-STORY_NOTE = (
-    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで。"
-    "近い例: {example}）"
-)
-CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: {example}）"
 
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
@@ -306,16 +318,7 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
         return keyword
     meaning, near = judge.judge(text)
     if urgency_rank(keyword.level) > urgency_rank(STORY_CAP) and not told_after_a_step(text):
-        story = judge.story_like(near)
-        calm = None if story else judge.calm_like(text, near)
-        if story is not None:
-            note = STORY_NOTE.format(example=quote(story.text))
-        elif calm is not None and judge.calm_in_each_sentence(text):
-            note = CALM_NOTE.format(example=quote(calm.text))
-        else:
-            note = ""
-        if note:
-            keyword = UrgencyResult(
-                STORY_CAP, *LEVEL_ACTIONS[STORY_CAP], [keyword.reasons[0] + note, *keyword.reasons[1:]]
-            )
+        note = judge.cap_note(text, near)
+        if note is not None:
+            keyword = capped_at_medium(keyword.reasons, note)
     return merge_urgency(keyword, meaning)
