@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from core.flows.diagnosis.responses import urgency_banner, urgency_info
@@ -10,7 +13,9 @@ from core.flows.diagnosis.urgency import (
     CRITICAL_RULES,
     HIGH_RULES,
     MEDIUM_RULES,
+    RULES_FILE,
     UrgencyResult,
+    harmless_frames_pattern,
     keyword_urgency_check,
     merge_urgency,
 )
@@ -112,6 +117,20 @@ def test_rules_are_named_data() -> None:
         "fuel_economy",
         "air_conditioner",
     } <= set(names)
+
+
+def test_harmless_frames_are_named_and_their_guards_written_out() -> None:
+    frames = json.loads(RULES_FILE.read_text(encoding="utf-8"))["harmless_frames"]
+    names = [frame["name"] for frame in frames["frames"]]
+    assert len(names) == len(set(names)) and all(re.fullmatch(r"[a-z_]+", name) for name in names)
+    for frame in frames["frames"]:  # each frame is a pattern of its own, not a piece of its neighbours'
+        re.compile(harmless_frames_pattern({"guards": frames["guards"], "frames": [frame]}))
+    pattern = harmless_frames_pattern(frames)
+    assert "{NO_" not in pattern
+    guard = frames["guards"]["NO_DANGER_AFTER"]
+    assert pattern.count(guard) == sum(f["pattern"].count("{NO_DANGER_AFTER}") for f in frames["frames"]) > 10
+    with pytest.raises(KeyError, match="NO_SUCH_GUARD"):
+        harmless_frames_pattern({"guards": {}, "frames": [{"name": "x", "pattern": "a{NO_SUCH_GUARD}"}]})
 
 
 def test_merge_higher_level_wins_and_reasons_merge() -> None:

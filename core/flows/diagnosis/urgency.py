@@ -51,6 +51,15 @@ def _expand(pattern: str, vocabulary: dict[str, list[str]]) -> str:
     return re.sub(r"\{([A-Z_]+)\}", lambda m: "(?:" + "|".join(vocabulary[m.group(1)]) + ")", pattern)
 
 
+def harmless_frames_pattern(frames: dict[str, Any]) -> str:
+    """One alternation of the named harmless frames, each guard ({NO_DANGER_AFTER}: no danger told after the frame in
+    its sentence) written out. The frames are tried in the file's order."""
+    guards: dict[str, str] = frames["guards"]
+    return "|".join(
+        re.sub(r"\{([A-Z_]+)\}", lambda m: guards[m.group(1)], frame["pattern"]) for frame in frames["frames"]
+    )
+
+
 def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     """The rule file with every pattern expanded and compiled, rules grouped by level."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -72,7 +81,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
     data["settled_re"] = re.compile(data["frame_reach"]["settled"])
     data["turn_re"] = re.compile(data["frame_reach"]["turn"])
-    data["frames_re"] = re.compile(data["harmless_frames"])
+    data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"]))
     data["function_ok_re"] = re.compile(data["function_ok"])
     return data
 
