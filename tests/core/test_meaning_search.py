@@ -227,6 +227,8 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "漏れてるのはうちのガレージの屋根です笑 直るまで車を預かってもらうことってできます?",
         # v27: a road-safety slogan learnt at school (「車は急に止まらない」)
         "娘が学校の交通安全教室で「車は急に止まらない」って習ってきて、私が運転するたびに後ろから注意してきます笑",
+        # v28: a dream written in kana (kana dangers lie near it)
+        "きのう くるまが もえる ゆめを みた。えんぎ わるいから てんけん おねがいしようかな",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -716,6 +718,17 @@ def test_the_calm_neighbourhood_with_the_bundled_examples(
     assert fast_urgency_check(text, judge).level == level
 
 
+def test_a_cap_names_its_example_once_when_the_judgement_by_meaning_quotes_it(judge: UrgencyJudge) -> None:
+    """The calm cap's nearest example is the one the judgement by meaning (medium) quotes: the banner quotes it once,
+    in the judgement's reason."""
+    result = fast_urgency_check("90キロくらいでハンドルがちょっとだけブルブルする", judge)
+    assert result.level == "medium"
+    assert result.reasons == [
+        "振動（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで）",
+        "意味の近い症状例「80キロくらい出すとハンドルがちょっとだけブルブルする」（緊急度: 中）",
+    ]
+
+
 @pytest.mark.parametrize(("critical_at", "level"), [(0.881, "critical"), (0.879, "low")])
 def test_a_critical_example_raises_the_judgement_only_when_itself_near_enough(
     tmp_path: Path, critical_at: float, level: str
@@ -1024,6 +1037,25 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("前のオーナーがタバコを吸ってたみたいで煙の臭いがシートに残ってます", "medium"),
         ("煙の臭いが残ってると思ったら、ボンネットから煙が出てた", "critical"),
         ("車は急に止まれないって言うけど、今ブレーキが効かない", "critical"),
+        # v28 taught: a friend's puncture long ago remembered, a batting line "on fire", how to use a puncture kit,
+        # a forklift's steering at work; and a dream only when one was had (not 「夢を見てるみたい」 of a danger now)
+        ("友達が10年くらい前に高速でパンクした話を思い出して、スペアタイヤがあるか気になった", "medium"),
+        ("友達がパンクした話を思い出してたら、うちの車もパンクした", "high"),
+        ("息子のチーム、打線に火がついて止まらない！土曜って営業してます？", "medium"),
+        ("打線に火がついて盛り上がってたら、帰りにブレーキが効かなくなった", "critical"),
+        ("打線に火がついて止まらない、ボンネットから煙も止まらない", "critical"),
+        ("赤ちゃんが火がついたように泣き出して焦った、チャイルドシートの付け方を教えて", "medium"),
+        ("赤ちゃんが火がついたように泣いてて、ボンネットから煙が出てる", "critical"),
+        ("パンク修理キットの使い方を今のうちに教えてもらえますか？", "medium"),
+        ("パンクしたのでパンク修理キットの使い方を教えて", "high"),
+        ("パンク修理キットの使い方を教えて。さっきパンクした", "high"),
+        ("職場のフォークリフトのハンドルがガタガタなんですが、見てもらえますか？", "medium"),
+        ("フォークリフトのブレーキが効かないと思ってたら、車のブレーキも効かない", "critical"),
+        ("悪い夢を見てるみたい。ブレーキが効かない！", "critical"),
+        ("夢であってほしい、ブレーキが効かない", "critical"),
+        ("ゆめを みてるみたい ぶれーきが きかない", "critical"),
+        ("車が燃える夢を見た直後に本当にボンネットから煙が出てきた", "critical"),
+        ("ブレーキが効かなくなったと思ったら夢でした", "medium"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

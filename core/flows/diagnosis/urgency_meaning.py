@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,10 +164,12 @@ def with_katakana_loanwords(text: str) -> str:
 
 STORY_CAP = "medium"
 STORY_NOTE = (
-    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで。"
-    "近い例: {example}）"
+    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで"
+    "{example}）"
 )
-CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: {example}）"
+CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
+# How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
+EXAMPLE_NOTE = "。近い例: {quoted}"
 
 
 @dataclass(frozen=True)
@@ -281,15 +284,21 @@ class UrgencyJudge:
             return near[0]
         return None
 
-    def cap_note(self, text: str, near: list[Nearest]) -> str | None:
+    def cap_note(self, text: str, near: list[Nearest], shown: Sequence[str] = ()) -> str | None:
         """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
-        a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not."""
+        a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
+        quotes its example unless one of the reasons `shown` beside it already does."""
+
+        def example(nearest: Nearest) -> str:
+            quoted = quote(nearest.text)
+            return "" if any(quoted in reason for reason in shown) else EXAMPLE_NOTE.format(quoted=quoted)
+
         story = self.story_like(near)
         if story is not None:
-            return STORY_NOTE.format(example=quote(story.text))
+            return STORY_NOTE.format(example=example(story))
         calm = self.calm_like(text, near)
         if calm is not None and self.calm_in_each_sentence(text):
-            return CALM_NOTE.format(example=quote(calm.text))
+            return CALM_NOTE.format(example=example(calm))
         return None
 
     def calm_in_each_sentence(self, text: str) -> bool:
@@ -318,7 +327,7 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
         return keyword
     meaning, near = judge.judge(text)
     if urgency_rank(keyword.level) > urgency_rank(STORY_CAP) and not told_after_a_step(text):
-        note = judge.cap_note(text, near)
+        note = judge.cap_note(text, near, meaning.reasons)
         if note is not None:
             keyword = capped_at_medium(keyword.reasons, note)
     return merge_urgency(keyword, meaning)
