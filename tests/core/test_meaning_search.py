@@ -229,6 +229,9 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "娘が学校の交通安全教室で「車は急に止まらない」って習ってきて、私が運転するたびに後ろから注意してきます笑",
         # v28: a dream written in kana (kana dangers lie near it)
         "きのう くるまが もえる ゆめを みた。えんぎ わるいから てんけん おねがいしようかな",
+        # v29: a memory of skiing (止まらずにネットに突っ込んだ思い出); how hill-start assist works (a named function)
+        "スキー初心者の頃、ブレーキのかけ方がわからなくて止まらずにネットに突っ込んだ思い出",
+        "坂道で一瞬止まってくれる機能、あれってブレーキが勝手に効いてるんですか？",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -246,6 +249,7 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "モバイルバッテリーが膨らんでた。車のバッテリーのあたりから煙が出てる",
         "漏れてるのはガソリンです、車の下に水たまりができてる",
         "ガレージの屋根から雨漏りしてたら、車の下にガソリンが漏れてた",
+        "坂道で一瞬止まってくれる機能、あれが効かなくて車が下がってくる",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -1056,6 +1060,23 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ゆめを みてるみたい ぶれーきが きかない", "critical"),
         ("車が燃える夢を見た直後に本当にボンネットから煙が出てきた", "critical"),
         ("ブレーキが効かなくなったと思ったら夢でした", "medium"),
+        # v29 taught: a quoted line of a song, a team that "stalled", tempura's burnt smell, a manager whose brakes
+        # fail once he starts talking, a head that smokes (and a memory told at the end: below), 「エンストじゃないよね？」 (a
+        # denial asked for, not a stall)
+        ("「ブレーキが壊れた」みたいな歌詞の曲があったと思うんだけど、タイトル思い出せない", "medium"),
+        ("「ブレーキが壊れた」みたいな音がして、ブレーキが効かない", "critical"),
+        ("昨日の試合、うちのチーム後半は完全にエンストしてたなあ", "medium"),
+        ("チームの車で移動中にエンストした", "high"),
+        ("天ぷら揚げてたら油が熱くなりすぎて焦げ臭くなった", "medium"),
+        ("天ぷら揚げてたら、車のボンネットから煙が出てきた", "critical"),
+        ("うちの部長、一度しゃべり出すとブレーキが効かないんですよね", "medium"),
+        ("運転し出すとブレーキが効かない", "critical"),
+        ("仕事が立て込んでて頭から煙が出そう。車検は来月で間に合いますよね？", "medium"),
+        ("頭から湯気が出そうなくらい焦ってる、ボンネットから湯気が出てる", "critical"),
+        ("ブレーキが効かない！最悪の思い出になりそう", "critical"),
+        ("アイドリングストップで信号のたびにエンジン止まるけど、これってエンストじゃないよね？", "low"),
+        ("エンストした、故障じゃないよね？", "high"),
+        ("エンストじゃないですか、これ。信号で止まったら再始動しない", "high"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
