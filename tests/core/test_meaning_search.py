@@ -14,7 +14,7 @@ import pytest
 from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, keyword_urgency_check
+from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, in_harmless_frame, keyword_urgency_check
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     REQUEST_RE,
@@ -232,6 +232,10 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # v29: a memory of skiing (止まらずにネットに突っ込んだ思い出); how hill-start assist works (a named function)
         "スキー初心者の頃、ブレーキのかけ方がわからなくて止まらずにネットに突っ込んだ思い出",
         "坂道で一瞬止まってくれる機能、あれってブレーキが勝手に効いてるんですか？",
+        # v30: a stock on fire, a go-kart's heavy steering, a remark about a person quoted
+        "持ってる株が火を噴いて爆上がり中！この勢いで新車買っちゃおうかな",
+        "遊園地のゴーカート、ハンドルが重くて全然曲がらなかった笑 本物の方が楽だね",
+        "上司に「お前の企画はエンジン全開なのにハンドルがない」って言われて凹んでる",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -249,11 +253,16 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "モバイルバッテリーが膨らんでた。車のバッテリーのあたりから煙が出てる",
         "漏れてるのはガソリンです、車の下に水たまりができてる",
         "ガレージの屋根から雨漏りしてたら、車の下にガソリンが漏れてた",
-        "坂道で一瞬止まってくれる機能、あれが効かなくて車が下がってくる",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
     assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_a_question_about_what_a_function_does_is_a_frame_and_a_report_of_it_failing_is_none() -> None:
+    """v29: 「…機能、あれって…ですか？」 asks how hill-start assist works; the same function failing is a report."""
+    assert in_harmless_frame("坂道で一瞬止まってくれる機能、あれってブレーキが勝手に効いてるんですか？")
+    assert not in_harmless_frame("坂道で一瞬止まってくれる機能、あれが効かなくて車が下がってくる")
 
 
 def test_an_owner_who_drives_it_every_day_asks_whether_to_keep_driving(judge: UrgencyJudge) -> None:
@@ -713,6 +722,8 @@ def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped
         ("ボンネットから煙が出てる。車検の予約はまた今度にします", "critical", "critical"),
         # a report whose nearest examples are questions about the same lamp (「…ってどういう意味？今は点いてない」)
         ("赤い油さしみたいな警告灯が点いた", "critical", "critical"),
+        # a danger relayed (its nearest examples are remarks quoted), and the owner asks what to do now
+        ("母に「ブレーキが効かない」って言われて、今どうしたらいい？", "critical", "critical"),
     ],
 )
 def test_the_calm_neighbourhood_with_the_bundled_examples(
@@ -1077,6 +1088,30 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("アイドリングストップで信号のたびにエンジン止まるけど、これってエンストじゃないよね？", "low"),
         ("エンストした、故障じゃないよね？", "high"),
         ("エンストじゃないですか、これ。信号で止まったら再始動しない", "high"),
+        # v30 taught: a brake that barely stops the car (「…ほとんど止まらない」; its squeal that does not stop is no
+        # failure), idle stop at the lights, a stock "on fire", a go-kart, a remark about a person quoted, a
+        # grandfather's story of old, an extinguisher 「火が出た時用」; and a car one used to drive, driven now
+        (
+            "さっきからブレーキ踏むとガリガリって金属こすれる音して、ほとんど止まらない。今路肩です",
+            "critical",
+        ),
+        ("ブレーキ踏んでもなかなか止まらない", "critical"),
+        ("ブレーキの鳴きがなかなか止まらない", "low"),
+        ("ブレーキかけるたびにキーキーいうのが全然止まらない", "high"),
+        ("アイドリングストップで信号のたびにエンストしたみたいに止まるけど、これ仕様ですよね", "low"),
+        ("アイドリングストップで止まったあと再始動しなくてエンストした", "high"),
+        ("株価が爆上がりでブレーキが効かない", "medium"),
+        ("株価が気になって運転してたらブレーキが効かない", "critical"),
+        ("株式会社の社用車でブレーキが効かない", "critical"),
+        ("遊園地のゴーカート、ブレーキが効かなくて笑った", "medium"),
+        ("ゴーカートの帰りに車のハンドルが重くて全然回らない", "critical"),
+        ("上司に「お前の企画はブレーキが効かない車だ」って言われて凹んでる", "medium"),
+        ("上司に「お前の車、ブレーキ効かないぞ」って言われて踏んだら本当に効かない", "critical"),
+        ("祖父が昔、峠でブレーキが効かなくなった話をよくしてた。今の車でもそういうことある？", "medium"),
+        ("祖父が昔の話をしてたら、ボンネットから煙が出てきた", "critical"),
+        ("車に積む消火器を買いたいんですが、火が出た時用のおすすめサイズってありますか？", "low"),
+        ("火が出た時用の消火器を積んでたけど、今本当に火が出てる", "critical"),
+        ("祖父が昔乗ってた車で、今ブレーキが効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

@@ -167,6 +167,10 @@ STORY_NOTE = (
     "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで"
     "{example}）"
 )
+# An owner asking what to do now (「…って言われて、今どうしたらいい？」「助けて」) has the danger now, whatever the
+# neighbours tell: neither the story nor the calm neighbourhood caps the rules. (Not any 「どうすればいい」: 「会員の更新って
+# どうすればいいですか」 is a question about paperwork.)
+PLEA_RE = re.compile(r"(今|いま)[、,]?(すぐ)?どう(したら|すれば|すりゃ)|助けて|たすけて")
 CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
 # How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
 EXAMPLE_NOTE = "。近い例: {quoted}"
@@ -287,7 +291,10 @@ class UrgencyJudge:
     def cap_note(self, text: str, near: list[Nearest], shown: Sequence[str] = ()) -> str | None:
         """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
         a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
-        quotes its example unless one of the reasons `shown` beside it already does."""
+        quotes its example unless one of the reasons `shown` beside it already does. An owner asking what to do now
+        (PLEA_RE) gets no cap."""
+        if PLEA_RE.search(text):
+            return None
 
         def example(nearest: Nearest) -> str:
             quoted = quote(nearest.text)
