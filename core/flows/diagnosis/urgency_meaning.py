@@ -162,15 +162,15 @@ def with_katakana_loanwords(text: str) -> str:
     return _LOANWORD_RE.sub(lambda m: _HIRAGANA_LOANWORDS[m.group()], text)
 
 
+# An owner asking what to do now (「…って言われて、今どうしたらいい？」「助けて」) has the danger now, whatever the
+# neighbours tell: neither the story nor the calm neighbourhood caps the rules. (Not any 「どうすればいい」: 「会員の更新って
+# どうすればいいですか」 is a question about paperwork.)
+PLEA_RE = re.compile(r"(今|いま)[、,]?(すぐ)?どう(したら|すれば|すりゃ)|助けて|たすけて")
 STORY_CAP = "medium"
 STORY_NOTE = (
     "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで"
     "{example}）"
 )
-# An owner asking what to do now (「…って言われて、今どうしたらいい？」「助けて」) has the danger now, whatever the
-# neighbours tell: neither the story nor the calm neighbourhood caps the rules. (Not any 「どうすればいい」: 「会員の更新って
-# どうすればいいですか」 is a question about paperwork.)
-PLEA_RE = re.compile(r"(今|いま)[、,]?(すぐ)?どう(したら|すれば|すりゃ)|助けて|たすけて")
 CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
 # How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
 EXAMPLE_NOTE = "。近い例: {quoted}"
@@ -328,7 +328,7 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
     harmless frame does, when it is told like a known not-urgent story about a danger (its nearest example names one
     by rule and is not urgent: 「友達がタイヤ外れかけた話を聞いて…」, no critical example within the margin) or when its
     neighbourhood is calm (its K_CALM nearest examples are not urgent, and so are those of each sentence the rules
-    find urgent on its own)."""
+    find urgent on its own) — unless the owner asks what to do now (PLEA_RE)."""
     keyword = keyword_urgency_check(text)
     if judge is None:
         return keyword
