@@ -1112,6 +1112,14 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("車に積む消火器を買いたいんですが、火が出た時用のおすすめサイズってありますか？", "low"),
         ("火が出た時用の消火器を積んでたけど、今本当に火が出てる", "critical"),
         ("祖父が昔乗ってた車で、今ブレーキが効かない", "critical"),
+        # idioms that hold a danger's word cover no danger told after them in the sentence (they were medium)
+        ("うちの息子はブレーキが効かない性格で、今ブレーキが効かない", "critical"),
+        ("部長はしゃべり出すとブレーキが効かない、今ボンネットから煙", "critical"),
+        ("課長が朝からオーバーヒートしてて、ボンネットから煙が出てる", "critical"),
+        ("上司が今日も朝からオーバーヒートしててブレーキ効かない感じ、会社行きたくない", "medium"),
+        ("エースがオーバーヒートして、ボンネットから煙", "critical"),
+        ("部長がブレーキ役で、ブレーキが効かない", "critical"),
+        ("家計が火の車、ボンネットから煙が出てる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
