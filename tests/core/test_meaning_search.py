@@ -14,7 +14,14 @@ import pytest
 from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.urgency import CRITICAL_RULES, FRAME_NOTE, in_harmless_frame, keyword_urgency_check
+from core.flows.diagnosis.urgency import (
+    CRITICAL_RULES,
+    FRAME_NOTE,
+    in_harmless_frame,
+    keyword_urgency_check,
+    reports_a_bare_danger,
+    told_after_a_step,
+)
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     REQUEST_RE,
@@ -236,6 +243,13 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "持ってる株が火を噴いて爆上がり中！この勢いで新車買っちゃおうかな",
         "遊園地のゴーカート、ハンドルが重くて全然曲がらなかった笑 本物の方が楽だね",
         "上司に「お前の企画はエンジン全開なのにハンドルがない」って言われて凹んでる",
+        # v31: a brakeless runaway said of a shot, a prank programme, a friend's former car, a habit that does not
+        # stop (in kana), how a function works
+        "あいつのスマッシュはブレーキのきかん暴走特急ばい",
+        "タイヤが外れるドッキリ番組見て爆笑した",
+        "友達の前の車、エンジンから火を噴いたことあるらしい",
+        "あのこ かいもの はじまると とまらんけん こまる",
+        "ハンドルロックってどういう仕組み？鍵抜いたら回らなくなるやつ",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -1120,6 +1134,25 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("エースがオーバーヒートして、ボンネットから煙", "critical"),
         ("部長がブレーキ役で、ブレーキが効かない", "critical"),
         ("家計が火の車、ボンネットから煙が出てる", "critical"),
+        # v31 taught: a body that overheats, a feeling without brakes, a joke said so at the end, talk that does not
+        # stop, grill smoke in one's clothes; and the same words about the car
+        ("サウナ入りすぎて体がオーバーヒートしたわ", "medium"),
+        ("体がオーバーヒートしそう、車もオーバーヒートして湯気が出てる", "critical"),
+        ("私の恋はブレーキが効かない…なんてね", "medium"),
+        ("二人の愛はブレーキの効かない車みたい", "medium"),
+        ("恋はブレーキが効かないって言うけど、今本当にブレーキが効かない", "critical"),
+        ("今ブレーキが効かない、なんてね、じゃなくて本当に！", "critical"),
+        ("うちの上司、ブレーキ壊れてるんか思うくらい喋り止まらんねん", "medium"),
+        ("食欲が止まらないけど、今ボンネットから煙が出てる", "critical"),
+        ("今日の焼肉、煙すごくて服がくさい", "medium"),
+        ("焼肉の煙で服が臭いけど、ボンネットからも煙が出てる", "critical"),
+        ("テレビ見て笑ってたら車の下から火が出てるって言われた", "critical"),
+        ("友達の前の車を借りてるんだけど、今ブレーキが効かない", "critical"),
+        ("ハンドルロックってどういう仕組み？走ってたら急にハンドルが回らなくなった", "critical"),
+        ("ブレーキのきかない暴走特急みたいに車が止まらない！", "critical"),
+        # the car rolling back on a hill (a hill-hold that fails) is seen today
+        ("坂道で一瞬止まってくれる機能、あれが効かなくて車が下がってくる", "high"),
+        ("サンバイザーがすぐダラーンって下がってくる", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
@@ -1298,3 +1331,43 @@ def test_a_question_about_how_a_device_works_or_what_is_normal_is_judged_by_the_
         "medium",
     )
     assert fast_urgency_check("ハンドルが重いと思ったら急に回らなくなった", judge).level != "low"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a lyric first, then the brake now (after 「けど、今本当に」)
+        "歌の歌詞でブレーキが効かないってあるけど、今本当にブレーキが効かない",
+        # a body that overheats first, then the car (after 「、車も」)
+        "体がオーバーヒートしそうなくらい暑い、車もオーバーヒートして湯気が出てる",
+    ],
+)
+def test_a_later_danger_after_a_step_lifts_the_caps_of_the_first(judge: UrgencyJudge, text: str) -> None:
+    """The story and calm caps look at the text that opens with a danger; a later danger after a step of the story, a
+    turn to today or a turn to the car itself happens now (both were medium when only the first danger counted)."""
+    assert told_after_a_step(text)
+    assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_two_dangers_told_in_one_breath_are_no_step() -> None:
+    """Dangers told one after the other with no step between (a story that names two) leave the text opening with
+    the danger, as before."""
+    assert not told_after_a_step("ボンネットから煙が出て火も見えたってニュースでやってた")
+    assert not told_after_a_step("オーバーヒートして煙がすごかったって友達が言ってた")
+
+
+def test_a_sentence_that_is_a_danger_and_nothing_else_is_a_report_whatever_follows(
+    judge: UrgencyJudge,
+) -> None:
+    """「ブレーキが効かなくなった。教習所で習ったことを思い出してます」 lies nearest a story about a driving school (an
+    example since v30, so near that no critical example is within the margin): its first sentence is the danger and
+    nothing else, so neither cap lowers it. A sentence that says more than its danger is no such report."""
+    text = "ブレーキが効かなくなった。教習所で習ったことを思い出してます"
+    assert judge.story_like(judge.nearest(text)) is not None
+    assert reports_a_bare_danger(text)
+    assert judge.cap_note(text, judge.nearest(text)) is None
+    assert fast_urgency_check(text, judge).level == "critical"
+    assert not reports_a_bare_danger(
+        "家のドライヤーが焦げ臭くなって買い替えた。ちなみに車の保証って何年でしたっけ"
+    )
+    assert not reports_a_bare_danger("ブレーキが効かなくなった")  # one sentence: the caps decide as before

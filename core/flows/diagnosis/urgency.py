@@ -13,6 +13,7 @@ higher than medium.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -201,6 +202,29 @@ def _danger_starts(normalized: str) -> list[int]:
     return [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]
 
 
+# What is left of a sentence once its danger is taken out, when the sentence says nothing else (「ブレーキが効かなく
+# なった。」 leaves 「くなった。」): at most this many characters, marks not counted.
+BARE_REST = 6
+_MARKS = re.compile(r"[。、,!?！？…ー〜w笑\n]")
+
+
+def reports_a_bare_danger(text: str) -> bool:
+    """A text of several sentences one of which is a critical danger and nothing else (「ブレーキが効かなくなった。
+    教習所で習ったことを思い出してます」): a report, however like a story the rest of it reads."""
+    normalized = normalize_symptom(text)
+    sentences = [s for s in re.findall(r"[^。]+。*", normalized) if s.strip()]
+    if len(sentences) < 2:
+        return False
+    for sentence in sentences:
+        for rule in CRITICAL_RULES:
+            for match in rule.pattern.finditer(sentence):
+                if _counts(sentence, match) and not (rule.unless and rule.unless.search(sentence)):
+                    rest = sentence[: match.start()] + sentence[match.end() :]
+                    if len(_MARKS.sub("", rest)) <= BARE_REST:
+                        return True
+    return False
+
+
 def names_a_danger(text: str) -> bool:
     """A critical or high rule counts in the text, whatever frame it is told in (「友達の車のブレーキが効かなくなった話」
     names one; 「煙は出ていません」 and 「もしブレーキが効かなくなったら」 do not)."""
@@ -212,16 +236,29 @@ _CLAUSE_BREAK = re.compile(r"[、。,!?！？\n]")
 TURN_RE: re.Pattern[str] = _RULES["turn_re"]
 
 
+# A clause that turns to the car itself (「…暑い、車もオーバーヒートして…」): what follows is about the owner's car.
+CAR_TURN_RE = re.compile(
+    r"[、,。!?！？](うちの|自分の|私の|僕の|俺の)?(車|クルマ|くるま)(の方|のほう)?(も|が|は)"
+)
+
+
 def told_after_a_step(text: str) -> bool:
     """Something comes before the first danger a critical or high rule finds — a clause (「妻が運転してて、」), a step
     of the story (「…探してたら」「…帰りに」「…のに」) or a turn to today (「…てから」「今日」「また」): what follows
-    happened, however the text began. (A story about a danger opens with it: 「友達がタイヤ外れかけた話を聞いて…」.)"""
+    happened, however the text began (a story about a danger opens with it: 「友達がタイヤ外れかけた話を聞いて…」); or a
+    later danger comes after a step of the story, a turn to today or a turn to the car itself since the one before
+    (「…ってあるけど、今本当に…」「…暑い、車も…」: what the story told first does not cover what happens now)."""
     normalized = normalize_symptom(text)
-    starts = _danger_starts(normalized)
+    starts = sorted(set(_danger_starts(normalized)))
     if not starts:
         return False
-    first = min(starts)
-    return any(pattern.search(normalized, 0, first) for pattern in (_CLAUSE_BREAK, STORY_STEP_RE, TURN_RE))
+    if any(pattern.search(normalized, 0, starts[0]) for pattern in (_CLAUSE_BREAK, STORY_STEP_RE, TURN_RE)):
+        return True
+    return any(
+        pattern.search(normalized, before, at)
+        for before, at in itertools.pairwise(starts)
+        for pattern in (STORY_STEP_RE, TURN_RE, CAR_TURN_RE)
+    )
 
 
 def keyword_urgency_check(text: str) -> UrgencyResult:

@@ -33,6 +33,7 @@ from core.flows.diagnosis.urgency import (
     keyword_urgency_check,
     merge_urgency,
     names_a_danger,
+    reports_a_bare_danger,
     says_it_works,
     told_after_a_step,
     urgency_rank,
@@ -292,8 +293,9 @@ class UrgencyJudge:
         """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
         a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
         quotes its example unless one of the reasons `shown` beside it already does. An owner asking what to do now
-        (PLEA_RE) gets no cap."""
-        if PLEA_RE.search(text):
+        (PLEA_RE) gets no cap, nor a text one of whose sentences is a critical danger and nothing else
+        (reports_a_bare_danger)."""
+        if PLEA_RE.search(text) or reports_a_bare_danger(text):
             return None
 
         def example(nearest: Nearest) -> str:
