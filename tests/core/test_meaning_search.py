@@ -250,6 +250,13 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "友達の前の車、エンジンから火を噴いたことあるらしい",
         "あのこ かいもの はじまると とまらんけん こまる",
         "ハンドルロックってどういう仕組み？鍵抜いたら回らなくなるやつ",
+        # v32: an old story once heard, a stove at home and the car said to be fine, a dog that does not stop, a grill's
+        # fire and the car said to be no part of it, a story of the cars of old
+        "昔話で、祖父のトラックが坂道で勝手に下がったって聞いたことある",
+        "今朝寒くてストーブ燃えすぎておっかねがった、車は大丈夫だ",
+        "犬が散歩で止まらなくて引きずられた、犬にもブレーキ欲しい",
+        "焼肉で網から火が上がって大騒ぎしたわ、車は関係ないけど笑",
+        "ハンドル重いって友達に言われたけど、それパワステない昔の車の話らしい",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -267,6 +274,10 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "モバイルバッテリーが膨らんでた。車のバッテリーのあたりから煙が出てる",
         "漏れてるのはガソリンです、車の下に水たまりができてる",
         "ガレージの屋根から雨漏りしてたら、車の下にガソリンが漏れてた",
+        "ストーブ燃えすぎておっかねがった、車は大丈夫だ。でもブレーキが効かない",
+        "犬が止まらなくて引きずられたけど、車も止まらない",
+        "車は大丈夫かな、ブレーキが効かない",
+        "車は関係ないけど、ボンネットから煙が出てる",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -1153,6 +1164,24 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         # the car rolling back on a hill (a hill-hold that fails) is seen today
         ("坂道で一瞬止まってくれる機能、あれが効かなくて車が下がってくる", "high"),
         ("サンバイザーがすぐダラーンって下がってくる", "low"),
+        # v32 taught: the bulb check at start-up, a denial in kana, a list denied with 全く, a mind that stalls,
+        # spending without brakes, a boss whose brakes fail when angry; and the same words about the car
+        ("エンジンかける時にメーターの警告灯が全部一瞬つくのって正常ですか？", "low"),
+        ("警告灯が全部一瞬ついて、そのあと赤いランプが消えない", "critical"),
+        ("けむりはでてないよ ただせんしゃしたいだけ", "low"),
+        ("けむりがでてる", "critical"),
+        ("煙も臭いも全くないし警告灯もついてないけど、オイル交換の時期聞きたい", "low"),
+        ("煙も臭いも全くないけど、ブレーキが効かない", "critical"),
+        ("カープが負けてわしの心がエンストしとるんじゃ", "medium"),
+        ("心がエンストしてるけど、車もエンストして動かない", "high"),
+        ("嫁の買い物にブレーキ効かへんねん、どないしたらええ笑", "medium"),
+        ("嫁の買い物にブレーキ効かへんけど、車のブレーキも効かへん", "critical"),
+        ("うちの上司、怒るとブレーキ効かなくなるタイプで困ってる笑", "medium"),
+        ("怒るとブレーキ効かなくなるタイプの上司を乗せてたら、ブレーキが効かない", "critical"),
+        ("昔話で聞いたのと同じで、今ブレーキが効かない", "critical"),
+        ("昔の車の話らしいけど、今ハンドルが重くて回らない", "critical"),
+        ("犬が飛び出してきてブレーキ踏んだけど止まらない", "critical"),
+        ("猫をよけたらブレーキが効かなくなった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
