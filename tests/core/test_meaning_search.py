@@ -278,6 +278,8 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "犬が止まらなくて引きずられたけど、車も止まらない",
         "車は大丈夫かな、ブレーキが効かない",
         "車は関係ないけど、ボンネットから煙が出てる",
+        "ブレーキが効かないってどういう意味？今踏んでもスカスカ",
+        "エンストってどういう状態？今まさに走行中に止まった",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -765,7 +767,7 @@ def test_a_cap_names_its_example_once_when_the_judgement_by_meaning_quotes_it(ju
     assert result.level == "medium"
     assert result.reasons == [
         "振動（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで）",
-        "意味の近い症状例「80キロくらい出すとハンドルがちょっとだけブルブルする」（緊急度: 中）",
+        "意味の近い症状例「80キロくらいでハンドルがちょっとブルブルする」（緊急度: 中）",
     ]
 
 
@@ -835,8 +837,10 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         earlier |= {x["text"] for x in items}
     held_out = json.loads((data_dir / "urgency_phrasings_v33.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
-    # a short phrasing two writers both wrote is among the examples as the earlier set's
-    assert {x["text"] for x in held_out} & {text for text, _ in examples} <= earlier
+    # a short phrasing two writers both wrote is among the examples as the earlier set's (or, once, as one of the
+    # examples written by hand before the sets: v33's 「エアコンの効きが前より弱い」)
+    written_twice = {"エアコンの効きが前より弱い"}
+    assert {x["text"] for x in held_out} & {text for text, _ in examples} <= earlier | written_twice
 
 
 @pytest.mark.parametrize(
@@ -1182,6 +1186,20 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("昔の車の話らしいけど、今ハンドルが重くて回らない", "critical"),
         ("犬が飛び出してきてブレーキ踏んだけど止まらない", "critical"),
         ("猫をよけたらブレーキが効かなくなった", "critical"),
+        # v33 taught: the same frames a little wider (talk that does not stop 「…だしたら」, legs that overheat, a stock
+        # whose brakes broke, a dog whose brakes fail, a model car, what a word means); and the same words about the car
+        ("学校の文化祭の出し物で、煙が出る車の模型を作りたい", "medium"),
+        ("模型みたいにボンネットから煙が出てる", "critical"),
+        ("うちのオカン喋りだしたら止まらへんねん、ブレーキ壊れとるわ", "medium"),
+        ("うちのオカン喋りだしたら止まらへんけど、今ブレーキが効かない", "critical"),
+        ("息子のサッカー、後半で足がオーバーヒートしとったばい", "medium"),
+        ("足がオーバーヒートしそうなくらい歩いた、車もオーバーヒートして湯気", "critical"),
+        ("アニメで主人公の車がエンストしてたけど、実際エンストってどういう状態？", "medium"),
+        ("エンストってどういう状態？今まさに走行中に止まった", "high"),
+        ("株価がブレーキ壊れたみたいに下がり続けてる📉", "medium"),
+        ("株価が気になって運転してたらブレーキ壊れたみたいに止まらない", "critical"),
+        ("犬が興奮してブレーキが効かない、散歩で引っ張られっぱなし", "medium"),
+        ("犬が興奮して暴れてたら、ブレーキが効かなくなった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
