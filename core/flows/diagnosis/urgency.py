@@ -154,11 +154,16 @@ def _counts(text: str, match: re.Match[str]) -> bool:
     return not _RULES["before_re"].search(clause)
 
 
-def _match_starts(rule: UrgencyRule, text: str) -> list[int]:
-    """Where the rule's counting matches begin (none when its `unless` names a normal behaviour)."""
+def _counting_matches(rule: UrgencyRule, text: str) -> list[re.Match[str]]:
+    """The rule's matches that count (none when its `unless` names a normal behaviour)."""
     if rule.unless is not None and rule.unless.search(text):
         return []
-    return [match.start() for match in rule.pattern.finditer(text) if _counts(text, match)]
+    return [match for match in rule.pattern.finditer(text) if _counts(text, match)]
+
+
+def _match_starts(rule: UrgencyRule, text: str) -> list[int]:
+    """Where the rule's counting matches begin."""
+    return [match.start() for match in _counting_matches(rule, text)]
 
 
 def _matches(rule: UrgencyRule, text: str) -> bool:
@@ -216,14 +221,12 @@ def reports_a_bare_danger(text: str) -> bool:
     sentences = [s for s in re.findall(r"[^。]+。*", normalized) if s.strip()]
     if len(sentences) < 2:
         return False
-    for sentence in sentences:
-        for rule in CRITICAL_RULES:
-            for match in rule.pattern.finditer(sentence):
-                if _counts(sentence, match) and not (rule.unless and rule.unless.search(sentence)):
-                    rest = sentence[: match.start()] + sentence[match.end() :]
-                    if len(_MARKS.sub("", rest)) <= BARE_REST:
-                        return True
-    return False
+    return any(
+        len(_MARKS.sub("", sentence[: match.start()] + sentence[match.end() :])) <= BARE_REST
+        for sentence in sentences
+        for rule in CRITICAL_RULES
+        for match in _counting_matches(rule, sentence)
+    )
 
 
 def names_a_danger(text: str) -> bool:
