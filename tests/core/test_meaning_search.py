@@ -39,6 +39,7 @@ from core.flows.memory.retrieval import retrieve
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
+from core.samples.diagnosis.build_manual_vectors import save
 from core.search.embedders import BundledE5Embedder, BundledEmbedder, NgramEmbedder
 from core.search.vectors import open_chroma
 from core.store import open_store
@@ -1418,3 +1419,17 @@ def test_a_sentence_that_is_a_danger_and_nothing_else_is_a_report_whatever_follo
         "家のドライヤーが焦げ臭くなって買い替えた。ちなみに車の保証って何年でしたっけ"
     )
     assert not reports_a_bare_danger("ブレーキが効かなくなった")  # one sentence: the caps decide as before
+
+
+def test_a_rebuild_leaves_a_vectors_file_whose_vectors_did_not_change(tmp_path: Path) -> None:
+    """build_manual_vectors.py rewrites a shipped file only when its texts or vectors changed: a rebuild's float noise
+    (about 1e-8) keeps the file byte for byte; a new text or a moved vector writes it."""
+    out = tmp_path / "vectors.npz"
+    vectors = np.array([[0.6, 0.8], [1.0, 0.0]], dtype=np.float32)
+    assert save(out, ["a", "b"], vectors) == "written"
+    before = out.read_bytes()
+    assert save(out, ["a", "b"], vectors + np.float32(1e-8)) == "unchanged"
+    assert out.read_bytes() == before
+    assert save(out, ["a", "b"], vectors + np.float32(1e-3)) == "written"
+    assert save(out, ["a", "c"], vectors + np.float32(1e-3)) == "written"
+    assert list(np.load(out)["digests"]) == [text_digest("a"), text_digest("c")]

@@ -5,7 +5,8 @@ Run after build_manuals.py (or a change of the embedded texts): .venv/bin/python
 Writes manual_vectors-<embedder key>.npz next to this file: text digests and float32 vectors, read by
 core.flows.diagnosis.manual_vectors.embed_passages (a text whose digest is missing is embedded at run time); and
 urgency_vectors-<embedder key>.npz beside core/flows/diagnosis/urgency_exemplars.json, read by UrgencyJudge (run
-again after examples are added).
+again after examples are added). A file whose texts and vectors did not change is left as it is (a run's float noise,
+about 1e-8, would otherwise rewrite megabytes in git for nothing).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from core.flows.diagnosis.urgency_meaning import (  # noqa: E402
     UrgencyJudge,
     with_katakana_loanwords,
 )
-from core.search.embedders import BundledE5Embedder, BundledEmbedder  # noqa: E402
+from core.search.embedders import BundledE5Embedder, BundledEmbedder, Matrix  # noqa: E402
 
 
 def main() -> None:
@@ -46,16 +47,32 @@ def write(embedder: BundledEmbedder | BundledE5Embedder) -> None:
     )
     vectors = embedder.embed_documents(texts)
     out = HERE / PRECOMPUTED.format(key=embedder.key)
-    np.savez_compressed(out, digests=np.array([text_digest(t) for t in texts]), vectors=vectors)
-    print(f"{len(texts)} vectors -> {out.name}")
+    print(f"{len(texts)} vectors -> {out.name}: {save(out, texts, vectors)}")
 
 
 def write_urgency(embedder: BundledEmbedder | BundledE5Embedder) -> None:
     texts = sorted({with_katakana_loanwords(t) for t in UrgencyJudge(embedder).texts})
     vectors = embedder.embed_queries(texts)
     out = EXEMPLARS_FILE.with_name(SHIPPED_VECTORS.format(key=embedder.key))
-    np.savez_compressed(out, digests=np.array([text_digest(t) for t in texts]), vectors=vectors)
-    print(f"{len(texts)} vectors -> {out.name}")
+    print(f"{len(texts)} vectors -> {out.name}: {save(out, texts, vectors)}")
+
+
+# Vectors closer than this to the shipped ones are the same vectors (a rebuild differs by about 1e-8).
+SAME_VECTORS = 1e-6
+
+
+def save(out: Path, texts: list[str], vectors: Matrix) -> str:
+    """Write the texts' digests and their vectors to `out` ("written"), unless it already holds the same digests with
+    the same vectors ("unchanged")."""
+    digests = np.array([text_digest(t) for t in texts])
+    if out.exists():
+        with np.load(out) as shipped:
+            if np.array_equal(shipped["digests"], digests) and np.allclose(
+                shipped["vectors"], vectors, atol=SAME_VECTORS, rtol=0
+            ):
+                return "unchanged"
+    np.savez_compressed(out, digests=digests, vectors=vectors)
+    return "written"
 
 
 if __name__ == "__main__":
