@@ -34,6 +34,8 @@ def test_attach_sample_docx_with_the_uploader_and_reach_the_draft(page, app_url)
     page.get_by_role("heading", name="ナレッジ聞き取り").wait_for()
     # one way to attach (the uploader, which shows pages and paragraphs before sending), in Japanese
     assert page.get_by_test_id("stChatInput").locator('input[type="file"]').count() == 0
+    # the heading can be drawn before the uploader (a slow run): wait for the uploader itself
+    page.get_by_test_id("stFileUploaderDropzone").wait_for()
     assert page.evaluate(UPLOADER_WORDS) == ['"ファイルを選ぶ"', '"またはここにドラッグ＆ドロップ"']
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(kd.SAMPLE_DIR / kd.DEMO_SAMPLE))
     wait_idle(page)
