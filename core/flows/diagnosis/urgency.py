@@ -82,6 +82,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
     data["settled_re"] = re.compile(data["frame_reach"]["settled"])
     data["turn_re"] = re.compile(data["frame_reach"]["turn"])
+    data["car_turn_re"] = re.compile(data["frame_reach"]["car_turn"])
     data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"]))
     data["function_ok_re"] = re.compile(data["function_ok"])
     return data
@@ -241,9 +242,8 @@ TURN_RE: re.Pattern[str] = _RULES["turn_re"]
 
 
 # A clause that turns to the car itself (「…暑い、車もオーバーヒートして…」): what follows is about the owner's car.
-CAR_TURN_RE = re.compile(
-    r"[、,。!?！？](うちの|自分の|私の|僕の|俺の)?(車|クルマ|くるま)(の方|のほう)?(も|が|は)"
-)
+# (the rule file's frame_reach.car_turn)
+CAR_TURN_RE: re.Pattern[str] = _RULES["car_turn_re"]
 
 
 def told_after_a_step(text: str) -> bool:
