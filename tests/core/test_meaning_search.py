@@ -20,6 +20,7 @@ from core.flows.diagnosis.urgency import (
     in_harmless_frame,
     keyword_urgency_check,
     reports_a_bare_danger,
+    says_it_works,
     told_after_a_step,
 )
 from core.flows.diagnosis.urgency_meaning import (
@@ -258,6 +259,10 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "犬が散歩で止まらなくて引きずられた、犬にもブレーキ欲しい",
         "焼肉で網から火が上がって大騒ぎしたわ、車は関係ないけど笑",
         "ハンドル重いって友達に言われたけど、それパワステない昔の車の話らしい",
+        # v34: how an assist works (how long it holds the car on a hill), how somebody drives (brakes late; a brake
+        # for the passenger's seat)
+        "ヒルスタートアシストって、坂道で車が下がらないように何秒くらい止めててくれるものなんですか",
+        "彼氏の運転、ブレーキ踏むのが遅くていつもヒヤヒヤします…助手席にもブレーキ欲しいって言ったら笑われました",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -281,6 +286,8 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "車は関係ないけど、ボンネットから煙が出てる",
         "ブレーキが効かないってどういう意味？今踏んでもスカスカ",
         "エンストってどういう状態？今まさに走行中に止まった",
+        "ヒルスタートアシストってあるけど、今ブレーキ踏んでも止まらない",
+        "彼氏の運転で走ってたら、ブレーキ踏んでも止まらない",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -371,6 +378,11 @@ def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge)
     assert fast_urgency_check(text, judge).level == "medium"
     # a critical symptom the rules see is not capped by a denial beside it
     assert fast_urgency_check("ブレーキは普通に効くけど、ボンネットから煙が出てる", judge).level == "critical"
+    # 「ちゃんと曲がって」 followed by a negation says the car does not work (v34's only missed critical phrasing)
+    lost = "トンネルを抜けたあたりから急にハンドルを回しても車がちゃんと曲がってくれなくなりました。今なんとか低速で走ってます"
+    assert not says_it_works(lost)
+    assert fast_urgency_check(lost, judge).level == "critical"
+    assert says_it_works("ハンドルもちゃんと曲がるし、ブレーキもしっかり効いてる")
 
 
 @pytest.mark.parametrize(
@@ -1201,6 +1213,16 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("株価が気になって運転してたらブレーキ壊れたみたいに止まらない", "critical"),
         ("犬が興奮してブレーキが効かない、散歩で引っ張られっぱなし", "medium"),
         ("犬が興奮して暴れてたら、ブレーキが効かなくなった", "critical"),
+        # v34 taught: a prank show's staged smoke, a school project, a danger that never happened (in kana), whether a
+        # stall can happen at all; and the same words about the car
+        ("テレビのドッキリで車のボンネットから煙が出る演出をしてた", "medium"),
+        ("ドッキリかと思ったら本当にボンネットから煙が出てる", "critical"),
+        ("子どもの自由研究で、エンジンの中でガソリンが燃えている仕組みを調べています", "medium"),
+        ("自由研究の帰りにエンジンから火が出た", "critical"),
+        ("えんじんからけむりがでたことはいちどもないです", "low"),
+        ("けむりがでたことないのに、いまえんじんからけむりがでてる", "critical"),
+        ("AT車でもエンストってすることあるんですか？", "low"),
+        ("AT車なのに信号待ちでエンストすることがあります", "high"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
