@@ -263,6 +263,9 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # for the passenger's seat)
         "ヒルスタートアシストって、坂道で車が下がらないように何秒くらい止めててくれるものなんですか",
         "彼氏の運転、ブレーキ踏むのが遅くていつもヒヤヒヤします…助手席にもブレーキ欲しいって言ったら笑われました",
+        # v35: talk that does not stop; a question how a function works ending in 「知りたいです。」 (a request)
+        "うちのおかん、助手席でずっとしゃべってて止まらへんねん笑 それはええとして、後ろの席にもUSBの充電口ってついてます？",
+        "自動ブレーキって、歩行者が急に飛び出してきても本当に止まるんですか？仕組みを知りたいです。",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -288,6 +291,7 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "エンストってどういう状態？今まさに走行中に止まった",
         "ヒルスタートアシストってあるけど、今ブレーキ踏んでも止まらない",
         "彼氏の運転で走ってたら、ブレーキ踏んでも止まらない",
+        "しゃべってたら車が止まらへん",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -1223,6 +1227,23 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("けむりがでたことないのに、いまえんじんからけむりがでてる", "critical"),
         ("AT車でもエンストってすることあるんですか？", "low"),
         ("AT車なのに信号待ちでエンストすることがあります", "high"),
+        # v35 taught: a kitchen full of smoke and its alarm, the writer overheating, a museum and the cars of old,
+        # lightning on a pole, a denial asked (「発火したりしないんですか」), dust like smoke from the truck ahead; and the
+        # same words about the car
+        ("昨日魚を焼いてたらキッチンが煙だらけになって火災報知器が鳴りました", "medium"),
+        ("火災報知器みたいな音がして、ボンネットから煙が出てる", "critical"),
+        ("キッチンから戻ったら、車のボンネットから煙が出てる", "critical"),
+        ("今日暑すぎて私のほうがオーバーヒートしそうです", "medium"),
+        ("私の車がオーバーヒートして湯気が出てる", "critical"),
+        ("先週自動車博物館で、昔の車はすぐオーバーヒートしてたって説明を読みました", "medium"),
+        ("博物館の帰りにオーバーヒートして湯気が出た", "critical"),
+        ("昔の車だからか、ブレーキが効かない", "critical"),
+        ("昨日の雷が近所の電柱に落ちて火花が散って焦りました", "medium"),
+        ("雷が鳴ってたら、ボンネットから火花が散ってる", "critical"),
+        ("電気自動車のバッテリーって、スマホみたいに発火したりしないんですか？", "low"),
+        ("バッテリーのあたりから発火したりして、煙が出てる", "critical"),
+        ("前を走ってた工事のトラックから煙みたいな粉が舞ってきた", "medium"),
+        ("煙みたいなにおいがして、ボンネットから煙が出てる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
