@@ -17,6 +17,7 @@ from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import (
     CRITICAL_RULES,
     FRAME_NOTE,
+    from_each_danger,
     in_harmless_frame,
     keyword_urgency_check,
     reports_a_bare_danger,
@@ -609,13 +610,18 @@ class _PlacedVectors:
     label = "placed"
     dim = 16
 
-    def __init__(self, similarities: dict[str, float], query: str = "query") -> None:
+    def __init__(
+        self, similarities: dict[str, float], query: str = "query", aliases: dict[str, str] | None = None
+    ) -> None:
         self.vectors = {query: np.eye(self.dim, dtype=np.float32)[0]}
         for axis, (text, s) in enumerate(similarities.items(), start=1):
             self.vectors[text] = (
                 np.float32(s) * np.eye(self.dim, dtype=np.float32)[0]
                 + np.float32(np.sqrt(1 - s * s)) * np.eye(self.dim, dtype=np.float32)[axis]
             )
+        # a text embedded as another one is (the query's danger alone, placed with the query or with an example)
+        for text, same_as in (aliases or {}).items():
+            self.vectors[text] = self.vectors[same_as]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return np.stack([self.vectors[t] for t in texts])
@@ -624,13 +630,19 @@ class _PlacedVectors:
 
 
 def _placed_judge(
-    tmp_path: Path, levels: dict[str, list[str]], placed: dict[str, float], query: str = "query"
+    tmp_path: Path,
+    levels: dict[str, list[str]],
+    placed: dict[str, float],
+    query: str = "query",
+    aliases: dict[str, str] | None = None,
 ) -> UrgencyJudge:
-    """A judge over the examples `levels`, each placed at its cosine from `query` in `placed` (0.5 when not in it)."""
+    """A judge over the examples `levels`, each placed at its cosine from `query` in `placed` (0.5 when not in it);
+    a text in `aliases` is embedded as the text it names."""
     path = tmp_path / "examples.json"
     path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
     everyone = [t for texts in levels.values() for t in texts]
-    return UrgencyJudge(_PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, query), path)  # type: ignore[arg-type]
+    vectors = _PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, query, aliases)
+    return UrgencyJudge(vectors, path)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -748,6 +760,59 @@ def test_a_text_whose_three_nearest_examples_are_not_urgent_has_the_rules_capped
         text,
         level,
         "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: 「洗車の予約をお願いしたい」）",
+    )
+
+
+CLAUSE_FIRST = "妻が運転してて、ボンネットから煙が出た"  # a clause before the danger: told after a step
+STEP_CALM = {
+    "low": [
+        "洗車の予約をお願いしたい",
+        "ハンドルカバーを付けたい",
+        "車検の見積もりがほしい",
+        "ナビの地図を更新したい",
+    ]
+}
+STEP_CALM_AT = dict(zip(STEP_CALM["low"], (0.93, 0.92, 0.91, 0.90), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("placed", "danger_as", "level"),
+    [
+        (
+            STEP_CALM_AT,
+            CLAUSE_FIRST,
+            "medium",
+        ),  # the four nearest low, the nearest at 0.93; so are the danger's
+        (STEP_CALM_AT | {"洗車の予約をお願いしたい": 0.80}, CLAUSE_FIRST, "medium"),  # the nearest at 0.92
+        # the nearest below 0.90 (step_calm_similarity): calm (it caps a text that opens with its danger), not calmer
+        ({t: s - 0.05 for t, s in STEP_CALM_AT.items()}, CLAUSE_FIRST, "critical"),
+        (
+            STEP_CALM_AT | {"ワイパーがビビる": 0.905},
+            CLAUSE_FIRST,
+            "critical",
+        ),  # a medium example among the four
+        (STEP_CALM_AT, "ボンネットから煙", "critical"),  # the danger alone lies by a critical example
+    ],
+)
+def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
+    tmp_path: Path, placed: dict[str, float], danger_as: str, level: str
+) -> None:
+    """Something told before the danger lifts the story and calm caps (told_after_a_step), unless the four nearest
+    examples are all low, the nearest at least 0.90 near, and the same holds for the text from each danger on
+    (calm_after_a_step): 「教習所の帰りにブレーキが効かなくなった」 lies among driving-school stories, its danger does
+    not."""
+    assert told_after_a_step(CLAUSE_FIRST)
+    assert keyword_urgency_check(CLAUSE_FIRST).level == "critical"
+    [danger] = from_each_danger(CLAUSE_FIRST)
+    assert danger == "煙が出た"
+    levels = {"critical": ["ボンネットから煙"], "high": [], "medium": ["ワイパーがビビる"], **STEP_CALM}
+    judge = _placed_judge(tmp_path, levels, placed, CLAUSE_FIRST, {danger: danger_as})
+    _assert_smoke_capped_or_not(
+        judge,
+        CLAUSE_FIRST,
+        level,
+        "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで。近い例: "
+        f"{quote(judge.nearest(CLAUSE_FIRST)[0].text)}）",
     )
 
 

@@ -230,6 +230,13 @@ def reports_a_bare_danger(text: str) -> bool:
     )
 
 
+def from_each_danger(text: str) -> list[str]:
+    """The text the rules see (normalize_symptom) from where each of its counting critical or high matches begins, in
+    order: each danger as told, without what was told before it."""
+    normalized = normalize_symptom(text)
+    return [normalized[at:] for at in sorted(set(_danger_starts(normalized)))]
+
+
 def names_a_danger(text: str) -> bool:
     """A critical or high rule counts in the text, whatever frame it is told in (「友達の車のブレーキが効かなくなった話」
     names one; 「煙は出ていません」 and 「もしブレーキが効かなくなったら」 do not)."""
