@@ -267,6 +267,8 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # v35: talk that does not stop; a question how a function works ending in 「知りたいです。」 (a request)
         "うちのおかん、助手席でずっとしゃべってて止まらへんねん笑 それはええとして、後ろの席にもUSBの充電口ってついてます？",
         "自動ブレーキって、歩行者が急に飛び出してきても本当に止まるんですか？仕組みを知りたいです。",
+        # v36: a pet's mess on the seat (near a flooded footwell by meaning)
+        "うちの犬が後部座席でよだれを漏らしまくって、シートがびしょびしょです…。防水のシートカバーって純正でありますか？",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -293,6 +295,8 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "ヒルスタートアシストってあるけど、今ブレーキ踏んでも止まらない",
         "彼氏の運転で走ってたら、ブレーキ踏んでも止まらない",
         "しゃべってたら車が止まらへん",
+        "犬を乗せてたら、ボンネットから煙が出てきた",
+        "教習所に向かう途中でエンストして動かない",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -1309,6 +1313,28 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("バッテリーのあたりから発火したりして、煙が出てる", "critical"),
         ("前を走ってた工事のトラックから煙みたいな粉が舞ってきた", "medium"),
         ("煙みたいなにおいがして、ボンネットから煙が出てる", "critical"),
+        # v36 taught: denials (「…とかではない」「…ことって普通はない」), whether it can happen (「…効かなくなるんですか？」
+        # 「エンストしにくい」), a child who asks, a go-kart, driving school days, a joke said first and a loan on fire,
+        # riding a bicycle, a rental already returned; and the same words about the car
+        ("煙が出てるとかではないです！", "low"),
+        ("煙が出てるとかじゃなくて、火が出てる", "critical"),
+        ("普通はないことだけど、マフラーから火が出てる", "critical"),
+        ("推理小説で、本当にブレーキって効かなくなるんですか？", "low"),
+        ("走ってるとブレーキが効かなくなるんですが、今も効かない", "critical"),
+        ("今の車ってエンストしにくいって本当ですか？", "low"),
+        ("エンストしにくい車なのに、今日走行中にエンストした", "critical"),
+        ("5歳の息子が「パパの車も火をふくの？」と聞いてきます", "low"),
+        ("息子が「煙が出てる」って言うから見たら、ボンネットから煙が出てた", "critical"),
+        ("遊園地のゴーカートでハンドルを取られてコースアウトしました", "medium"),
+        ("ゴーカートの帰りに高速でハンドルを取られて怖い、今も揺れる", "critical"),
+        ("普段の車なのにブレーキが効かない", "critical"),
+        ("教習所時代、坂道発進でエンストばっかりして泣いた", "medium"),
+        ("冗談ですけど、ローン残高のほうが燃えてます", "medium"),
+        ("冗談じゃなくて、ボンネットから火が出てる", "critical"),
+        ("ロードバイクで峠を下っていたら、ブレーキが効かなくなりかけて冷や汗をかきました", "medium"),
+        ("自転車で来た友達を乗せて走ってたら、車のブレーキが効かない", "critical"),
+        ("旅行先のレンタカーでエンジンが止まらないってパニックになりました。もう返したんですが", "medium"),
+        ("レンタカーのブレーキが効かない、今走ってる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
