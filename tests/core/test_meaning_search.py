@@ -269,6 +269,9 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "自動ブレーキって、歩行者が急に飛び出してきても本当に止まるんですか？仕組みを知りたいです。",
         # v36: a pet's mess on the seat (near a flooded footwell by meaning)
         "うちの犬が後部座席でよだれを漏らしまくって、シートがびしょびしょです…。防水のシートカバーって純正でありますか？",
+        # v37: a train stopped by an accident, a cat hiding under the car (猫バンバン)
+        "電車が事故で止まってしまい、今日は久しぶりに車で通勤します。しばらく乗ってなかった車で気をつけることはありますか？",
+        "猫が車の下に潜り込んで30分出てこなかったです（もう出てきました）。乗る前にボンネットを叩く猫バンバンって効果ありますか？",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -297,6 +300,7 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "しゃべってたら車が止まらへん",
         "犬を乗せてたら、ボンネットから煙が出てきた",
         "教習所に向かう途中でエンストして動かない",
+        "猫をよけたらハンドルが効かなくなった",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -373,6 +377,18 @@ def test_a_scare_explained_away_a_story_or_a_dream_goes_no_higher_than_medium(
 ) -> None:
     assert keyword_urgency_check(text).level in ("low", "medium")
     assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
+def test_a_frame_followed_by_the_writers_own_car_now_is_no_frame(judge: UrgencyJudge) -> None:
+    """The news frames the flood it shows; 「…、いま私の車が…」 after it turns to the writer's car (v37's one missed
+    critical phrasing was capped at medium by the frame)."""
+    assert in_harmless_frame("ニュースで冠水した道路の映像見てた")
+    text = "ニュースで冠水した道路の映像見てたけど他人事じゃなかった、いま私の車が水の中で床から水がどんどん入ってきてる"
+    assert not in_harmless_frame(text)
+    assert fast_urgency_check(text, judge).level == "critical"
+    assert in_harmless_frame(
+        "いま私の車の話をすると、ニュースで冠水した道路の映像見てた"
+    )  # the turn comes first
 
 
 def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge) -> None:
@@ -1335,6 +1351,23 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("自転車で来た友達を乗せて走ってたら、車のブレーキが効かない", "critical"),
         ("旅行先のレンタカーでエンジンが止まらないってパニックになりました。もう返したんですが", "medium"),
         ("レンタカーのブレーキが効かない、今走ってる", "critical"),
+        # v37 taught: water coming in through the floor on a flooded road (its one missed critical phrasing; rain
+        # through a seal is no flood), a frame followed by the writer's own car now, a feeling without brakes said
+        # politely, chatter said to be about something else, public transport; and the same words about the car
+        ("雨の日に足元に水が入ってくる", "low"),
+        ("冠水した道に入っちゃって床から水がどんどん入ってきてる", "critical"),
+        (
+            "ニュースで冠水した道路の映像見てたけど他人事じゃなかった、いま私の車が水の中で床から水がどんどん入ってきてる",
+            "critical",
+        ),
+        ("映画でブレーキが効かなくなるシーンを見た、いま私の車もブレーキが効かない", "critical"),
+        ("ダイエット中なのに食欲のブレーキが全然効きません", "medium"),
+        ("食欲はあるけど、ブレーキが全然効きません", "critical"),
+        ("車とは関係ない愚痴ですが、上司が毎日オーバーヒートしてます", "medium"),
+        ("車とは関係ないと思うけど、ボンネットから煙が出てる", "critical"),
+        ("今朝乗った路線バスが煙を出して止まってしまい、乗り換えになりました", "medium"),
+        ("バスを降りて車に乗ったら、ボンネットから煙が出てる", "critical"),
+        ("送迎バスを運転中、ブレーキが効かなくなってきた", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

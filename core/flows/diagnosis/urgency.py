@@ -83,6 +83,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["settled_re"] = re.compile(data["frame_reach"]["settled"])
     data["turn_re"] = re.compile(data["frame_reach"]["turn"])
     data["car_turn_re"] = re.compile(data["frame_reach"]["car_turn"])
+    data["now_my_car_re"] = re.compile(data["frame_reach"]["now_my_car"])
     data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"]))
     data["function_ok_re"] = re.compile(data["function_ok"])
     return data
@@ -120,10 +121,25 @@ def capped_at_medium(reasons: list[str], note: str) -> UrgencyResult:
     return UrgencyResult(FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + note, *reasons[1:]])
 
 
+# The writer's own car now, after a frame (「ニュースで冠水した道路の映像見てたけど…、いま私の車が…」): the frame's story
+# is not what the text describes. (the rule file's frame_reach.now_my_car)
+NOW_MY_CAR_RE: re.Pattern[str] = _RULES["now_my_car_re"]
+
+
 def in_harmless_frame(text: str) -> bool:
     """A hypothetical, a preparation, a repair already done and fine, somebody else's car, the news, a film or a
-    game (`harmless_frames` in the rule file): the text names a danger without describing one it has."""
-    return HARMLESS_FRAME_RE.search(normalize_symptom(text)) is not None
+    game (`harmless_frames` in the rule file), not followed by the writer's own car now (NOW_MY_CAR_RE): the text
+    names a danger without describing one it has."""
+    return bool(_frame_spans(normalize_symptom(text)))
+
+
+def _frame_spans(normalized: str) -> list[tuple[int, int]]:
+    """Where the harmless frames of a normalized text are, each not followed by the writer's own car now."""
+    return [
+        m.span()
+        for m in HARMLESS_FRAME_RE.finditer(normalized)
+        if NOW_MY_CAR_RE.search(normalized, m.end()) is None
+    ]
 
 
 def says_it_works(text: str) -> bool:
@@ -278,7 +294,7 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
     No match gives level "low" (can drive, when_convenient, no reasons).
     """
     normalized = normalize_symptom(text)
-    frames = [m.span() for m in HARMLESS_FRAME_RE.finditer(normalized)]
+    frames = _frame_spans(normalized)
     for level, rules, can_drive, visit_urgency in LEVEL_RULES:
         found = [(rule, _match_starts(rule, normalized)) for rule in rules]
         reasons = [rule.reason for rule, starts in found if starts]
