@@ -272,6 +272,8 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # v37: a train stopped by an accident, a cat hiding under the car (猫バンバン)
         "電車が事故で止まってしまい、今日は久しぶりに車で通勤します。しばらく乗ってなかった車で気をつけることはありますか？",
         "猫が車の下に潜り込んで30分出てこなかったです（もう出てきました）。乗る前にボンネットを叩く猫バンバンって効果ありますか？",
+        # v38: money leaking away
+        "ガソリン代が高くてお金が漏れていく一方です。燃費を良くする運転のコツありますか",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -301,6 +303,7 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "犬を乗せてたら、ボンネットから煙が出てきた",
         "教習所に向かう途中でエンストして動かない",
         "猫をよけたらハンドルが効かなくなった",
+        "お金のことを考えてたら、ガソリンが漏れてる",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
@@ -377,6 +380,16 @@ def test_a_scare_explained_away_a_story_or_a_dream_goes_no_higher_than_medium(
 ) -> None:
     assert keyword_urgency_check(text).level in ("low", "medium")
     assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
+def test_a_plea_ending_in_a_request_is_judged_by_meaning(judge: UrgencyJudge) -> None:
+    """「…教えて」 at the end makes a request (the judgement by meaning stays low) unless the owner asks what to do or
+    drives now: v38's 「ハンドルが急に固まって回らんのじゃ、今運転しよるけえ、どうしたらええんか教えて」 was low."""
+    assert judge.judge("パンク修理キットの使い方を教えて")[0].level == "low"
+    meaning, _ = judge.judge("ハンドルがガチッと固まって動かん、今運転しよるけえ、どうしたらええんか教えて")
+    assert meaning.level == "critical"
+    # a seized wheel said with its negation is a failure, not a denial (the rule's match holds 「回らん」)
+    assert not says_it_works("ハンドルが急に固まって回らない")
 
 
 def test_a_frame_followed_by_the_writers_own_car_now_is_no_frame(judge: UrgencyJudge) -> None:
@@ -1192,7 +1205,10 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("打線に火がついて止まらない、ボンネットから煙も止まらない", "critical"),
         ("赤ちゃんが火がついたように泣き出して焦った、チャイルドシートの付け方を教えて", "medium"),
         ("赤ちゃんが火がついたように泣いてて、ボンネットから煙が出てる", "critical"),
-        ("パンク修理キットの使い方を今のうちに教えてもらえますか？", "medium"),
+        (
+            "パンク修理キットの使い方を今のうちに教えてもらえますか？",
+            "low",
+        ),  # the kit names no puncture (v38)
         ("パンクしたのでパンク修理キットの使い方を教えて", "high"),
         ("パンク修理キットの使い方を教えて。さっきパンクした", "high"),
         ("職場のフォークリフトのハンドルがガタガタなんですが、見てもらえますか？", "medium"),
@@ -1368,6 +1384,25 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("今朝乗った路線バスが煙を出して止まってしまい、乗り換えになりました", "medium"),
         ("バスを降りて車に乗ったら、ボンネットから煙が出てる", "critical"),
         ("送迎バスを運転中、ブレーキが効かなくなってきた", "critical"),
+        # v38 taught: a steering wheel that seizes and a car that pushes forward on its own (its two missed critical
+        # phrasings), 「まさか自分が」 and 「今エンジンが」 after a frame, a racing machine, a bicycle's puncture and the
+        # repair kit, a health check, last year's trouble; and the same words about the car
+        ("ハンドルが急に固まって回らんのじゃ、今運転しよるけえ、どうしたらええんか教えて", "critical"),
+        ("ハンドルが固まって回らない", "critical"),
+        (
+            "ニュースで急発進の事故よく見るけど、まさか自分がと思ってた。今エンジンが勝手に吹け上がって車が前に出ようと"
+            "してて、ブレーキ踏みっぱなしで耐えてる。",
+            "critical",
+        ),
+        ("F1見てたらタイヤがバーストしてマシンが炎上してた", "medium"),
+        ("番組見てたら、ボンネットから煙が出てきた", "critical"),
+        ("子どもの自転車がパンクしたんですけど、車に積んであるパンク修理キットって使えますか？", "medium"),
+        ("パンク修理キットの使い方を教えて", "low"),
+        ("パンク修理キットで直したけど、またタイヤがパンクした", "high"),
+        ("健康診断で血圧の警告灯が点灯してるって医者に言われました", "medium"),
+        ("健康診断の帰りに、メーターの赤い警告灯が点灯した", "critical"),
+        ("去年タイヤがパンクしたときはロードサービスに助けてもらいました", "medium"),
+        ("去年パンクしたときは助かったけど、今回はブレーキが効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

@@ -131,6 +131,18 @@ KEEP_DRIVING_RE = re.compile(
 )
 
 
+# An owner asking what to do (「どうしたらええんか教えて」) or driving now (「今運転しよるけえ」) makes no plain request:
+# 「…教えて」 at the end does not lower the judgement.
+WHAT_TO_DO_RE = re.compile(
+    r"どう(したら|すれば|すりゃ|しよう|しょう)|(今|いま)[^。]{0,8}?(運転|走行|走って|走っと|走りよ|走りよる)"
+)
+
+
+def is_a_request(text: str) -> bool:
+    """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE)."""
+    return REQUEST_RE.search(text.strip()) is not None and WHAT_TO_DO_RE.search(text) is None
+
+
 def doubts_a_fault(text: str) -> bool:
     """The text asks whether what it describes is normal or still fine, and not whether to keep driving with it."""
     return NORMAL_QUESTION_RE.search(text.strip()) is not None and KEEP_DRIVING_RE.search(text) is None
@@ -242,7 +254,7 @@ class UrgencyJudge:
         """The level by meaning (low when nothing is near enough) and the examples that decided it."""
         near = self.nearest(text)
         t = self.thresholds
-        if not near or near[0].similarity < t.min_similarity or REQUEST_RE.search(text.strip()):
+        if not near or near[0].similarity < t.min_similarity or is_a_request(text):
             return UrgencyResult("low", True, "when_convenient", []), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text)
