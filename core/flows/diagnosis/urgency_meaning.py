@@ -74,8 +74,8 @@ class Thresholds:
     # a not-urgent example at least this near that names a danger (a story about one) caps the rules at medium
     story_similarity: float
     # the K_NEAREST nearest examples all low and the nearest at least this near: a neighbourhood so calm that it caps
-    # the rules even when the text tells something before its danger (「昨日の試合、うちの抑え、ブレーキ壊れたみたいに
-    # 打たれまくりやったわ」, 「運転中に焦げ臭いにおいがして車止めたら、焼き芋屋さんのトラックだった」)
+    # the rules even when the text tells something before its danger (「運転中に焦げ臭いにおいがして車止めたら、窓の外の
+    # 焼き芋屋さんのトラックだった」, 「夢の中で…車が勝手に走り出して…現実の車は駐車場ですやすや寝てます」)
     step_calm_similarity: float
 
 
