@@ -20,6 +20,7 @@ from core.flows.diagnosis.urgency import (
     from_each_danger,
     in_harmless_frame,
     keyword_urgency_check,
+    normalize_symptom,
     reports_a_bare_danger,
     says_it_works,
     told_after_a_step,
@@ -1407,6 +1408,46 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
+
+
+# How hard the car is to stop or steer, told after the danger (「ハンドルが急に重くて曲がりにくい」), is part of the danger;
+# only a word that is hard to happen itself (「エンストしにくい」「オーバーヒートしづらい車種」) asks whether it can happen.
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("ハンドルが急に重くて曲がりにくい", "critical"),
+        ("ハンドルが急に重くなって回しにくい", "critical"),
+        ("タイヤがグラグラして走りにくい", "critical"),
+        ("今の車ってエンストしにくいって本当ですか？", "low"),
+        ("最近の車はエンストが起きにくいそうですね", "low"),
+        ("ブレーキが効かなくなりにくい仕組みってあるんですか", "low"),
+        ("オーバーヒートしづらい車種はどれですか", "low"),
+    ],
+)
+def test_hard_to_stop_or_steer_after_a_danger_is_the_danger(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_every_critical_match_in_a_critical_example_counts() -> None:
+    """In every phrasing labelled critical among the examples (which hold every example set), each match of a critical
+    rule counts — the text from where it begins is one of from_each_danger's — and the text does not read as saying
+    the car works: no match ends where what follows (「回らない」, 「止まりにくい」) reads as a denial or a question
+    whether the danger can happen. (A critical phrasing that denies one danger and reports another would be the
+    exception to list here; none of the sets has one.)"""
+    levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
+    not_counted = []
+    for text in levels["critical"]:
+        normalized = normalize_symptom(text)
+        tails = set(from_each_danger(text))
+        for rule in CRITICAL_RULES:
+            not_counted += [
+                (text, m.group())
+                for m in rule.pattern.finditer(normalized)
+                if normalized[m.start() :] not in tails
+            ]
+    assert len(levels["critical"]) > 1100
+    assert not_counted == []
+    assert [text for text in levels["critical"] if says_it_works(text)] == []
 
 
 # Where or when something happened, told with a word the harmless frames also use (a film, a friend, a toy, a
