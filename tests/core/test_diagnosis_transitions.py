@@ -9,6 +9,7 @@ import pytest
 from core.flows.diagnosis.constants import EMPTY_INPUT_MESSAGE, FALLBACK_MESSAGE
 from core.flows.diagnosis.models import ChatRequest, ChatStep
 from core.flows.diagnosis.state_machine import STEP_HANDLERS, process_step
+from core.flows.diagnosis.urgency import FRAME_NOTE
 from core.flows.diagnosis.urgency_meaning import UrgencyJudge
 from core.llm.base import ProviderError
 from core.search.embedders import BundledEmbedder
@@ -455,3 +456,23 @@ def test_a_symptom_critical_by_meaning_alone_is_not_told_in_another_owners_words
     assert r.prompt.message.startswith(
         "ご不便をおかけしています。お伺いした症状（ブレーキの故障・効き不良の疑い）は走行に危険がある可能性があります。"
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "level", "reasons"),
+    [
+        # the model raises the session: the rule's reason stays, its note of a cap at medium does not
+        ("critical", "critical", ["火災・発火の恐れ", "問診の内容からの判断"]),
+        # nothing raises it: the note says why the banner is only medium
+        ("none", "medium", ["火災・発火の恐れ" + FRAME_NOTE]),
+    ],
+)
+def test_a_cap_note_leaves_the_banner_once_another_judgement_raises_the_level(
+    flag: str, level: str, reasons: list[str]
+) -> None:
+    """The rules cap a danger told as news at medium and say so (FRAME_NOTE); the model's urgency_flag still raises
+    the session (spec 04 §6, the higher level wins). A red 今すぐ banner then never says 「…緊急度は中まで」."""
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, req(message="ニュースで車が燃えてる映像を見た"), make_deps([diag(urgency_flag=flag)]))
+    assert s.urgency_level == level and s.urgency_reasons == reasons
+    assert r.urgency is not None and r.urgency.reasons == reasons

@@ -26,14 +26,21 @@ from core.flows.diagnosis.urgency import (
     told_after_a_step,
 )
 from core.flows.diagnosis.urgency_meaning import (
+    CALM_NOTE,
+    DENIAL_NOTE,
+    EXAMPLE_NOTE,
     EXEMPLARS_FILE,
+    MEANING_REASON,
+    QUESTION_NOTE,
     REQUEST_RE,
     SHIPPED_VECTORS,
+    STORY_NOTE,
     UrgencyJudge,
     doubts_a_fault,
     fast_urgency_check,
     quote,
     with_katakana_loanwords,
+    without_cap_note,
 )
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
@@ -700,6 +707,25 @@ def test_a_reason_quotes_an_example_cut_at_thirty_characters() -> None:
     assert quote("友達の車から煙が出てた話を聞いた") == "「友達の車から煙が出てた話を聞いた」"
     assert quote("あ" * 30) == "「" + "あ" * 30 + "」"
     assert quote("あ" * 29 + "いう") == "「" + "あ" * 29 + "…」"  # 31 characters: 29 and an ellipsis
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        FRAME_NOTE,
+        DENIAL_NOTE,
+        QUESTION_NOTE.format(level="中"),
+        STORY_NOTE.format(example=""),
+        CALM_NOTE.format(example=EXAMPLE_NOTE.format(quoted=quote("エンジンチェックランプ（黄色）が点いた"))),
+    ],
+)
+def test_a_reason_loses_its_cap_note_and_keeps_its_example(note: str) -> None:
+    """What a banner above medium shows of a capped judgement's reason: the reason, with its quoted example (brackets
+    and all), without the note that says the judgement stopped at medium."""
+    quoted = f"{MEANING_REASON}{quote('ランプ（黄色）が点いて、ブレーキが効かない')}"
+    assert without_cap_note(quoted + note) == quoted
+    assert without_cap_note("火災・発火の恐れ" + note) == "火災・発火の恐れ"
+    assert without_cap_note(quoted) == quoted
 
 
 STORY = "友達の車から煙が出てた話を聞いた"  # not urgent, names a danger by rule: a story about one

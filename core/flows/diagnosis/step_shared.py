@@ -13,8 +13,8 @@ from core.flows.diagnosis.catalog import load_vehicles
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, session_banner
-from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank, visit_rank
-from core.flows.diagnosis.urgency_meaning import MEANING_REASON
+from core.flows.diagnosis.urgency import FRAME_CAP, UrgencyResult, urgency_rank, visit_rank
+from core.flows.diagnosis.urgency_meaning import MEANING_REASON, without_cap_note
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +52,19 @@ def spec_prompt(message: str) -> PromptInfo:
 
 
 def raise_urgency(session: SessionState, result: UrgencyResult) -> None:
-    """Adopt `result` where it is more urgent than the session (never lowers); reasons are merged."""
+    """Adopt `result` where it is more urgent than the session (never lowers); reasons are merged. Above medium, a
+    reason keeps no note of a cap at medium (「…この判定では緊急度は中まで」): the level shown came from another
+    judgement, and a 今すぐ banner saying 「中まで」 would read as a contradiction."""
     if urgency_rank(result.level) > urgency_rank(session.urgency_level):
         session.urgency_level = result.level
     if visit_rank(result.visit_urgency) > visit_rank(session.visit_urgency):
         session.visit_urgency = result.visit_urgency
     if not result.can_drive:
         session.can_drive = False
-    session.urgency_reasons = list(dict.fromkeys([*session.urgency_reasons, *result.reasons]))
+    reasons = [*session.urgency_reasons, *result.reasons]
+    if urgency_rank(session.urgency_level) > urgency_rank(FRAME_CAP):
+        reasons = [without_cap_note(reason) for reason in reasons]
+    session.urgency_reasons = list(dict.fromkeys(reasons))
 
 
 def danger_notice(result: UrgencyResult) -> str:

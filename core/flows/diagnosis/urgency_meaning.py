@@ -150,6 +150,7 @@ def doubts_a_fault(text: str) -> bool:
 
 DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
 QUESTION_CAP = "medium"
+QUESTION_NOTE = "（正常かどうかを尋ねる文のため、緊急度は{level}まで）"
 
 
 # Car words an owner may type in hiragana (a child, an old phone, a hurry: 「ぶれーきふんでもとまらない」): the
@@ -199,6 +200,18 @@ STORY_NOTE = (
 CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
 # How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
 EXAMPLE_NOTE = "。近い例: {quoted}"
+# How each note of a cap at medium opens (the note ends its reason). It says why one judgement stopped at medium: once
+# another judgement (the model's, spec 04 §6) raises the session above medium, the banner leaves it out.
+CAP_NOTE_OPENINGS = tuple(
+    note.split("{")[0] for note in (FRAME_NOTE, DENIAL_NOTE, QUESTION_NOTE, STORY_NOTE, CALM_NOTE)
+)
+
+
+def without_cap_note(reason: str) -> str:
+    """A reason without the note of a cap at medium that ends it (「ブレーキの故障・効き不良の疑い（仮定・備え…中まで）」
+    -> 「ブレーキの故障・効き不良の疑い」); any other reason as it is."""
+    cuts = [reason.find(opening) for opening in CAP_NOTE_OPENINGS if opening in reason]
+    return reason[: min(cuts)] if cuts else reason
 
 
 @dataclass(frozen=True)
@@ -267,7 +280,7 @@ class UrgencyJudge:
             return UrgencyResult("low", True, "when_convenient", []), near
         can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
-            reason = f"{MEANING_REASON}{quote(near[0].text)}（正常かどうかを尋ねる文のため、緊急度は{LEVEL_NAMES[level]}まで）"
+            reason = f"{MEANING_REASON}{quote(near[0].text)}{QUESTION_NOTE.format(level=LEVEL_NAMES[level])}"
         elif capped and framed:
             reason = f"{MEANING_REASON}{quote(near[0].text)}{FRAME_NOTE}"
         elif capped:
