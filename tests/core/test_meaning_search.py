@@ -1430,6 +1430,16 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("健康診断の帰りに、メーターの赤い警告灯が点灯した", "critical"),
         ("去年タイヤがパンクしたときはロードサービスに助けてもらいました", "medium"),
         ("去年パンクしたときは助かったけど、今回はブレーキが効かない", "critical"),
+        # v39 taught: a danger said never to happen (「…効かないなんてことも一度もない」); said of the past before now, or
+        # asked, it still counts
+        (
+            "うちの車、もう10年乗ってるけど一度もエンストしたことないし、ブレーキが効かないなんてことも一度もない",
+            "low",
+        ),
+        ("煙が出るなんてことは今までない", "low"),
+        ("ブレーキが効かないなんてことは一度もなかったのに、今日急に効かない", "critical"),
+        ("煙が出るなんてことないのに、今出てる", "critical"),
+        ("ブレーキが効かないなんてことある？今まさに効かない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
