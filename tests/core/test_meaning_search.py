@@ -36,6 +36,7 @@ from core.flows.diagnosis.urgency_meaning import (
     SHIPPED_VECTORS,
     STORY_NOTE,
     UrgencyJudge,
+    asks_whether_it_can_happen,
     doubts_a_fault,
     fast_urgency_check,
     quote,
@@ -339,7 +340,7 @@ def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(j
     meaning, near = judge.judge("ブレーキペダルを踏まないとエンジンがかからないのは正常？")
     assert meaning.level == "medium" and meaning.can_drive
     assert meaning.reasons == [
-        f"意味の近い症状例{quote(near[0].text)}（正常かどうかを尋ねる文のため、緊急度は中まで）"
+        f"意味の近い症状例{quote(near[0].text)}（正常かどうか・起こりうるかを尋ねる文のため、緊急度は中まで）"
     ]
 
 
@@ -852,6 +853,9 @@ STEP_CALM_AT = dict(zip(STEP_CALM["low"], (0.93, 0.92, 0.91, 0.90), strict=True)
             "critical",
         ),  # a medium example among the four
         (STEP_CALM_AT, "ボンネットから煙", "critical"),  # the danger alone lies by a critical example
+        # even a nearest low example that says almost the same (0.96) does not cap it: 「教習所で習った通りに走ってたのに
+        # ブレーキが効かなくなった」 lies at 0.951 by a driving-school story (tried after v40, rejected)
+        (STEP_CALM_AT | {"洗車の予約をお願いしたい": 0.96}, "ボンネットから煙", "critical"),
     ],
 )
 def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
@@ -876,6 +880,14 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
     )
 
 
+def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now() -> None:
+    assert asks_whether_it_can_happen("AT車でもエンストすることってあるんですか？")
+    assert asks_whether_it_can_happen("くるま が とまらなく なる こと って ある の です か")
+    assert asks_whether_it_can_happen("こんなことってありえますか")
+    assert not asks_whether_it_can_happen("こんなことってあるんですか、今運転中でどうしたらいい")
+    assert not asks_whether_it_can_happen("ブレーキが効かないことがある")
+
+
 @pytest.mark.parametrize(
     ("text", "by_rule", "level"),
     [
@@ -893,6 +905,37 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
         ("赤い油さしみたいな警告灯が点いた", "critical", "critical"),
         # a danger relayed (its nearest examples are remarks quoted), and the owner asks what to do now
         ("母に「ブレーキが効かない」って言われて、今どうしたらいい？", "critical", "critical"),
+        # v40 taught: whether something can happen at all, spaces or not, and whether it is normal, a short word after:
+        # asked, not reported; asking whether it is safe (「大丈夫ですよね？」) is no such doubt
+        (
+            "セルフのスタンドで静電気がバチってきた。あれでガソリンに引火することってあるんですか",
+            "low",
+            "medium",
+        ),
+        (
+            "はしってる とちゅう で くるま が とまらなく なる こと って ある の です か まご が しんぱい してて",
+            "low",
+            "medium",
+        ),
+        ("走ってたら急にブレーキが効かなくなった、こんなことってあるんですか", "critical", "critical"),
+        ("電気ケトルから湯気がもうもう出るのって普通ですよね？買ったばかりで", "low", "medium"),
+        (
+            "明日から高速で500キロ帰省なんですが、さっき見たら後ろのタイヤの横っ腹がボコッとこぶみたいに膨らんでる。"
+            "空気は入ってるし大丈夫ですよね？",
+            "low",
+            "critical",
+        ),
+        # a preparation for an accident one day; the same preparation used now
+        (
+            "高速の非常電話の場所、ちゃんと覚えとかないとなーと思った もしもの事故のときのために",
+            "low",
+            "medium",
+        ),
+        (
+            "もしもの事故のときのために積んでた消火器を使った、ボンネットから火が出てる",
+            "critical",
+            "critical",
+        ),
     ],
 )
 def test_the_calm_neighbourhood_with_the_bundled_examples(
@@ -1440,6 +1483,9 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ブレーキが効かないなんてことは一度もなかったのに、今日急に効かない", "critical"),
         ("煙が出るなんてことないのに、今出てる", "critical"),
         ("ブレーキが効かないなんてことある？今まさに効かない", "critical"),
+        # v40 taught: campfire smoke in one's eyes, said in dialect; and smoke from the car at the campfire
+        ("キャンプで焚き火しよったら煙がえらい目にしみたぜよ", "medium"),
+        ("焚き火しとったら、ボンネットから煙が出て目にしみる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

@@ -120,6 +120,8 @@ REQUEST_RE = re.compile(
 NORMAL_QUESTION_RE = re.compile(
     r"(正常|普通|故障|問題ない|大丈夫|平気|(そう|こう)いうもの)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
+    # 「…って普通ですよね？買ったばかりで」: a question mark, then a short word about the thing
+    r"|(正常|普通)(ですよね|だよね|よね)[？?][^。？?]{0,12}$"
     r"|これ(って)?(エンジンブレーキ|エンブレ|アイドリングストップ|ABS|abs)(ですか|なの|かな|でしょうか)?[？?]?$"
 )
 # ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
@@ -148,9 +150,22 @@ def doubts_a_fault(text: str) -> bool:
     return NORMAL_QUESTION_RE.search(text.strip()) is not None and KEEP_DRIVING_RE.search(text) is None
 
 
+# An owner asking whether something can happen at all (「静電気でガソリンに引火することってあるんですか」, 「はしってる
+# とちゅうで くるまが とまらなく なる こと って ある の です か」: spaces are not read) asks about a danger, and reports
+# none — unless they ask what to do or are driving now (WHAT_TO_DO_RE).
+CAN_IT_HAPPEN_RE = re.compile(
+    r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?か"
+)
+
+
+def asks_whether_it_can_happen(text: str) -> bool:
+    """The text asks whether what it names can happen at all (CAN_IT_HAPPEN_RE), not what to do now."""
+    return CAN_IT_HAPPEN_RE.search("".join(text.split())) is not None and WHAT_TO_DO_RE.search(text) is None
+
+
 DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
 QUESTION_CAP = "medium"
-QUESTION_NOTE = "（正常かどうかを尋ねる文のため、緊急度は{level}まで）"
+QUESTION_NOTE = "（正常かどうか・起こりうるかを尋ねる文のため、緊急度は{level}まで）"
 
 
 # Car words an owner may type in hiragana (a child, an old phone, a hurry: 「ぶれーきふんでもとまらない」): the
@@ -270,7 +285,7 @@ class UrgencyJudge:
         if not near or near[0].similarity < t.min_similarity or is_a_request(text):
             return UrgencyResult("low", True, "when_convenient", []), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
-        question = doubts_a_fault(text)
+        question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
         framed = in_harmless_frame(text)
         works = says_it_works(text)
         capped = (question or framed or works) and urgency_rank(level) > urgency_rank(QUESTION_CAP)
