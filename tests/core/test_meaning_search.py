@@ -746,11 +746,11 @@ NOT_A_STORY = "洗車の予約をお願いしたい"  # not urgent, names none
         # a critical example within the margin makes the judgement by meaning critical: no cap
         (
             "ボンネットから煙が出たって騒いでたけど湯気でした",
-            {STORY: 0.90, "ボンネットから煙": 0.89},
+            {STORY: 0.90, "ボンネットから煙": 0.895},
             "critical",
         ),
         # ...also when a doubt caps that judgement at medium afterwards (v3's flooded Leaf, judged with e5)
-        ("ボンネットから煙が出たのは正常ですか", {STORY: 0.90, "ボンネットから煙": 0.89}, "critical"),
+        ("ボンネットから煙が出たのは正常ですか", {STORY: 0.90, "ボンネットから煙": 0.895}, "critical"),
         ("妻が運転してて、ボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a clause before the danger
         ("今日ボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a turn to today before it
         ("ラジコンを探してたらボンネットから煙が出た", {STORY: 0.90}, "critical"),  # a step of the story
@@ -880,6 +880,30 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("セルフのスタンドで静電気がバチってきた。あれでガソリンに引火することってあるんですか", "medium"),
+        (
+            "はしってる とちゅう で くるま が とまらなく なる こと って ある の です か まご が しんぱい してて",
+            "medium",
+        ),
+        ("給油したらガソリンのにおいがするのって普通ですよね？買ったばかりで", "medium"),
+        ("給油口からガソリンのにおいがするけど、このまま帰っても大丈夫ですよね？", "critical"),
+    ],
+)
+def test_a_question_whether_it_can_happen_or_is_normal_caps_the_judgement_by_meaning(
+    tmp_path: Path, text: str, level: str
+) -> None:
+    """A critical example near: asked whether it can happen at all, or whether it is normal with a short word after,
+    the judgement by meaning stops at medium and says why; asked whether it is safe to drive home, it does not."""
+    judge = _placed_judge(tmp_path, {"critical": ["ガソリンが漏れてる"]}, {"ガソリンが漏れてる": 0.92}, text)
+    result = judge.judge(text)[0]
+    assert result.level == level
+    note = QUESTION_NOTE.format(level="中") if level == "medium" else "（緊急度: 緊急）"
+    assert result.reasons == [f"{MEANING_REASON}「ガソリンが漏れてる」{note}"]
+
+
 def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now() -> None:
     assert asks_whether_it_can_happen("AT車でもエンストすることってあるんですか？")
     assert asks_whether_it_can_happen("くるま が とまらなく なる こと って ある の です か")
@@ -906,19 +930,20 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
         # a danger relayed (its nearest examples are remarks quoted), and the owner asks what to do now
         ("母に「ブレーキが効かない」って言われて、今どうしたらいい？", "critical", "critical"),
         # v40 taught: whether something can happen at all, spaces or not, and whether it is normal, a short word after:
-        # asked, not reported; asking whether it is safe (「大丈夫ですよね？」) is no such doubt
+        # asked, not reported (the caps are tested with placed examples; with the margin floor at 0.89 no example raises
+        # these); asking whether it is safe (「大丈夫ですよね？」) is no such doubt
         (
             "セルフのスタンドで静電気がバチってきた。あれでガソリンに引火することってあるんですか",
             "low",
-            "medium",
+            "low",
         ),
         (
             "はしってる とちゅう で くるま が とまらなく なる こと って ある の です か まご が しんぱい してて",
             "low",
-            "medium",
+            "low",
         ),
         ("走ってたら急にブレーキが効かなくなった、こんなことってあるんですか", "critical", "critical"),
-        ("電気ケトルから湯気がもうもう出るのって普通ですよね？買ったばかりで", "low", "medium"),
+        ("電気ケトルから湯気がもうもう出るのって普通ですよね？買ったばかりで", "low", "low"),
         (
             "明日から高速で500キロ帰省なんですが、さっき見たら後ろのタイヤの横っ腹がボコッとこぶみたいに膨らんでる。"
             "空気は入ってるし大丈夫ですよね？",
@@ -929,7 +954,7 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
         (
             "高速の非常電話の場所、ちゃんと覚えとかないとなーと思った もしもの事故のときのために",
             "low",
-            "medium",
+            "low",
         ),
         (
             "もしもの事故のときのために積んでた消火器を使った、ボンネットから火が出てる",
@@ -956,13 +981,13 @@ def test_a_cap_names_its_example_once_when_the_judgement_by_meaning_quotes_it(ju
     ]
 
 
-@pytest.mark.parametrize(("critical_at", "level"), [(0.881, "critical"), (0.879, "low")])
+@pytest.mark.parametrize(("critical_at", "level"), [(0.891, "critical"), (0.889, "low")])
 def test_a_critical_example_raises_the_judgement_only_when_itself_near_enough(
     tmp_path: Path, critical_at: float, level: str
 ) -> None:
-    """The nearest example is low at 0.895; a critical one within the margin (0.02) raises the judgement to
-    critical at 0.881, not at 0.879: below the margin floor (0.88) the likeness is too faint to count."""
-    judge = _placed_judge(tmp_path, {"critical": ["e"], "low": ["a"]}, {"a": 0.895, "e": critical_at})
+    """The nearest example is low at 0.905; a critical one within the margin (0.02) raises the judgement to
+    critical at 0.891, not at 0.889: below the margin floor (0.89) the likeness is too faint to count."""
+    judge = _placed_judge(tmp_path, {"critical": ["e"], "low": ["a"]}, {"a": 0.905, "e": critical_at})
     assert judge.judge("query")[0].level == level
 
 
@@ -1016,11 +1041,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 40))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 41))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
-    held_out = json.loads((data_dir / "urgency_phrasings_v40.json").read_text(encoding="utf-8"))["items"]
+    held_out = json.loads((data_dir / "urgency_phrasings_v41.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's (or, once, as one of the
     # examples written by hand before the sets: v33's 「エアコンの効きが前より弱い」)
