@@ -961,6 +961,9 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
             "critical",
             "critical",
         ),
+        # v41 taught: a grandfather's old story; a question how a leak is told, asked to know
+        ("じいちゃんが昔、走っとる最中にタイヤが外れた話を毎年正月になると自慢げにする", "low", "medium"),
+        ("ガソリン漏れって臭いでわかるもんなん?うちのは漏れてへんけど知っときたくて", "low", "low"),
     ],
 )
 def test_the_calm_neighbourhood_with_the_bundled_examples(
@@ -1511,6 +1514,23 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         # v40 taught: campfire smoke in one's eyes, said in dialect; and smoke from the car at the campfire
         ("キャンプで焚き火しよったら煙がえらい目にしみたぜよ", "medium"),
         ("焚き火しとったら、ボンネットから煙が出て目にしみる", "critical"),
+        # v41 taught: 「今…、俺の車の」 after a film (its one missed critical phrasing), smoke it only looked like, a song's
+        # title, a nickname, how a leak is told apart; and the same words about the car now
+        (
+            "昨日観た映画でブレーキ壊れるシーンあって笑ってたけど今笑えない、俺の車のブレーキが今まさに効いてない、"
+            "坂を下ってる途中",
+            "critical",
+        ),
+        ("映画でブレーキが効かなくなるシーンがあって、今思い出しても怖い", "medium"),
+        ("炊飯器の蒸気がすごくて一瞬煙かと思ったw", "medium"),
+        ("煙かと思ったら本当に煙が出てた", "critical"),
+        ("ドライブ用のプレイリスト作ってる。締めの一曲はやっぱり「炎」", "medium"),
+        ("好きな曲は「炎」だけど、今ボンネットから炎が出てる", "critical"),
+        ("愛車は今日も絶好調、ちなみに会社での俺のあだ名はオーバーヒート", "medium"),
+        ("俺のあだ名はオーバーヒートやけど、今は車がオーバーヒートして湯気出とる", "critical"),
+        ("ガソリン漏れって臭いでわかるもんなん?うちのは漏れてへんけど知っときたくて", "low"),
+        ("ガソリン漏れって臭いでわかるっていうけど、今すごい臭いで車の下からガソリンが垂れてる", "critical"),
+        ("じいちゃんが昔タイヤ外れた話しとったけど、今うちの車のタイヤがぐらぐらして外れそう", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
