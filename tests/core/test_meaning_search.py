@@ -962,7 +962,7 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
             "critical",
         ),
         # v41 taught: a grandfather's old story; a question how a leak is told, asked to know
-        ("じいちゃんが昔、走っとる最中にタイヤが外れた話を毎年正月になると自慢げにする", "low", "medium"),
+        ("じいちゃんが昔、走っとる最中にタイヤが外れた話を毎年正月になると自慢げにする", "medium", "medium"),
         ("ガソリン漏れって臭いでわかるもんなん?うちのは漏れてへんけど知っときたくて", "low", "low"),
     ],
 )
@@ -1531,6 +1531,12 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ガソリン漏れって臭いでわかるもんなん?うちのは漏れてへんけど知っときたくて", "low"),
         ("ガソリン漏れって臭いでわかるっていうけど、今すごい臭いで車の下からガソリンが垂れてる", "critical"),
         ("じいちゃんが昔タイヤ外れた話しとったけど、今うちの車のタイヤがぐらぐらして外れそう", "critical"),
+        # a wheel that came off while driving is critical by rule; the same words about a toy or a game are not
+        ("走行中にタイヤが外れた", "critical"),
+        ("今タイヤが外れた！", "critical"),
+        ("子供のラジコン、走ってたらタイヤが取れた", "medium"),
+        ("ゲームで走行中にタイヤが外れる演出あった", "low"),
+        ("息子のミニカーのタイヤが外れた。瞬間接着剤でいける？", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
