@@ -36,7 +36,15 @@ def test_attach_sample_docx_with_the_uploader_and_reach_the_draft(page, app_url)
     assert page.get_by_test_id("stChatInput").locator('input[type="file"]').count() == 0
     # the heading can be drawn before the uploader (a slow run): wait for the uploader itself
     page.get_by_test_id("stFileUploaderDropzone").wait_for()
-    assert page.evaluate(UPLOADER_WORDS) == ['"ファイルを選ぶ"', '"またはここにドラッグ＆ドロップ"']
+    # ...and for the style that words it in Japanese, which the same run can draw a moment after it (once, in a fresh
+    # clone's CI, the check ran between the two and read Streamlit's own 'Upload')
+    japanese = ['"ファイルを選ぶ"', '"またはここにドラッグ＆ドロップ"']
+    page.wait_for_function(
+        f"expected => JSON.stringify(({UPLOADER_WORDS})()) === JSON.stringify(expected)",
+        arg=japanese,
+        timeout=10_000,
+    )
+    assert page.evaluate(UPLOADER_WORDS) == japanese
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(kd.SAMPLE_DIR / kd.DEMO_SAMPLE))
     wait_idle(page)
     page.get_by_text("次の送信で添付されます").first.wait_for()
