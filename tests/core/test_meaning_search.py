@@ -25,6 +25,12 @@ from core.flows.diagnosis.urgency import (
     says_it_works,
     told_after_a_step,
 )
+from core.flows.diagnosis.urgency_grammar import (
+    REQUEST_RE,
+    asks_whether_it_can_happen,
+    doubts_a_fault,
+    with_katakana_loanwords,
+)
 from core.flows.diagnosis.urgency_meaning import (
     CALM_NOTE,
     DENIAL_NOTE,
@@ -32,15 +38,11 @@ from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     MEANING_REASON,
     QUESTION_NOTE,
-    REQUEST_RE,
     SHIPPED_VECTORS,
     STORY_NOTE,
     UrgencyJudge,
-    asks_whether_it_can_happen,
-    doubts_a_fault,
     fast_urgency_check,
     quote,
-    with_katakana_loanwords,
     without_cap_note,
 )
 from core.flows.memory.chat import run_turn

@@ -21,12 +21,8 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 from core.flows.diagnosis.catalog import load_manual, load_vehicles  # noqa: E402
 from core.flows.diagnosis.manual_vectors import PRECOMPUTED, chunk_vectors, text_digest  # noqa: E402
-from core.flows.diagnosis.urgency_meaning import (  # noqa: E402
-    EXEMPLARS_FILE,
-    SHIPPED_VECTORS,
-    UrgencyJudge,
-    with_katakana_loanwords,
-)
+from core.flows.diagnosis.urgency_grammar import with_katakana_loanwords  # noqa: E402
+from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, SHIPPED_VECTORS, UrgencyJudge  # noqa: E402
 from core.search.embedders import BundledE5Embedder, BundledEmbedder, Matrix  # noqa: E402
 
 

@@ -1,0 +1,113 @@
+"""How an owner's sentence is put (urgency by meaning, spec 04 §6 fast path): a request, a question whether something is
+normal or can happen, a plea for help now, a question at all, and car words typed in hiragana.
+
+The judgement by meaning (core.flows.diagnosis.urgency_meaning) compares a text with labelled examples by what it is
+about; these patterns read how it is said, which the nearest examples cannot tell: 「ブレーキを踏まないとシフトが
+動かないのは正常？」 lies near 「ブレーキが効かない」 all the same. Each function takes the owner's text as typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.flows.diagnosis.urgency import normalize_symptom
+
+# A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
+# of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
+REQUEST_RE = re.compile(
+    r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|知りたい|いつ(?!も)|いくら|おすすめ)"
+    r"[^。]{0,6}[？?]?。?$"
+    # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
+    r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
+    # how a safety device works (「エアバッグってどのくらいの衝撃で開くんですか？」): a question about a function
+    r"|(どのくらい|どれくらい|どの程度)の[^。]{0,12}?[でに](開|作動|働|効)[^。]{0,8}$"
+)
+# An owner asking whether something is normal or still fine (「…けど正常？」「まだ大丈夫？」) doubts it is a fault;
+# failures on the same topic lie near it all the same (「ブレーキを踏まないとシフトが動かないのは正常？」 is near
+# 「ブレーキが効かない」), so the judgement by meaning goes no higher than medium and the rules decide the rest
+# (a brake that does not work is critical by rule however it is asked).
+NORMAL_QUESTION_RE = re.compile(
+    r"(正常|普通|故障|問題ない|大丈夫|平気|(そう|こう)いうもの)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
+    r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
+    # 「…って普通ですよね？買ったばかりで」: a question mark, then a short word about the thing
+    r"|(正常|普通)(ですよね|だよね|よね)[？?][^。？?]{0,12}$"
+    r"|これ(って)?(エンジンブレーキ|エンブレ|アイドリングストップ|ABS|abs)(ですか|なの|かな|でしょうか)?[？?]?$"
+)
+# ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
+# has a symptom and is about to drive with it: no cap.
+KEEP_DRIVING_RE = re.compile(
+    r"(このまま|この状態で|今から|これで)[^。]{0,12}?(運転|走|乗|帰|突っ切|進|行っ|行け)"
+    r"|まで(行|い)け(ば|る)|まで(走|運転)"  # 「次のSAまで行けば大丈夫？」
+    r"|(毎日|通勤で?|普段|いつも)[^。]{0,6}?(乗って|使って|運転して)(い)?(ます|る)"  # 「通勤で毎日乗っていますが」
+)
+
+
+# An owner asking what to do (「どうしたらええんか教えて」) or driving now (「今運転しよるけえ」) makes no plain request:
+# 「…教えて」 at the end does not lower the judgement.
+WHAT_TO_DO_RE = re.compile(
+    r"どう(したら|すれば|すりゃ|しよう|しょう)|(今|いま)[^。]{0,8}?(運転|走行|走って|走っと|走りよ|走りよる)"
+)
+
+
+def is_a_request(text: str) -> bool:
+    """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE)."""
+    return REQUEST_RE.search(text.strip()) is not None and WHAT_TO_DO_RE.search(text) is None
+
+
+def doubts_a_fault(text: str) -> bool:
+    """The text asks whether what it describes is normal or still fine, and not whether to keep driving with it."""
+    return NORMAL_QUESTION_RE.search(text.strip()) is not None and KEEP_DRIVING_RE.search(text) is None
+
+
+# An owner asking whether something can happen at all (「静電気でガソリンに引火することってあるんですか」, 「はしってる
+# とちゅうで くるまが とまらなく なる こと って ある の です か」: spaces are not read) asks about a danger, and reports
+# none — unless they ask what to do or are driving now (WHAT_TO_DO_RE).
+CAN_IT_HAPPEN_RE = re.compile(
+    r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?か"
+)
+
+
+def asks_whether_it_can_happen(text: str) -> bool:
+    """The text asks whether what it names can happen at all (CAN_IT_HAPPEN_RE), not what to do now."""
+    return CAN_IT_HAPPEN_RE.search(normalize_symptom(text)) is not None and WHAT_TO_DO_RE.search(text) is None
+
+
+# Car words an owner may type in hiragana (a child, an old phone, a hurry: 「ぶれーきふんでもとまらない」): the
+# embedder knows them in katakana only, and a text all in kana is read as such. Only a text without a kanji is
+# rewritten: in ordinary writing 「いくらくらい」 or 「溜まっとる」 hold no loanword.
+LOANWORDS = (  # one string reads better than a list of 46  # noqa: SIM905
+    "ブレーキ サイドブレーキ ハンドル ステアリング パワステ タイヤ ホイール パンク エンジン "
+    "エンスト エンジンルーム アクセル ペダル ボンネット マフラー ガソリン オイル クーラント "
+    "ラジエーター オーバーヒート ランプ メーター バッテリー エアコン ヒーター ボルト ワイパー "
+    "ライト ヘッドライト ウインカー ハザード ブザー シフト レバー クラッチ シート ベルト "
+    "シートベルト エアバッグ ミラー トランク ダッシュボード アイドリング スピード ハイブリッド "
+    "パーキング"
+).split()
+_TO_HIRAGANA = str.maketrans({chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F7)})
+_HIRAGANA_LOANWORDS = {word.translate(_TO_HIRAGANA): word for word in LOANWORDS}
+_LOANWORD_RE = re.compile("|".join(sorted(map(re.escape, _HIRAGANA_LOANWORDS), key=len, reverse=True)))
+_KANJI_RE = re.compile(r"[\u3400-\u9fff]")
+# A question (「…ってどういう意味？」「…大丈夫ですか」): the calm neighbours of a text that is none must be none.
+QUESTION_RE = re.compile(r"[？?]|(ですか|ますか|でしょうか|かな|っけ|んの|なの)[。\s]*$")
+
+
+def is_question(text: str) -> bool:
+    return QUESTION_RE.search(text) is not None
+
+
+# A sentence and the marks that end it (the calm neighbourhood is asked of each sentence the rules find urgent).
+SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?\n]*")
+
+
+def with_katakana_loanwords(text: str) -> str:
+    """A text without a kanji with its car words in katakana (「ぶれーきふんでも」 -> 「ブレーキふんでも」), as it is
+    embedded; any other text as it is."""
+    if _KANJI_RE.search(text):
+        return text
+    return _LOANWORD_RE.sub(lambda m: _HIRAGANA_LOANWORDS[m.group()], text)
+
+
+# An owner asking what to do now (「…って言われて、今どうしたらいい？」「助けて」) has the danger now, whatever the
+# neighbours tell: neither the story nor the calm neighbourhood caps the rules. (Not any 「どうすればいい」: 「会員の更新って
+# どうすればいいですか」 is a question about paperwork.)
+PLEA_RE = re.compile(r"(今|いま)[、,]?(すぐ)?どう(したら|すれば|すりゃ)|助けて|たすけて")
