@@ -892,6 +892,9 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
         ),
         ("給油したらガソリンのにおいがするのって普通ですよね？買ったばかりで", "medium"),
         ("給油口からガソリンのにおいがするけど、このまま帰っても大丈夫ですよね？", "critical"),
+        # v42: whether a way of using the car is bad, with a short word after
+        ("サイドブレーキって完全に戻さないとまずいんですか？今はちゃんと戻してます", "medium"),
+        ("ガソリンが漏れてるのって早く直さないとまずいんですか？今高速を走ってて", "critical"),
     ],
 )
 def test_a_question_whether_it_can_happen_or_is_normal_caps_the_judgement_by_meaning(
@@ -1539,6 +1542,18 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("子供のラジコン、走ってたらタイヤが取れた", "medium"),
         ("ゲームで走行中にタイヤが外れる演出あった", "low"),
         ("息子のミニカーのタイヤが外れた。瞬間接着剤でいける？", "low"),
+        # v42 taught: smoke denied with なんて; smoke that would be frightening (「…出たら怖い」); nothing wrong since the
+        # tyres were changed, in Tohoku dialect (「替えてがらなんともね」); and the same words about a danger now
+        ("煙なんて出てないし警告灯もついてないけど、新車の匂いっていつまで続くの", "low"),
+        ("煙なんか出てません", "low"),
+        ("煙なんて出てないと思ってたら、ボンネットから煙が出てきた", "critical"),
+        ("エンジンルームから煙出たら怖いけぇJAF入っとこう思うんじゃけど年会費なんぼ？", "low"),
+        ("エンジンルームから煙が出て怖い", "critical"),
+        ("ボンネットから煙が出たらすぐ止めました、まだ煙が出てます", "critical"),
+        ("去年の冬ブレーキ効かねぐて滑ったっけ、スタッドレスさ替えてがらなんともね", "medium"),
+        ("ブレーキ効かなくなって修理してもらってからは何ともない", "medium"),
+        ("スタッドレスに替えてから、ブレーキが効かない", "critical"),
+        ("ブレーキ交換してからなんともないけど、今度はハンドルが重くて回らない", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

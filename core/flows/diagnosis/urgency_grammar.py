@@ -31,6 +31,8 @@ NORMAL_QUESTION_RE = re.compile(
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
     # 「…って普通ですよね？買ったばかりで」: a question mark, then a short word about the thing
     r"|(正常|普通)(ですよね|だよね|よね)[？?][^。？?]{0,12}$"
+    # 「サイドブレーキって完全に戻さないとまずいんですか？今はちゃんと戻してます」: whether a way of using the car is bad
+    r"|(ないと|なきゃ|なくちゃ)(まずい|ダメ|だめ|いけない)(ん|の)?(ですか|でしょうか|かな)?[？?][^。？?]{0,12}$"
     r"|これ(って)?(エンジンブレーキ|エンブレ|アイドリングストップ|ABS|abs)(ですか|なの|かな|でしょうか)?[？?]?$"
 )
 # ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
@@ -55,8 +57,13 @@ def is_a_request(text: str) -> bool:
 
 
 def doubts_a_fault(text: str) -> bool:
-    """The text asks whether what it describes is normal or still fine, and not whether to keep driving with it."""
-    return NORMAL_QUESTION_RE.search(text.strip()) is not None and KEEP_DRIVING_RE.search(text) is None
+    """The text asks whether what it describes is normal or still fine, and not whether to keep driving with it nor
+    what to do while driving now (WHAT_TO_DO_RE)."""
+    return (
+        NORMAL_QUESTION_RE.search(text.strip()) is not None
+        and KEEP_DRIVING_RE.search(text) is None
+        and WHAT_TO_DO_RE.search(text) is None
+    )
 
 
 # An owner asking whether something can happen at all (「静電気でガソリンに引火することってあるんですか」, 「はしってる
