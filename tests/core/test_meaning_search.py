@@ -37,6 +37,7 @@ from core.flows.diagnosis.urgency_meaning import (
     EXAMPLE_NOTE,
     EXEMPLARS_FILE,
     MEANING_REASON,
+    PROBE_NOTE,
     QUESTION_NOTE,
     SHIPPED_VECTORS,
     STORY_NOTE,
@@ -720,6 +721,7 @@ def test_a_reason_quotes_an_example_cut_at_thirty_characters() -> None:
         QUESTION_NOTE.format(level="中"),
         STORY_NOTE.format(example=""),
         CALM_NOTE.format(example=EXAMPLE_NOTE.format(quoted=quote("エンジンチェックランプ（黄色）が点いた"))),
+        PROBE_NOTE,
     ],
 )
 def test_a_reason_loses_its_cap_note_and_keeps_its_example(note: str) -> None:

@@ -1,0 +1,199 @@
+"""The urgency probe (core.flows.diagnosis.urgency_probe): a ridge-regularized logistic regression over example
+vectors, fitted by Newton's method, and how much it needs before it says anything; and the probe in the fast path
+(fast_urgency_check), with the bundled model."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.flows.diagnosis.urgency_meaning import (
+    EXEMPLARS_FILE,
+    LEVEL_NOTE,
+    MEANING_REASON,
+    PROBE_NOTE,
+    SHIPPED_VECTORS,
+    THRESHOLDS,
+    UrgencyJudge,
+    fast_urgency_check,
+    quote,
+    without_cap_note,
+    without_level_or_cap_note,
+)
+from core.flows.diagnosis.urgency_probe import PROBE_MIN_EACH, fit_probe, probe_score
+from core.search.embedders import BundledE5Embedder, BundledEmbedder
+
+
+def _two_sides(urgent: int, calm: int, dim: int = 8, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors leaning along +axis 0 (urgent) or -axis 0 (calm), with noise on the other axes."""
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(0, 0.3, (urgent + calm, dim))
+    rows[:urgent, 0] += 1.0
+    rows[urgent:, 0] -= 1.0
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows.astype(np.float32), np.array([True] * urgent + [False] * calm)
+
+
+def test_the_probe_reads_the_side_a_vector_leans_to() -> None:
+    vectors, urgent = _two_sides(120, 200)
+    weights = fit_probe(vectors, urgent)
+    assert weights is not None
+    assert weights.shape == (9,)  # one per dimension, then the bias
+    axis = np.eye(8, dtype=np.float32)[0]
+    assert probe_score(weights, axis) > 0.95
+    assert probe_score(weights, -axis) < 0.05
+    # every training row on its own side of one half
+    scores = np.array([probe_score(weights, v) for v in vectors])
+    assert ((scores > 0.5) == urgent).all()
+
+
+def test_the_bias_is_not_shrunk_so_a_vector_that_says_nothing_gets_the_share_of_urgent_rows() -> None:
+    """All-zero vectors carry no evidence: with the weights shrunk and the bias free, the probability is the share
+    of urgent rows (the maximum-likelihood bias), 90 of 300 = 0.3."""
+    vectors = np.zeros((300, 4), dtype=np.float32)
+    urgent = np.array([True] * 90 + [False] * 210)
+    weights = fit_probe(vectors, urgent)
+    assert weights is not None
+    assert probe_score(weights, np.zeros(4)) == pytest.approx(0.3, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("urgent", "calm", "fitted"), [(PROBE_MIN_EACH - 1, 300, False), (PROBE_MIN_EACH, 300, True)]
+)
+def test_no_probe_from_too_few_examples_of_either_side(urgent: int, calm: int, fitted: bool) -> None:
+    vectors, labels = _two_sides(urgent, calm)
+    assert (fit_probe(vectors, labels) is not None) is fitted
+    flipped = fit_probe(vectors, ~labels)  # the same counts the other way round
+    assert (flipped is not None) is fitted
+
+
+def test_a_stronger_ridge_makes_the_probe_less_sure() -> None:
+    vectors, urgent = _two_sides(120, 200)
+    axis = np.eye(8, dtype=np.float32)[0]
+    loose, tight = fit_probe(vectors, urgent, ridge=0.01), fit_probe(vectors, urgent, ridge=10.0)
+    assert loose is not None and tight is not None
+    assert 0.5 < probe_score(tight, axis) < probe_score(loose, axis)
+
+
+# ---- the probe in the fast path, with the bundled model and the shipped examples ----
+
+HABIT = "台風の日は車出さない派です。理由はシンプルに水没が怖いから"  # v39: a habit explained by a fear, low
+DRIBBLE = (  # v34: a son praised for his dribbling, and a question about cars, low
+    "サッカー部の息子が「ブレーキのきかないドリブル」って監督に褒められたらしいです笑 遠征用に7人乗れる車種を教えてください"
+)
+
+PROBE_DEFAULT = THRESHOLDS["e5q4-chive"].probe_below
+
+
+@pytest.fixture(scope="module")
+def judge() -> UrgencyJudge:
+    return UrgencyJudge(BundledEmbedder())
+
+
+def _judge_without(tmp_path: Path, text: str, probe_below: float | None = PROBE_DEFAULT) -> UrgencyJudge:
+    """The default judge over the shipped examples less `text` (as a fresh set's phrasing would be judged), with the
+    probe at `probe_below` (None: no probe)."""
+    for shipped in EXEMPLARS_FILE.parent.glob(SHIPPED_VECTORS.format(key="*")):
+        shutil.copy(shipped, tmp_path / shipped.name)
+    levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
+    path = tmp_path / "examples.json"
+    kept = {level: [t for t in texts if t != text] for level, texts in levels.items()}
+    path.write_text(json.dumps({"description": "", "levels": kept}, ensure_ascii=False), encoding="utf-8")
+    judge = UrgencyJudge(BundledEmbedder(), path)
+    judge.thresholds = dataclasses.replace(judge.thresholds, probe_below=probe_below)
+    return judge
+
+
+def test_the_default_judge_fits_a_probe_and_e5_alone_has_none(judge: UrgencyJudge) -> None:
+    assert PROBE_DEFAULT == 0.15
+    weights = judge.probe()
+    assert weights is not None and weights.shape == (judge.embedder.dim + 1,)
+    assert judge.probe() is weights  # fitted once
+    assert THRESHOLDS["e5small-q4"].probe_below is None
+    assert UrgencyJudge(BundledE5Embedder()).probe() is None
+
+
+def test_no_critical_or_high_example_reads_as_harmless(judge: UrgencyJudge) -> None:
+    """Every critical and high example lies on the urgent side of the probe's threshold (a probe fitted so that one
+    of them reads as harmless would cap its kind)."""
+    weights = judge.probe()
+    assert weights is not None
+    scores = np.array([probe_score(weights, row) for row in judge._matrix()])
+    levels = np.array(judge.levels)
+    assert scores[np.isin(levels, ["critical", "high"])].min() > PROBE_DEFAULT
+    assert (scores[levels == "low"] < PROBE_DEFAULT).sum() > len(levels) / 10  # it does read some as harmless
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "reason"),
+    [
+        (
+            HABIT,
+            "critical",
+            MEANING_REASON + quote("電気自動車が台風で水没しちゃった、乾いたら乗ってもいいですか？"),
+        ),
+        (DRIBBLE, "critical", "ブレーキの故障・効き不良の疑い"),
+    ],
+)
+def test_a_harmless_telling_the_fast_path_found_critical_is_capped_by_the_probe(
+    tmp_path: Path, text: str, before: str, reason: str
+) -> None:
+    """Judged as a phrasing of a fresh set would be (itself not among the examples): without the probe the rules or
+    the nearest examples find it critical; the probe reads it as a habit or a joke and caps it at medium.
+    The reason keeps what was found, without the level it named, and says why it stopped at medium."""
+    without = fast_urgency_check(text, _judge_without(tmp_path, text, None))
+    assert without.level == before
+    assert without.reasons[0].startswith(reason)
+    result = fast_urgency_check(text, _judge_without(tmp_path, text))
+    assert (result.level, result.can_drive, result.visit_urgency) == ("medium", True, "this_week")
+    assert result.reasons == [reason + PROBE_NOTE]
+
+
+def test_a_report_is_never_capped_by_the_probe(judge: UrgencyJudge) -> None:
+    for text in ("ブレーキが効かない、止まらない！今坂道を下ってる", "ボンネットから煙が出てきた"):
+        assert not judge.reads_as_harmless(judge.query_vector(text))
+        assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_a_plea_for_help_now_is_never_capped_even_when_the_probe_reads_it_as_harmless(
+    judge: UrgencyJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(judge, "reads_as_harmless", lambda vector: True)
+    assert fast_urgency_check("ブレーキが効かない", judge).reasons == [
+        "ブレーキの故障・効き不良の疑い" + PROBE_NOTE
+    ]
+    result = fast_urgency_check("ブレーキが効かない、今どうしたらいい？", judge)
+    assert (result.level, result.reasons[0]) == ("critical", "ブレーキの故障・効き不良の疑い")
+
+
+def test_the_probes_cap_note_leaves_the_banner_above_medium() -> None:
+    assert without_cap_note("ブレーキの故障・効き不良の疑い" + PROBE_NOTE) == "ブレーキの故障・効き不良の疑い"
+    quoted = MEANING_REASON + quote("ボンネットから煙")
+    assert without_level_or_cap_note(quoted + LEVEL_NOTE.format(level="緊急")) == quoted
+    assert without_level_or_cap_note(quoted + PROBE_NOTE) == quoted
+    assert without_level_or_cap_note("発煙（煙が出ている）") == "発煙（煙が出ている）"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ブレーキが効かなくなった。教習所で習ったことを思い出してます",  # a bare report, then a harmless sentence
+        "サッカー部の息子が監督に褒められたらしいです笑 ブレーキが効かない、坂道で止まれない",  # a story, then a report
+    ],
+)
+def test_a_report_beside_a_harmless_telling_is_never_capped_by_the_probe(
+    judge: UrgencyJudge, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Whatever the probe reads in the whole text, the report's own sentence, or the text from its danger on, is read
+    too: these stay critical even when the whole text reads as harmless."""
+    whole = judge.query_vector(text)
+    real = judge.reads_as_harmless
+    monkeypatch.setattr(judge, "reads_as_harmless", lambda v: v is whole or real(v))
+    assert judge.reads_as_harmless(whole)
+    assert not judge.reads_as_harmless_throughout(text, whole)
+    assert fast_urgency_check(text, judge).level == "critical"
