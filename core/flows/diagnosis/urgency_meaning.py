@@ -142,7 +142,9 @@ STORY_NOTE = (
 )
 CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
 PROBE_CAP = "medium"
-PROBE_NOTE = "（文全体の書きぶりが、危険の報告よりも危険を話題にしているだけの文に近いため、緊急度は中まで）"
+PROBE_NOTE = (
+    "（文全体が、危険を報告する文よりも危険を話題にしているだけの文に近いため、この判定では緊急度は中まで）"
+)
 # How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
 EXAMPLE_NOTE = "。近い例: {quoted}"
 # How each note of a cap at medium opens (the note ends its reason). It says why one judgement stopped at medium: once
