@@ -1556,6 +1556,15 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ブレーキ効かなくなって修理してもらってからは何ともない", "medium"),
         ("スタッドレスに替えてから、ブレーキが効かない", "critical"),
         ("ブレーキ交換してからなんともないけど、今度はハンドルが重くて回らない", "critical"),
+        # v43 taught: a photo that caused a stir on social media, a dream seen every night, whether a real car smokes
+        # like the one in a game; and the same words about the car now
+        ("インスタに上げた愛車の写真、痛車すぎて炎上したw", "medium"),
+        ("インスタに上げようと写真撮ってたら、ボンネットから火が出てきた", "critical"),
+        ("ブレーキ踏んでも止まらない夢を毎晩見る…運転向いてないのかな", "medium"),
+        ("ブレーキ踏んでも止まらない、夢じゃない", "critical"),
+        ("グランツーリスモでエンジンがオーバーヒートしたんだけど、実車でもあんな風に白煙出るの？", "medium"),
+        ("現実でもあんな風にブレーキが効かなくなるの？", "low"),
+        ("ゲームかと思ったけど、実車でも白煙が出てる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
