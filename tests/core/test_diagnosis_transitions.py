@@ -435,7 +435,7 @@ def test_done_stays_done_without_calling_the_model() -> None:
 
 def test_a_symptom_critical_by_meaning_alone_is_not_told_in_another_owners_words() -> None:
     """The chat names the rules' reasons; judged by meaning alone, it says the symptom is like a dangerous one
-    (the banner's 判定理由 quotes the example), never 「お伺いした症状（意味の近い症状例「…」）」."""
+    (the banner's 判定理由 quotes the example), never 「お伺いした症状「意味の近い症状例「…」」」."""
     deps = make_deps([])
     deps.urgency_judge = UrgencyJudge(BundledEmbedder())
     s = make_session(ChatStep.FREE_TEXT)
@@ -454,7 +454,13 @@ def test_a_symptom_critical_by_meaning_alone_is_not_told_in_another_owners_words
     s = make_session(ChatStep.FREE_TEXT)
     r = process_step(s, req(message="ブレーキが効かない"), make_deps([]))
     assert r.prompt.message.startswith(
-        "ご不便をおかけしています。お伺いした症状（ブレーキの故障・効き不良の疑い）は走行に危険がある可能性があります。"
+        "ご不便をおかけしています。お伺いした症状「ブレーキの故障・効き不良の疑い」は走行に危険がある可能性があります。"
+    )
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, req(message="ボンネットから煙が出て、ブレーキも効かない"), make_deps([]))
+    assert r.prompt.message.startswith(
+        "ご不便をおかけしています。お伺いした症状「ブレーキの故障・効き不良の疑い」「発煙（煙が出ている）」は"
+        "走行に危険がある可能性があります。"
     )
 
 

@@ -73,7 +73,8 @@ def danger_notice(result: UrgencyResult) -> str:
     this owner's (the banner's 判定理由 shows the example)."""
     named = [r for r in result.reasons if not r.startswith(MEANING_REASON)]
     if named:
-        return "お伺いした症状（" + "、".join(named) + "）は走行に危険がある可能性があります。"
+        # each reason in 「」: a reason holds brackets of its own (「発煙（煙が出ている）」)
+        return "お伺いした症状" + "".join(f"「{r}」" for r in named) + "は走行に危険がある可能性があります。"
     return "お伺いした症状は、走行に危険がある症状によく似ています。"
 
 
