@@ -915,6 +915,8 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
     assert asks_whether_it_can_happen("AT車でもエンストすることってあるんですか？")
     assert asks_whether_it_can_happen("くるま が とまらなく なる こと って ある の です か")
     assert asks_whether_it_can_happen("こんなことってありえますか")
+    assert asks_whether_it_can_happen("ホイールキャップって走行中に外れることある？")  # v44: a question mark for か
+    assert not asks_whether_it_can_happen("こんなことある？今運転中でブレーキが効かない")
     assert not asks_whether_it_can_happen("こんなことってあるんですか、今運転中でどうしたらいい")
     assert not asks_whether_it_can_happen("ブレーキが効かないことがある")
 
@@ -1565,6 +1567,16 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("グランツーリスモでエンジンがオーバーヒートしたんだけど、実車でもあんな風に白煙出るの？", "medium"),
         ("現実でもあんな風にブレーキが効かなくなるの？", "low"),
         ("ゲームかと思ったけど、実車でも白煙が出てる", "critical"),
+        # v44 taught: smoke denied in Kagoshima dialect (「煙じゃなかで灰じゃっで」), a head that overheats over baseball;
+        # the fire rule reads 「火も出てる」 and a denial reads 「煙も火も出てない」; and the same words about the car now
+        ("桜島の灰で車が真っ白じゃっど。煙じゃなかで灰じゃっで大丈夫。洗車はどげんすればよか？", "low"),
+        ("煙じゃなくて湯気です", "low"),
+        ("湯気じゃない、煙が出てる", "critical"),
+        ("ただの煙じゃない、火も出てる", "critical"),
+        ("煙も火も出てない", "low"),
+        ("煙も火も出てる", "critical"),
+        ("カープが負けてわしの頭はオーバーヒートじゃ。ところでナビのテレビで野球中継って映るん？", "medium"),
+        ("頭がオーバーヒートしそう、しかも今エンジンもオーバーヒートしてる", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

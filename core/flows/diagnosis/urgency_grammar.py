@@ -70,7 +70,7 @@ def doubts_a_fault(text: str) -> bool:
 # とちゅうで くるまが とまらなく なる こと って ある の です か」: spaces are not read) asks about a danger, and reports
 # none — unless they ask what to do or are driving now (WHAT_TO_DO_RE).
 CAN_IT_HAPPEN_RE = re.compile(
-    r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?か"
+    r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?(か|[？?])"
 )
 
 
