@@ -1577,6 +1577,12 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("煙も火も出てる", "critical"),
         ("カープが負けてわしの頭はオーバーヒートじゃ。ところでナビのテレビで野球中継って映るん？", "medium"),
         ("頭がオーバーヒートしそう、しかも今エンジンもオーバーヒートしてる", "critical"),
+        # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
+        # among the examples, low by meaning too); said never to happen, or as a hypothetical, it does not count
+        ("生徒乗せたマイクロバスで送迎中、ブレーキの効きがどんどんなくなってきた、どうしたら", "critical"),
+        ("ブレーキの効きが急に悪くなった", "critical"),
+        ("ブレーキの効きが悪くなるなんてことは一度もない", "low"),
+        ("もしブレーキの効きがなくなったらどうする？", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
