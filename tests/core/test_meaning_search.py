@@ -915,7 +915,8 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
     assert asks_whether_it_can_happen("AT車でもエンストすることってあるんですか？")
     assert asks_whether_it_can_happen("くるま が とまらなく なる こと って ある の です か")
     assert asks_whether_it_can_happen("こんなことってありえますか")
-    assert asks_whether_it_can_happen("ホイールキャップって走行中に外れることある？")  # v44: a question mark for か
+    # v44: a question mark for か
+    assert asks_whether_it_can_happen("ホイールキャップって走行中に外れることある？")
     assert not asks_whether_it_can_happen("こんなことある？今運転中でブレーキが効かない")
     assert not asks_whether_it_can_happen("こんなことってあるんですか、今運転中でどうしたらいい")
     assert not asks_whether_it_can_happen("ブレーキが効かないことがある")
