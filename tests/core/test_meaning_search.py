@@ -4,6 +4,7 @@ the urgency fast path rates critical phrasings the rules were not written for as
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -643,8 +644,11 @@ def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
     from core.flows.diagnosis.urgency_meaning import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
 
     assert UrgencyJudge(BundledEmbedder()).thresholds == THRESHOLDS["e5q4-chive"]
-    assert UrgencyJudge(BundledE5Embedder()).thresholds == THRESHOLDS["e5small-q4"] == DEFAULT_THRESHOLDS
-    assert UrgencyJudge(NgramEmbedder()).thresholds == DEFAULT_THRESHOLDS  # no thresholds of its own
+    assert UrgencyJudge(BundledE5Embedder()).thresholds == THRESHOLDS["e5small-q4"]
+    # no thresholds of its own: e5-small's, without a probe (its threshold is chosen for one embedder's vectors)
+    assert UrgencyJudge(NgramEmbedder()).thresholds == DEFAULT_THRESHOLDS
+    assert dataclasses.replace(THRESHOLDS["e5small-q4"], probe_below=None) == DEFAULT_THRESHOLDS
+    assert UrgencyJudge(NgramEmbedder()).probe() is None
 
 
 class _PlacedVectors:

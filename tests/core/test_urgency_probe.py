@@ -109,13 +109,15 @@ def _judge_without(tmp_path: Path, text: str, probe_below: float | None = PROBE_
     return judge
 
 
-def test_the_default_judge_fits_a_probe_and_e5_alone_has_none(judge: UrgencyJudge) -> None:
-    assert PROBE_DEFAULT == 0.15
+def test_each_bundled_embedder_fits_a_probe_of_its_own(judge: UrgencyJudge) -> None:
+    assert PROBE_DEFAULT == THRESHOLDS["e5small-q4"].probe_below == 0.15
     weights = judge.probe()
     assert weights is not None and weights.shape == (judge.embedder.dim + 1,)
     assert judge.probe() is weights  # fitted once
-    assert THRESHOLDS["e5small-q4"].probe_below is None
-    assert UrgencyJudge(BundledE5Embedder()).probe() is None
+    e5 = UrgencyJudge(BundledE5Embedder())
+    e5_weights = e5.probe()
+    assert e5_weights is not None and e5_weights.shape == (e5.embedder.dim + 1,)
+    assert e5.embedder.dim != judge.embedder.dim
 
 
 def test_no_critical_or_high_example_reads_as_harmless(judge: UrgencyJudge) -> None:

@@ -18,6 +18,7 @@ clearly not urgent: a danger told as a story, a plan, a joke or a habit (「台�
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Sequence
@@ -113,14 +114,18 @@ class Thresholds:
 # medium; the lowest probability of a critical phrasing was 0.33, and 0.15 is the highest value it is at least twice
 # (0.2 and 0.25 took 18 and 20 false alarms away but two and four high phrasings with them). A report beside a harmless
 # sentence is read apart (reads_as_harmless_throughout); with that, over v1-v42: false alarms 44 -> 34 of 1,680 (32 at
-# 0.2), critical 1267/1270 and high 597/641 as without the probe. E5-small alone has no probe (not chosen for it).
+# 0.2), critical 1267/1270 and high 597/641 as without the probe. E5-small alone's, by the same rule over v1-v43 (after
+# v44's run): the lowest critical probability 0.31, so 0.15; false alarms 64 -> 57 of 1,720, critical 1290/1300 and
+# high 608/656 as without it.
 THRESHOLDS = {
     # the default: e5-small beside chiVe word vectors
     "e5q4-chive": Thresholds(0.87, 0.02, 0.95, 0.89, 0.88, 0.90, probe_below=0.15),
     # e5-small alone
-    "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90, 0.90, 0.92),
+    "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90, 0.90, 0.92, probe_below=0.15),
 }
-DEFAULT_THRESHOLDS = THRESHOLDS["e5small-q4"]
+# An embedder without its own (an API model) is judged with e5-small's thresholds but no probe: a probe's threshold is
+# chosen for one embedder's vectors.
+DEFAULT_THRESHOLDS = dataclasses.replace(THRESHOLDS["e5small-q4"], probe_below=None)
 # How many nearest examples the critical margin looks at: 4 chosen leave-one-set-out over v1-v13 with the
 # thresholds above (critical 399/400 at 4, 5, 6 and 7; false alarms 34, 36, 38, 40 of 520); 3 misses one more critical.
 K_NEAREST = 4
