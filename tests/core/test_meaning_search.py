@@ -33,17 +33,19 @@ from core.flows.diagnosis.urgency_grammar import (
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_meaning import (
+    EXEMPLARS_FILE,
+    SHIPPED_VECTORS,
+    UrgencyJudge,
+    fast_urgency_check,
+)
+from core.flows.diagnosis.urgency_reasons import (
     CALM_NOTE,
     DENIAL_NOTE,
     EXAMPLE_NOTE,
-    EXEMPLARS_FILE,
     MEANING_REASON,
     PROBE_NOTE,
     QUESTION_NOTE,
-    SHIPPED_VECTORS,
     STORY_NOTE,
-    UrgencyJudge,
-    fast_urgency_check,
     quote,
     without_cap_note,
 )

@@ -14,18 +14,20 @@ import pytest
 
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
-    LEVEL_NOTE,
-    MEANING_REASON,
-    PROBE_NOTE,
     SHIPPED_VECTORS,
     THRESHOLDS,
     UrgencyJudge,
     fast_urgency_check,
+)
+from core.flows.diagnosis.urgency_probe import PROBE_MIN_EACH, fit_probe, probe_score
+from core.flows.diagnosis.urgency_reasons import (
+    LEVEL_NOTE,
+    MEANING_REASON,
+    PROBE_NOTE,
     quote,
     without_cap_note,
     without_level_or_cap_note,
 )
-from core.flows.diagnosis.urgency_probe import PROBE_MIN_EACH, fit_probe, probe_score
 from core.search.embedders import BundledE5Embedder, BundledEmbedder
 
 

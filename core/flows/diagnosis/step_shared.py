@@ -14,7 +14,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import ChatResponse, ChatStep, PromptInfo, SessionState
 from core.flows.diagnosis.responses import NO_DRIVE_NOTE, respond, session_banner
 from core.flows.diagnosis.urgency import FRAME_CAP, UrgencyResult, urgency_rank, visit_rank
-from core.flows.diagnosis.urgency_meaning import MEANING_REASON, without_cap_note
+from core.flows.diagnosis.urgency_reasons import MEANING_REASON, without_cap_note
 
 log = logging.getLogger(__name__)
 

@@ -54,6 +54,19 @@ from core.flows.diagnosis.urgency_grammar import (
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_probe import fit_probe, probe_score
+from core.flows.diagnosis.urgency_reasons import (
+    CALM_NOTE,
+    DENIAL_NOTE,
+    EXAMPLE_NOTE,
+    LEVEL_NAMES,
+    LEVEL_NOTE,
+    MEANING_REASON,
+    PROBE_NOTE,
+    QUESTION_NOTE,
+    STORY_NOTE,
+    quote,
+    without_level_or_cap_note,
+)
 from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
@@ -61,17 +74,6 @@ EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 # (core/samples/diagnosis/build_manual_vectors.py): the first diagnosis turn then loads them instead of ~2,400 model
 # runs (about 28 s on two cores). An example whose digest is missing (a new one) is embedded at run time.
 SHIPPED_VECTORS = "urgency_vectors-{key}.npz"
-LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
-MEANING_REASON = "意味の近い症状例"  # how every reason of this judgement begins (it quotes the example)
-LEVEL_NOTE = "（緊急度: {level}）"  # how an uncapped reason of this judgement ends
-# Characters of an example a reason quotes (half the examples are longer; the longest is 113).
-QUOTE_LIMIT = 30
-
-
-def quote(example: str) -> str:
-    """An example as a reason quotes it: 「…」, cut at QUOTE_LIMIT characters (the banner stays a few lines)."""
-    cut = example if len(example) <= QUOTE_LIMIT else example[: QUOTE_LIMIT - 1] + "…"
-    return f"「{cut}」"
 
 
 @dataclass(frozen=True)
@@ -136,45 +138,20 @@ K_NEAREST = 4
 # judgement looks at no more.)
 K_CALM = 3
 
-DENIAL_NOTE = "（症状がないこと・正常に動くことを述べる文のため、この判定では緊急度は中まで）"
+# The level each cap stops at: a question about normal behaviour, a story or a calm neighbourhood, the probe.
 QUESTION_CAP = "medium"
-QUESTION_NOTE = "（正常かどうか・起こりうるかを尋ねる文のため、緊急度は{level}まで）"
-
 STORY_CAP = "medium"
-STORY_NOTE = (
-    "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、この判定では緊急度は中まで"
-    "{example}）"
-)
-CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
 PROBE_CAP = "medium"
-PROBE_NOTE = (
-    "（文全体が、危険を報告する文よりも危険を話題にしているだけの文に近いため、この判定では緊急度は中まで）"
-)
-# How a cap's note names its example, unless a reason of the judgement by meaning already quotes it
-EXAMPLE_NOTE = "。近い例: {quoted}"
-# How each note of a cap at medium opens (the note ends its reason). It says why one judgement stopped at medium: once
-# another judgement (the model's, spec 04 §6) raises the session above medium, the banner leaves it out.
-CAP_NOTE_OPENINGS = tuple(
-    note.split("{")[0] for note in (FRAME_NOTE, DENIAL_NOTE, QUESTION_NOTE, STORY_NOTE, CALM_NOTE, PROBE_NOTE)
-)
 
 
-def without_cap_note(reason: str) -> str:
-    """A reason without the note of a cap at medium that ends it (「ブレーキの故障・効き不良の疑い（仮定・備え…中まで）」
-    -> 「ブレーキの故障・効き不良の疑い」); any other reason as it is."""
-    cuts = [reason.find(opening) for opening in CAP_NOTE_OPENINGS if opening in reason]
-    return reason[: min(cuts)] if cuts else reason
-
-
-def without_level_or_cap_note(reason: str) -> str:
-    """A reason as the probe's cap shows it: without a cap note (without_cap_note) and, when it is this judgement's,
-    without the level it named (「意味の近い症状例「…」（緊急度: 緊急）」 -> 「意味の近い症状例「…」」): the cap's note
-    says the level now."""
-    reason = without_cap_note(reason)
-    opening = LEVEL_NOTE.split("{")[0]
-    if reason.startswith(MEANING_REASON) and opening in reason:
-        return reason[: reason.rindex(opening)]
-    return reason
+def urgent_sentences(text: str) -> list[str]:
+    """The sentences of a text of several that the rules find urgent (above medium) on their own; none for a text of
+    one sentence. The calm neighbourhood and the probe ask each of them again: a report told beside a harmless
+    sentence is judged by its own sentence."""
+    sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
+    if len(sentences) < 2:
+        return []
+    return [s for s in sentences if urgency_rank(keyword_urgency_check(s).level) > urgency_rank(STORY_CAP)]
 
 
 @dataclass(frozen=True)
@@ -292,12 +269,7 @@ class UrgencyJudge:
         text one of whose sentences is a critical danger and nothing else (reports_a_bare_danger) is a report."""
         if not self.reads_as_harmless(vector) or reports_a_bare_danger(text):
             return False
-        sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
-        parts = [
-            s
-            for s in sentences
-            if len(sentences) > 1 and urgency_rank(keyword_urgency_check(s).level) > urgency_rank(PROBE_CAP)
-        ]
+        parts = urgent_sentences(text)
         parts += [told for told in from_each_danger(text) if told != normalize_symptom(text)]
         return all(self.reads_as_harmless(self.query_vector(part)) for part in parts)
 
@@ -378,12 +350,7 @@ class UrgencyJudge:
         """Each sentence of a text of several that the rules find urgent on its own has a calm neighbourhood too: a
         danger told first and a harmless sentence after it (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」)
         is judged by the danger's sentence, whose neighbours are urgent."""
-        sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
-        return len(sentences) < 2 or all(
-            self.calm_like(s, self.nearest(s)) is not None
-            for s in sentences
-            if urgency_rank(keyword_urgency_check(s).level) > urgency_rank(STORY_CAP)
-        )
+        return all(self.calm_like(s, self.nearest(s)) is not None for s in urgent_sentences(text))
 
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
