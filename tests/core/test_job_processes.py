@@ -209,7 +209,12 @@ def test_two_workers_run_400_jobs_each_once_in_order_per_person(
     workers = [start_worker(pg_database, calls, "--concurrency", "4") for _ in range(2)]
     try:
         every = [i for ids in episodes.values() for i in ids]
-        wait_for(lambda: extraction_done(pg_engine, every), timeout=600, engine=pg_engine)
+        # each job's end is logged after its extraction, in a later transaction: wait for both before stopping
+        wait_for(
+            lambda: extraction_done(pg_engine, every) and jobs_finished(pg_engine, every),
+            timeout=600,
+            engine=pg_engine,
+        )
     finally:
         for proc in workers:
             stop(proc)
