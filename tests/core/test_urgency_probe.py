@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.flows.diagnosis.urgency import danger_clauses
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,
@@ -188,16 +189,39 @@ def test_the_probes_cap_note_leaves_the_banner_above_medium() -> None:
     [
         "ブレーキが効かなくなった。教習所で習ったことを思い出してます",  # a bare report, then a harmless sentence
         "サッカー部の息子が監督に褒められたらしいです笑 ブレーキが効かない、坂道で止まれない",  # a story, then a report
+        # questions on either side of a report now, in one sentence (v45 taught: its part from the danger on reads as
+        # a question about an oil change, its clause does not)
+        "車検の予約をしたいんですが、それとは別にさっきから足元から電線が焼けるようなにおいがずっとしてて、あと"
+        "オイル交換の時期も教えてください",
     ],
 )
 def test_a_report_beside_a_harmless_telling_is_never_capped_by_the_probe(
     judge: UrgencyJudge, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
-    """Whatever the probe reads in the whole text, the report's own sentence, or the text from its danger on, is read
-    too: these stay critical even when the whole text reads as harmless."""
+    """Whatever the probe reads in the whole text, the report's own sentence, the text from its danger on, or its
+    danger's clause, is read too: these stay critical even when the whole text reads as harmless."""
     whole = judge.query_vector(text)
     real = judge.reads_as_harmless
     monkeypatch.setattr(judge, "reads_as_harmless", lambda v: v is whole or real(v))
     assert judge.reads_as_harmless(whole)
     assert not judge.reads_as_harmless_throughout(text, whole)
     assert fast_urgency_check(text, judge).level == "critical"
+
+
+@pytest.mark.parametrize(
+    ("text", "clauses"),
+    [
+        (
+            "車検の予約をしたいんですが、さっきから電線が焼けるようなにおいがずっとしてて、あとオイル交換の時期も教えて",
+            ["さっきから電線が焼けるようなにおいがずっとしてて"],
+        ),
+        ("雨の中を走ってたら、ブレーキが効かなくなった。煙も出てる", ["ブレーキが効かなくなった"]),
+        (
+            "ブレーキが効かない。煙も出てる",
+            [],
+        ),  # each danger is its whole sentence: the sentences are read already
+        ("オイル交換の時期を教えて", []),
+    ],
+)
+def test_a_dangers_clause_is_the_part_of_its_sentence_between_commas(text: str, clauses: list[str]) -> None:
+    assert danger_clauses(text) == clauses

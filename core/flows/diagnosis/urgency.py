@@ -228,6 +228,8 @@ def _danger_starts(normalized: str) -> list[int]:
 # なった。」 leaves 「くなった。」, 「エンジンから火が出た。」 「エンジンからた。」): at most this many characters, marks not
 # counted. (8 and 10 find the same sentences of the sets and examples, none of them not urgent; 12 finds six.)
 BARE_REST = 8
+# Where a clause ends: a comma or a sentence's end.
+_CLAUSE_BREAK = re.compile(r"[、。,!?！？\n]")
 _MARKS = re.compile(r"[。、,!?！？…ー〜w笑\n]")
 
 
@@ -253,6 +255,25 @@ def from_each_danger(text: str) -> list[str]:
     return [normalized[at:] for at in sorted(set(_danger_starts(normalized)))]
 
 
+def danger_clauses(text: str) -> list[str]:
+    """The clause (between 「、」 and sentence ends) of each counting critical or high match of the text the rules see
+    (normalize_symptom), in order, where it is only part of its sentence: a danger told as happening now in the middle
+    of other talk (「車検の予約について聞きたいんですが、さっきから電線が焼けるような臭いがずっとしてて、あとオイル交換
+    の時期も教えてください」)."""
+    normalized = normalize_symptom(text)
+    clauses = []
+    for at in sorted(set(_danger_starts(normalized))):
+        begin = max((m.end() for m in _CLAUSE_BREAK.finditer(normalized, 0, at)), default=0)
+        end_mark = _CLAUSE_BREAK.search(normalized, at)
+        end = end_mark.start() if end_mark else len(normalized)
+        whole_sentence = (begin == 0 or normalized[begin - 1] not in "、,") and (
+            end_mark is None or end_mark.group() not in "、,"
+        )
+        if not whole_sentence:
+            clauses.append(normalized[begin:end])
+    return clauses
+
+
 def names_a_danger(text: str) -> bool:
     """A critical or high rule counts in the text, whatever frame it is told in (「友達の車のブレーキが効かなくなった話」
     names one; 「煙は出ていません」 and 「もしブレーキが効かなくなったら」 do not)."""
@@ -260,7 +281,6 @@ def names_a_danger(text: str) -> bool:
 
 
 # A clause or a turn to today before a danger (the rule file's frame_reach.turn: 「…てから」「今日」「また」).
-_CLAUSE_BREAK = re.compile(r"[、。,!?！？\n]")
 TURN_RE: re.Pattern[str] = _RULES["turn_re"]
 
 

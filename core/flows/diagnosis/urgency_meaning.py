@@ -33,6 +33,7 @@ from core.flows.diagnosis.urgency import (
     LEVEL_ACTIONS,
     UrgencyResult,
     capped_at_medium,
+    danger_clauses,
     from_each_danger,
     in_harmless_frame,
     keyword_urgency_check,
@@ -264,13 +265,20 @@ class UrgencyJudge:
 
     def reads_as_harmless_throughout(self, text: str, vector: np.ndarray) -> bool:
         """The probe reads `text` (its `vector`) as clearly not urgent, and so each sentence of it the rules find
-        urgent on its own and the text from each of its dangers on: a harmless sentence after a report (「ブレーキが
-        効かなくなった。教習所で習ったことを思い出してます」) or a story before one does not make the report harmless. A
-        text one of whose sentences is a critical danger and nothing else (reports_a_bare_danger) is a report."""
+        urgent on its own, the text from each of its dangers on, and each danger's clause the rules find urgent on its
+        own: a harmless sentence after a report (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」), a story
+        before one, or a question on either side of it (「車検の予約について聞きたいんですが、さっきから電線が焼けるような
+        臭いがずっとしてて、あとオイル交換の時期も教えてください」) does not make the report harmless. A text one of whose
+        sentences is a critical danger and nothing else (reports_a_bare_danger) is a report."""
         if not self.reads_as_harmless(vector) or reports_a_bare_danger(text):
             return False
         parts = urgent_sentences(text)
         parts += [told for told in from_each_danger(text) if told != normalize_symptom(text)]
+        parts += [
+            clause
+            for clause in danger_clauses(text)
+            if urgency_rank(keyword_urgency_check(clause).level) > urgency_rank(STORY_CAP)
+        ]
         return all(self.reads_as_harmless(self.query_vector(part)) for part in parts)
 
     def _critical_within_margin(self, near: list[Nearest]) -> bool:
