@@ -1584,6 +1584,20 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("煙も火も出てる", "critical"),
         ("カープが負けてわしの頭はオーバーヒートじゃ。ところでナビのテレビで野球中継って映るん？", "medium"),
         ("頭がオーバーヒートしそう、しかも今エンジンもオーバーヒートしてる", "critical"),
+        # v45 taught: a danger said not to be about the car, in the same sentence or the next (「車の話でねぇけど」,
+        # 「車とは関係ないけど」); a novel's scene being written; the manual's wording quoted and asked about; and the same
+        # words about the car now (a danger after 「…けど、」, or the owner only thinking it unrelated)
+        ("ストーブで餅焦がして煙すごかった、車の話でねぇけど笑", "medium"),
+        ("鍋から煙が出て焦げ臭かった。車とは関係ないけど、車用の消火器ってある？", "medium"),
+        ("車とは関係ないけど、ブレーキが効かない", "critical"),
+        ("車の話じゃないけど、さっきから車内が焦げ臭い", "critical"),
+        ("ボンネットから煙が出てる、車とは関係ないと思うけど", "critical"),
+        ("車とは関係ないかもしれないけど焦げ臭い", "critical"),
+        ("小説書いてて、主人公の車のハンドルが効かなくなる場面を描写したい", "medium"),
+        ("漫画を描いていたら急にブレーキが効かなくなった", "critical"),
+        ("小説を書きに行く途中でブレーキが効かなくなった", "critical"),
+        ("取説に「エンジンから煙が出た場合」という記載がありますが、どんな状況ですか", "low"),
+        ("「ブレーキが効かない」って表示が出てる", "critical"),
         # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
         # among the examples, low by meaning too); said never to happen, or as a hypothetical, it does not count
         ("生徒乗せたマイクロバスで送迎中、ブレーキの効きがどんどんなくなってきた、どうしたら", "critical"),
