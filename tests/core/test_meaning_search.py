@@ -1598,6 +1598,20 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("小説を書きに行く途中でブレーキが効かなくなった", "critical"),
         ("取説に「エンジンから煙が出た場合」という記載がありますが、どんな状況ですか", "low"),
         ("「ブレーキが効かない」って表示が出てる", "critical"),
+        # v46 taught: riding in a friend's car now is no one else's car; a stranger's car (「知らない車」) is; brakes on a
+        # diet; barbecue smoke that was 「すごかった」; a dog shaking in the car; and the same words about the car now
+        ("友達の車に乗ってるんだけどブレーキが効かないって、まだ走ってる", "critical"),
+        ("友達の車がブレーキ効かなくなったらしい", "medium"),
+        ("帰り道に知らない車が路肩で煙出してたの見た。通報したほうがいいの？", "medium"),
+        ("知らない車に追突されてボンネットから煙が出てる", "critical"),
+        ("近所の人に「車から煙出てるよ」って教えてもらった", "critical"),
+        ("ダイエットのブレーキ効かんくてまた太ったわ", "medium"),
+        ("ダイエット中だけど、ブレーキが効かない", "critical"),
+        ("近所の人が車の横でバーベキューしてて煙すごかった。車に匂いつくかな", "medium"),
+        ("バーベキューしてたら車から煙がすごい", "critical"),
+        ("うちの犬が車に乗ると震えてる。車酔いかな", "low"),
+        ("犬が震えてる、車もガタガタ揺れてる", "high"),
+        ("子どもが吐きそうになってる、車内が排気ガス臭い", "critical"),
         # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
         # among the examples, low by meaning too); said never to happen, or as a hypothetical, it does not count
         ("生徒乗せたマイクロバスで送迎中、ブレーキの効きがどんどんなくなってきた、どうしたら", "critical"),
@@ -1732,6 +1746,20 @@ LIKENESS_AND_REPORTS = [
     "先月直してもらった車ですが、",
     "訓練じゃなくて本当に",
 ]
+# Another car or person named, then a report about this car (v46 taught: riding in a friend's car now, being hit by
+# someone's car, being told by a stranger; the frames of another car, another person and the car not being the topic
+# cover none of them).
+OTHERS_THEN_A_REPORT = [
+    "友達の車に乗ってるんだけど、",
+    "先輩の車を運転してたら",
+    "知らない車に追突されて、",
+    "隣の人の車にぶつけられて、",
+    "近所のおじさんの車と接触して、",
+    "近所の人に言われて気づいたけど、",
+    "知らない人に教えてもらったんだけど、",
+    "車とは関係ないけど、",
+    "小説を書きに行く途中で、",
+]
 
 
 @pytest.mark.parametrize(
@@ -1745,6 +1773,7 @@ LIKENESS_AND_REPORTS = [
         # 24 were medium by the rules (a frame's word, then a likeness: now a step of the story); without
         # told_after_a_step the story cap lowers 「先月直してもらった車ですが、エンジンから火が出た」
         pytest.param(LIKENESS_AND_REPORTS, id="likeness-and-reports"),
+        pytest.param(OTHERS_THEN_A_REPORT, id="others-then-a-report"),
     ],
 )
 def test_a_danger_stays_critical_whatever_is_told_before_it(judge: UrgencyJudge, leads: list[str]) -> None:
