@@ -30,6 +30,7 @@ from core.flows.diagnosis.urgency_grammar import (
     REQUEST_RE,
     asks_whether_it_can_happen,
     doubts_a_fault,
+    is_a_request,
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_meaning import (
@@ -405,6 +406,37 @@ def test_a_plea_ending_in_a_request_is_judged_by_meaning(judge: UrgencyJudge) ->
     assert meaning.level == "critical"
     # a seized wheel said with its negation is a failure, not a denial (the rule's match holds 「回らん」)
     assert not says_it_works("ハンドルが急に固まって回らない")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # v47's two missed critical phrasings were low by rule and low by meaning: each ends in a request
+        "ワックスのことも相談したかったんですが…今、信号待ちで止まってたら、アクセル踏んでないのにエンジンの回転が"
+        "どんどん上がって、車が勝手に前に出ようとします。あとワックスは何がおすすめですか",
+        "営業時間って何時までですか？ってか今、Pに入れてたのに車が勝手に坂をじわじわ動き出した!! あとオイル交換の値段も知りたいです",
+    ],
+)
+def test_a_report_now_beside_a_request_is_judged_on_its_own(judge: UrgencyJudge, text: str) -> None:
+    """A request (「…おすすめですか」「…知りたいです」) keeps the judgement low, except for a sentence beside it told as
+    happening now (tells_of_now), judged on its own: the car moving by itself is critical by meaning only."""
+    assert is_a_request(text)
+    assert keyword_urgency_check(text).level == "low"
+    assert judge.judge(text)[0].level == "critical"
+    assert fast_urgency_check(text, judge).level == "critical"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "先月エンジン警告灯が点いてセンサーを替えてもらった。それからランプは消えたまま。次のオイル交換はいつ頃がいい？",
+        "今、洗車から帰ってきました。次のオイル交換はいつ頃がいい？",  # a sentence of now that tells no danger
+        "アクセル踏んでないのに車が勝手に前に出る車ってあるんですか？対策を知りたいです",  # nothing told of now
+    ],
+)
+def test_a_request_without_a_report_now_stays_low_by_meaning(judge: UrgencyJudge, text: str) -> None:
+    assert is_a_request(text)
+    assert judge.judge(text)[0].level == "low"
 
 
 def test_a_frame_followed_by_the_writers_own_car_now_is_no_frame(judge: UrgencyJudge) -> None:

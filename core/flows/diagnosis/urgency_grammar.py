@@ -51,6 +51,15 @@ WHAT_TO_DO_RE = re.compile(
 )
 
 
+# A sentence told as happening now (「今、信号待ちで…」「さっきから…」「ってか今、…」): beside a request (「…あとワックスは
+# 何がおすすめですか」) it is a report all the same, and is judged on its own.
+NOW_RE = re.compile(r"(今|いま)(、|,|まさに|も|現在)|さっき|たった今|ただいま|現在")
+
+
+def tells_of_now(sentence: str) -> bool:
+    return NOW_RE.search(sentence) is not None
+
+
 def is_a_request(text: str) -> bool:
     """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE)."""
     return REQUEST_RE.search(text.strip()) is not None and WHAT_TO_DO_RE.search(text) is None

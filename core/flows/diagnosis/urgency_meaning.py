@@ -52,6 +52,7 @@ from core.flows.diagnosis.urgency_grammar import (
     doubts_a_fault,
     is_a_request,
     is_question,
+    tells_of_now,
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_probe import fit_probe, probe_score
@@ -214,8 +215,10 @@ class UrgencyJudge:
         """The level by meaning (low when nothing is near enough) and the examples that decided it (`vector`: the
         text's, when already embedded)."""
         near = self.nearest(text, vector=vector)
+        if is_a_request(text):
+            return self._reports_beside_a_request(text), near
         t = self.thresholds
-        if not near or near[0].similarity < t.min_similarity or is_a_request(text):
+        if not near or near[0].similarity < t.min_similarity:
             return UrgencyResult("low", True, "when_convenient", []), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
@@ -237,6 +240,18 @@ class UrgencyJudge:
             basis = next(n for n in near if n.level == level)
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"
         return UrgencyResult(level, can_drive, visit, [reason]), near
+
+    def _reports_beside_a_request(self, text: str) -> UrgencyResult:
+        """A request (is_a_request) is low by meaning, except for the sentences beside it that tell of now
+        (tells_of_now), each judged on its own, the highest winning: 「昨日洗車したばっかりで…今、信号待ちで止まってたら、
+        アクセル踏んでないのにエンジンの回転がどんどん上がって…。あとワックスは何がおすすめですか」 is a report."""
+        sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
+        reports = (
+            [s for s in sentences if not is_a_request(s) and tells_of_now(s)] if len(sentences) > 1 else []
+        )
+        judged = [self.judge(sentence)[0] for sentence in reports]
+        low = UrgencyResult("low", True, "when_convenient", [])
+        return max(judged, key=lambda result: urgency_rank(result.level), default=low)
 
     def probe(self) -> np.ndarray | None:
         """The probe's weights (core.flows.diagnosis.urgency_probe), fitted once over the examples that name a danger
