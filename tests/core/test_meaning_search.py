@@ -1644,6 +1644,19 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("うちの犬が車に乗ると震えてる。車酔いかな", "low"),
         ("犬が震えてる、車もガタガタ揺れてる", "high"),
         ("子どもが吐きそうになってる、車内が排気ガス臭い", "critical"),
+        # v47 taught: a hypothetical after 「…で」 (「雪道でもし…たら」); the manual's wording quoted with 「…」とあります;
+        # a call asked for when the shop is done. Found beside them: 「もし」 inside 「でもして」 or 「もしかして」 is no
+        # hypothetical, and a brake that 「効いてない」 is a brake that does not work
+        ("雪道でもしスリップして止まんなくなったらどうすればいい？", "low"),
+        ("点検でもしてもらおうかな、ブレーキが効かない", "critical"),
+        ("もしかして、ボンネットから煙出てる？", "critical"),
+        ("煙も出たしパンクもした", "critical"),
+        ("ブレーキが効いてない", "critical"),
+        ("ブレーキ効いてへん！", "critical"),
+        ("ブレーキはちゃんと効いてます", "low"),
+        ("説明書に「ブレーキ警告灯が点灯したまま走行しないでください」とありますが、点滅も含まれますか", "medium"),
+        ("修理が終わったら電話ください。昼は仕事なので夜がいいです", "low"),
+        ("修理が終わったらブレーキが効かなくなった", "critical"),
         # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
         # among the examples, low by meaning too); said never to happen, or as a hypothetical, it does not count
         ("生徒乗せたマイクロバスで送迎中、ブレーキの効きがどんどんなくなってきた、どうしたら", "critical"),
