@@ -1654,7 +1654,10 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ブレーキが効いてない", "critical"),
         ("ブレーキ効いてへん！", "critical"),
         ("ブレーキはちゃんと効いてます", "low"),
-        ("説明書に「ブレーキ警告灯が点灯したまま走行しないでください」とありますが、点滅も含まれますか", "medium"),
+        (
+            "説明書に「ブレーキ警告灯が点灯したまま走行しないでください」とありますが、点滅も含まれますか",
+            "medium",
+        ),
         ("修理が終わったら電話ください。昼は仕事なので夜がいいです", "low"),
         ("修理が終わったらブレーキが効かなくなった", "critical"),
         # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
