@@ -212,8 +212,8 @@ class UrgencyJudge:
         return [Nearest(self.texts[i], self.levels[i], float(sims[i])) for i in order]
 
     def judge(self, text: str, vector: np.ndarray | None = None) -> tuple[UrgencyResult, list[Nearest]]:
-        """The level by meaning (low when nothing is near enough) and the examples that decided it (`vector`: the
-        text's, when already embedded)."""
+        """The level by meaning (low when nothing is near enough; for a request, that of the sentences beside it that
+        tell of now) and the examples that decided it (`vector`: the text's, when already embedded)."""
         near = self.nearest(text, vector=vector)
         if is_a_request(text):
             return self._reports_beside_a_request(text), near
