@@ -1660,6 +1660,19 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ),
         ("修理が終わったら電話ください。昼は仕事なので夜がいいです", "low"),
         ("修理が終わったらブレーキが効かなくなった", "critical"),
+        # v48 taught: a repair the shop did, told politely (「調整していただきました」); whether a wheel nut can work loose
+        # (「緩むことあんの？」); how a fuel leak is noticed. Found beside them: a frame in one sentence covered a danger
+        # in the next that turns to today (「直りました。今朝…煙が出た」 was medium); and the same words about the car now
+        ("先週ハンドルが取られる症状で入庫して、調整していただきました。今はまっすぐ走っています", "medium"),
+        ("調整していただきました。ボンネットから煙が出てる", "critical"),
+        ("タイヤ交換してもらった帰り、ブレーキが効かなくなった", "critical"),
+        ("ゲームでタイヤ外れた。現実でもホイールナットって緩むことあんの？", "low"),
+        ("ホイールナットが緩むことがある。今も緩んでる", "critical"),
+        ("燃料漏れってどうやって気づくの？", "low"),
+        ("燃料が漏れてる", "critical"),
+        ("直りました。今朝ボンネットから煙が出た", "critical"),
+        ("修理してもらいました。今日またボンネットから煙が出てる", "critical"),
+        ("ニュースで見た。高速道路で車が燃えていた", "medium"),
         # a brake that works less and less (found leave-one-set-out: v30's school bus was low by rule, and once v41 was
         # among the examples, low by meaning too); said never to happen, or as a hypothetical, it does not count
         ("生徒乗せたマイクロバスで送迎中、ブレーキの効きがどんどんなくなってきた、どうしたら", "critical"),

@@ -205,6 +205,13 @@ def _settles(text: str, start: int) -> bool:
     return SETTLED_RE.search(text, start, stop.start() if stop else len(text)) is not None
 
 
+def _turns_to_today(text: str, end: int, at: int) -> bool:
+    """A sentence after the frame's (which ends at `end`) turns to today before the danger at `at` (「直りました。今朝
+    またボンネットから煙が出た」: the rule file's frame_reach.turn)."""
+    last_stop = max((m.end() for m in _SENTENCE_END.finditer(text, end, at)), default=None)
+    return last_stop is not None and TURN_RE.search(text, last_stop, at) is not None
+
+
 def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
     """A harmless frame covers the danger found at `at`: it ends before the danger with no step of the story between
     (「ニュースで高速道路で車が燃えているのを見た」), it reaches into it (「隣の家の車がボンネットから煙を出していた」),
@@ -212,7 +219,7 @@ def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
     settles it (「…修理した。それ以来まったく問題ない」; not 「…。ニュースで見たのと同じ症状です」)."""
     for start, end in frames:
         if end <= at:
-            if STORY_STEP_RE.search(text, end, at) is None:
+            if STORY_STEP_RE.search(text, end, at) is None and not _turns_to_today(text, end, at):
                 return True
         elif start <= at or _SENTENCE_END.search(text, at, start) is None or _settles(text, start):
             return True
