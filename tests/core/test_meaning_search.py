@@ -675,7 +675,7 @@ def test_a_problem_fixed_or_explained_since_goes_no_higher_than_medium(text: str
 
 
 def test_each_embedder_is_judged_with_its_own_thresholds() -> None:
-    from core.flows.diagnosis.urgency_meaning import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
+    from core.flows.diagnosis.urgency_thresholds import DEFAULT_THRESHOLDS, THRESHOLDS  # noqa: PLC0415
 
     assert UrgencyJudge(BundledEmbedder()).thresholds == THRESHOLDS["e5q4-chive"]
     assert UrgencyJudge(BundledE5Embedder()).thresholds == THRESHOLDS["e5small-q4"]

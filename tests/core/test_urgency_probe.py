@@ -16,7 +16,6 @@ from core.flows.diagnosis.urgency import danger_clauses
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,
-    THRESHOLDS,
     UrgencyJudge,
     fast_urgency_check,
 )
@@ -29,6 +28,7 @@ from core.flows.diagnosis.urgency_reasons import (
     without_cap_note,
     without_level_or_cap_note,
 )
+from core.flows.diagnosis.urgency_thresholds import THRESHOLDS
 from core.search.embedders import BundledE5Embedder, BundledEmbedder
 
 

@@ -52,13 +52,16 @@ def _expand(pattern: str, vocabulary: dict[str, list[str]]) -> str:
     return re.sub(r"\{([A-Z_]+)\}", lambda m: "(?:" + "|".join(vocabulary[m.group(1)]) + ")", pattern)
 
 
+def _with_guards(pattern: str, guards: dict[str, str]) -> str:
+    """`pattern` with each {NAME} of `guards` written out."""
+    return re.sub(r"\{([A-Z_]+)\}", lambda m: guards[m.group(1)], pattern)
+
+
 def harmless_frames_pattern(frames: dict[str, Any]) -> str:
     """One alternation of the named harmless frames, each guard ({NO_DANGER_AFTER}: no danger told after the frame in
-    its sentence) written out. The frames are tried in the file's order."""
-    guards: dict[str, str] = frames["guards"]
-    return "|".join(
-        re.sub(r"\{([A-Z_]+)\}", lambda m: guards[m.group(1)], frame["pattern"]) for frame in frames["frames"]
-    )
+    its sentence; {NOT_ABOUT_THE_CAR}: a frame's words the settled reach shares) written out. The frames are tried in
+    the file's order."""
+    return "|".join(_with_guards(frame["pattern"], frames["guards"]) for frame in frames["frames"])
 
 
 def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
@@ -80,7 +83,9 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["after_re"] = re.compile(data["hypothetical"]["after"])
     data["clause_end_re"] = re.compile(data["hypothetical"]["clause_end"])
     data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
-    data["settled_re"] = re.compile(data["frame_reach"]["settled"])
+    data["settled_re"] = re.compile(
+        _with_guards(data["frame_reach"]["settled"], data["harmless_frames"]["guards"])
+    )
     data["turn_re"] = re.compile(data["frame_reach"]["turn"])
     data["car_turn_re"] = re.compile(data["frame_reach"]["car_turn"])
     data["now_my_car_re"] = re.compile(data["frame_reach"]["now_my_car"])
@@ -332,6 +337,11 @@ def keyword_urgency_check(text: str) -> UrgencyResult:
             return capped_at_medium(reasons, FRAME_NOTE)
         if reasons:
             return UrgencyResult(level, can_drive, visit_urgency, reasons)
+    return not_urgent()
+
+
+def not_urgent() -> UrgencyResult:
+    """Low: drive on, a visit when convenient, no reason."""
     return UrgencyResult("low", True, "when_convenient", [])
 
 

@@ -115,6 +115,11 @@ def is_question(text: str) -> bool:
 SENTENCE_RE = re.compile(r"[^。！？!?\n]+[。！？!?\n]*")
 
 
+def sentences_of(text: str) -> list[str]:
+    """The sentences of `text`, each with the marks that end it (SENTENCE_RE)."""
+    return [s for s in SENTENCE_RE.findall(text) if s.strip()]
+
+
 def with_katakana_loanwords(text: str) -> str:
     """A text without a kanji with its car words in katakana (「ぶれーきふんでも」 -> 「ブレーキふんでも」), as it is
     embedded; any other text as it is."""

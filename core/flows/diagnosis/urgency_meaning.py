@@ -18,7 +18,6 @@ clearly not urgent: a danger told as a story, a plan, a joke or a habit (「台�
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 from collections.abc import Sequence
@@ -40,6 +39,7 @@ from core.flows.diagnosis.urgency import (
     merge_urgency,
     names_a_danger,
     normalize_symptom,
+    not_urgent,
     reports_a_bare_danger,
     says_it_works,
     told_after_a_step,
@@ -47,11 +47,11 @@ from core.flows.diagnosis.urgency import (
 )
 from core.flows.diagnosis.urgency_grammar import (
     PLEA_RE,
-    SENTENCE_RE,
     asks_whether_it_can_happen,
     doubts_a_fault,
     is_a_request,
     is_question,
+    sentences_of,
     tells_of_now,
     with_katakana_loanwords,
 )
@@ -69,6 +69,7 @@ from core.flows.diagnosis.urgency_reasons import (
     quote,
     without_level_or_cap_note,
 )
+from core.flows.diagnosis.urgency_thresholds import DEFAULT_THRESHOLDS, K_CALM, K_NEAREST, THRESHOLDS
 from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
@@ -77,68 +78,6 @@ EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 # runs (about 28 s on two cores). An example whose digest is missing (a new one) is embedded at run time.
 SHIPPED_VECTORS = "urgency_vectors-{key}.npz"
 
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Cosine similarities (query against query) of one embedder's vectors."""
-
-    # below this the nearest example is not near enough to judge by
-    min_similarity: float
-    # a critical example within this much of the nearest one makes the judgement critical...
-    critical_margin: float
-    # ...unless the nearest example says the same thing (「エンジン警告灯が点灯した」 is high)...
-    same_similarity: float
-    # ...and only a critical example at least this near raises it (a faint likeness does not)
-    margin_floor: float
-    # a not-urgent example at least this near that names a danger (a story about one) caps the rules at medium
-    story_similarity: float
-    # the K_NEAREST nearest examples all low and the nearest at least this near: a neighbourhood so calm that it caps
-    # the rules even when the text tells something before its danger (「運転中に焦げ臭いにおいがして車止めたら、窓の外の
-    # 焼き芋屋さんのトラックだった」, 「夢の中で…車が勝手に走り出して…現実の車は駐車場ですやすや寝てます」)
-    step_calm_similarity: float
-    # the probe's probability of urgent below which a text the fast path finds high or critical is capped at medium
-    # (core.flows.diagnosis.urgency_probe); None: no probe
-    probe_below: float | None = None
-
-
-# Per embedder key, chosen leave-one-set-out over the evaluation sets that are examples (each judged with the others
-# among the examples; tests/bench/meaning.py --loso prints the figures; kept from v1-v5 through v1-v22); the newest
-# set is the held-out figure. Embedders without their own (an API model) use the sentence model's.
-# The margin floor (0.88 for the default) was chosen the same way over v1-v14: false alarms 28 → 23 of 560, critical
-# 429/430 at 0.875-0.8825, one more critical missed from 0.885; e5-small alone keeps none beyond its minimum. Over
-# v1-v40 it was chosen again, 0.89: critical 1208/1210 at 0.88, 0.885 and 0.89 (one more missed at 0.895), false
-# alarms 43, 40, 38 (36) of 1,600, high phrasings judged high or critical 569, 569, 568 of 611 (a crack across the
-# windscreen falls to medium); a narrower critical margin (0.015, 0.01) missed one and three more critical phrasings.
-# The step-calm similarity was chosen the same way over v1-v34: false alarms 28 -> 26 of 1,360 for the default at every
-# value from 0.87 to 0.92, 41 -> 40 for e5-small alone from 0.90 to 0.92; critical (1028 and 1021 of 1,030) and high
-# phrasings judged high or critical (484 and 483 of 521) as without it. The leave-one-set-out figures do not tell the
-# values apart, so each is a little above its embedder's story similarity (a text told after a step needs more).
-# The probe's threshold (0.15 for the default, with PROBE_RIDGE 0.1) was chosen leave-one-set-out over v1-v41, each fold
-# fitting its own probe: false alarms 39 -> 27 of 1,640, critical 1237/1240 as without it, one high phrasing of 583 to
-# medium; the lowest probability of a critical phrasing was 0.33, and 0.15 is the highest value it is at least twice
-# (0.2 and 0.25 took 18 and 20 false alarms away but two and four high phrasings with them). A report beside a harmless
-# sentence is read apart (reads_as_harmless_throughout); with that, over v1-v42: false alarms 44 -> 34 of 1,680 (32 at
-# 0.2), critical 1267/1270 and high 597/641 as without the probe. E5-small alone's, by the same rule over v1-v43 (after
-# v44's run): the lowest critical probability 0.31, so 0.15; false alarms 64 -> 57 of 1,720, critical 1290/1300 and
-# high 608/656 as without it.
-THRESHOLDS = {
-    # the default: e5-small beside chiVe word vectors
-    "e5q4-chive": Thresholds(0.87, 0.02, 0.95, 0.89, 0.88, 0.90, probe_below=0.15),
-    # e5-small alone
-    "e5small-q4": Thresholds(0.90, 0.01, 0.95, 0.90, 0.90, 0.92, probe_below=0.15),
-}
-# An embedder without its own (an API model) is judged with e5-small's thresholds but no probe: a probe's threshold is
-# chosen for one embedder's vectors.
-DEFAULT_THRESHOLDS = dataclasses.replace(THRESHOLDS["e5small-q4"], probe_below=None)
-# How many nearest examples the critical margin looks at: 4 chosen leave-one-set-out over v1-v13 with the
-# thresholds above (critical 399/400 at 4, 5, 6 and 7; false alarms 34, 36, 38, 40 of 520); 3 misses one more critical.
-K_NEAREST = 4
-# How many nearest examples, all of them not urgent (low or medium), make a calm neighbourhood that caps the rules at
-# medium like a story. 3 chosen leave-one-set-out over v1-v23: critical 697/700 and high 344/356 as without it; medium
-# phrasings judged high or critical 134 → 88 of 356, not urgent ones 31 → 30 of 920. Before the question guard
-# (calm_like) it was 79 at 3, 85 at 4, and 70 at 2, where three high phrasings fell to medium. (At most K_NEAREST: the
-# judgement looks at no more.)
-K_CALM = 3
 
 # The level each cap stops at: a question about normal behaviour, a story or a calm neighbourhood, the probe.
 QUESTION_CAP = "medium"
@@ -150,10 +89,15 @@ def urgent_sentences(text: str) -> list[str]:
     """The sentences of a text of several that the rules find urgent (above medium) on their own; none for a text of
     one sentence. The calm neighbourhood and the probe ask each of them again: a report told beside a harmless
     sentence is judged by its own sentence."""
-    sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
+    sentences = sentences_of(text)
     if len(sentences) < 2:
         return []
-    return [s for s in sentences if urgency_rank(keyword_urgency_check(s).level) > urgency_rank(STORY_CAP)]
+    return [s for s in sentences if urgent_by_rule(s)]
+
+
+def urgent_by_rule(part: str) -> bool:
+    """The rules find `part` (a sentence or a clause of a text) urgent on its own: above medium."""
+    return urgency_rank(keyword_urgency_check(part).level) > urgency_rank(STORY_CAP)
 
 
 @dataclass(frozen=True)
@@ -219,7 +163,7 @@ class UrgencyJudge:
             return self._reports_beside_a_request(text), near
         t = self.thresholds
         if not near or near[0].similarity < t.min_similarity:
-            return UrgencyResult("low", True, "when_convenient", []), near
+            return not_urgent(), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
         framed = in_harmless_frame(text)
@@ -228,7 +172,7 @@ class UrgencyJudge:
         if capped:
             level = QUESTION_CAP
         if level == "low":
-            return UrgencyResult("low", True, "when_convenient", []), near
+            return not_urgent(), near
         can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
             reason = f"{MEANING_REASON}{quote(near[0].text)}{QUESTION_NOTE.format(level=LEVEL_NAMES[level])}"
@@ -245,13 +189,12 @@ class UrgencyJudge:
         """A request (is_a_request) is low by meaning, except for the sentences beside it that tell of now
         (tells_of_now), each judged on its own, the highest winning: 「昨日洗車したばっかりで…今、信号待ちで止まってたら、
         アクセル踏んでないのにエンジンの回転がどんどん上がって…。あとワックスは何がおすすめですか」 is a report."""
-        sentences = [s for s in SENTENCE_RE.findall(text) if s.strip()]
+        sentences = sentences_of(text)
         reports = (
             [s for s in sentences if not is_a_request(s) and tells_of_now(s)] if len(sentences) > 1 else []
         )
         judged = [self.judge(sentence)[0] for sentence in reports]
-        low = UrgencyResult("low", True, "when_convenient", [])
-        return max(judged, key=lambda result: urgency_rank(result.level), default=low)
+        return max(judged, key=lambda result: urgency_rank(result.level), default=not_urgent())
 
     def probe(self) -> np.ndarray | None:
         """The probe's weights (core.flows.diagnosis.urgency_probe), fitted once over the examples that name a danger
@@ -289,11 +232,7 @@ class UrgencyJudge:
             return False
         parts = urgent_sentences(text)
         parts += [told for told in from_each_danger(text) if told != normalize_symptom(text)]
-        parts += [
-            clause
-            for clause in danger_clauses(text)
-            if urgency_rank(keyword_urgency_check(clause).level) > urgency_rank(STORY_CAP)
-        ]
+        parts += [clause for clause in danger_clauses(text) if urgent_by_rule(clause)]
         return all(self.reads_as_harmless(self.query_vector(part)) for part in parts)
 
     def _critical_within_margin(self, near: list[Nearest]) -> bool:
