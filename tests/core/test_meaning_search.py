@@ -31,6 +31,7 @@ from core.flows.diagnosis.urgency_grammar import (
     asks_whether_it_can_happen,
     doubts_a_fault,
     is_a_request,
+    says_it_can_wait,
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_meaning import (
@@ -47,6 +48,7 @@ from core.flows.diagnosis.urgency_reasons import (
     PROBE_NOTE,
     QUESTION_NOTE,
     STORY_NOTE,
+    WAIT_NOTE,
     quote,
     without_cap_note,
 )
@@ -258,9 +260,9 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         # v29: a memory of skiing (止まらずにネットに突っ込んだ思い出); how hill-start assist works (a named function)
         "スキー初心者の頃、ブレーキのかけ方がわからなくて止まらずにネットに突っ込んだ思い出",
         "坂道で一瞬止まってくれる機能、あれってブレーキが勝手に効いてるんですか？",
-        # v30: a stock on fire, a go-kart's heavy steering, a remark about a person quoted
+        # v30: a stock on fire, a remark about a person quoted (its go-kart's heavy steering is a danger in a frame since
+        # v49's rule for steering too heavy to turn: see test_the_same_words_about_this_car_now_keep_their_level)
         "持ってる株が火を噴いて爆上がり中！この勢いで新車買っちゃおうかな",
-        "遊園地のゴーカート、ハンドルが重くて全然曲がらなかった笑 本物の方が楽だね",
         "上司に「お前の企画はエンジン全開なのにハンドルがない」って言われて凹んでる",
         # v31: a brakeless runaway said of a shot, a prank programme, a friend's former car, a habit that does not
         # stop (in kana), how a function works
@@ -324,6 +326,26 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
     assert fast_urgency_check(text, judge).level == "critical"
+
+
+def test_an_owner_who_says_it_can_wait_caps_a_high_likeness_and_nothing_the_rules_or_a_critical_likeness_find(
+    judge: UrgencyJudge,
+) -> None:
+    """v49: a USB port, 「急ぎではないので次の点検の時で大丈夫です」, lay near a battery warning light (high by meaning
+    alone). The owner's word caps such a likeness at medium; a danger the rules find, or a critical likeness, stays."""
+    text = "車内のUSBポートが片方反応しないです。急ぎではないので次の点検の時で大丈夫です"
+    result = fast_urgency_check(text, judge)
+    assert result.level == "medium"
+    assert result.reasons[0].startswith(MEANING_REASON) and result.reasons[0].endswith(WAIT_NOTE)
+    assert without_cap_note(result.reasons[0]) == result.reasons[0].removesuffix(WAIT_NOTE)
+    assert judge.judge(text.split("。")[0])[0].level == "low"
+    assert fast_urgency_check("急ぎではないけど、ブレーキが効かない", judge).level == "critical"
+    assert fast_urgency_check("急ぎじゃないんですけど、下り坂で止まれなくなった", judge).level == "critical"
+    assert (
+        fast_urgency_check("次の点検の時で大丈夫です。水温計の針がHのほうに上がってきてる", judge).level
+        == "critical"
+    )
+    assert (says_it_can_wait(text), says_it_can_wait("急いでないのにスピードが上がる")) == (True, False)
 
 
 def test_a_question_about_what_a_function_does_is_a_frame_and_a_report_of_it_failing_is_none() -> None:
@@ -1679,6 +1701,24 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("ブレーキの効きが急に悪くなった", "critical"),
         ("ブレーキの効きが悪くなるなんてことは一度もない", "low"),
         ("もしブレーキの効きがなくなったらどうする？", "low"),
+        # v49 taught: a danger only feared (「火が出るかと思って焦りました」「燃えてるのかと思いました」「壊れたかと思った」);
+        # a person's brakes (「嫁のブレーキ…買い物が止まらへん」). Found beside them: real smoke followed by a feared fire
+        # (「煙が出てて火事かと思った」) was medium, and steering too heavy to turn (「ハンドルが重くなってほとんど曲がれない」)
+        # was low by rule; and the same words about the car now
+        ("静電気でバチッときて、火が出るかと思って焦りました。静電気除去シートって効果あるの?", "medium"),
+        ("車内のにおいがすごくて、何か燃えてるのかと思いました。これが新車のにおいなんですね", "medium"),
+        ("急ブレーキ踏んだらペダルがガガガって震えて壊れたかと思った。普段は何ともないです", "medium"),
+        ("湯気を煙かと思った", "medium"),
+        ("ボンネットから煙が出てて火事かと思った", "critical"),
+        ("ボンネットから煙が出てて、燃えてるかと思った", "critical"),
+        ("ブレーキが効かないかと思った。今も止まりにくい", "critical"),
+        ("さっきからハンドルが重くなって曲がれない、交差点で死ぬかと思った", "critical"),
+        ("急ブレーキ踏んだら、後ろにぶつけられるかと思った。ブレーキが効かない", "critical"),
+        ("うちの嫁のブレーキ、完全に壊れてるわ。買い物が止まらへん", "medium"),
+        ("母のブレーキが効かない。買い物の帰り道で", "critical"),
+        ("急にハンドルが重くなってほとんど曲がれない", "critical"),
+        ("ハンドルが重たくなって回せない", "critical"),
+        ("遊園地のゴーカート、ハンドルが重くて全然曲がらなかった笑 本物の方が楽だね", "medium"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

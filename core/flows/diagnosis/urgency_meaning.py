@@ -51,6 +51,7 @@ from core.flows.diagnosis.urgency_grammar import (
     doubts_a_fault,
     is_a_request,
     is_question,
+    says_it_can_wait,
     sentences_of,
     tells_of_now,
     with_katakana_loanwords,
@@ -66,6 +67,7 @@ from core.flows.diagnosis.urgency_reasons import (
     PROBE_NOTE,
     QUESTION_NOTE,
     STORY_NOTE,
+    WAIT_NOTE,
     quote,
     without_level_or_cap_note,
 )
@@ -157,7 +159,9 @@ class UrgencyJudge:
 
     def judge(self, text: str, vector: np.ndarray | None = None) -> tuple[UrgencyResult, list[Nearest]]:
         """The level by meaning (low when nothing is near enough; for a request, that of the sentences beside it that
-        tell of now) and the examples that decided it (`vector`: the text's, when already embedded)."""
+        tell of now; medium at most for a question, a frame or a denial, and for a high likeness when the owner says it
+        can wait and the rules find no danger) and the examples that decided it (`vector`: the text's, when already
+        embedded)."""
         near = self.nearest(text, vector=vector)
         if is_a_request(text):
             return self._reports_beside_a_request(text), near
@@ -169,7 +173,9 @@ class UrgencyJudge:
         framed = in_harmless_frame(text)
         works = says_it_works(text)
         capped = (question or framed or works) and urgency_rank(level) > urgency_rank(QUESTION_CAP)
-        if capped:
+        # the owner says it can wait and the rules find no danger: a high likeness goes no further (never a critical one)
+        waits = level == "high" and says_it_can_wait(text) and not names_a_danger(text)
+        if capped or waits:
             level = QUESTION_CAP
         if level == "low":
             return not_urgent(), near
@@ -180,6 +186,8 @@ class UrgencyJudge:
             reason = f"{MEANING_REASON}{quote(near[0].text)}{FRAME_NOTE}"
         elif capped:
             reason = f"{MEANING_REASON}{quote(near[0].text)}{DENIAL_NOTE}"
+        elif waits:
+            reason = f"{MEANING_REASON}{quote(near[0].text)}{WAIT_NOTE}"
         else:
             basis = next(n for n in near if n.level == level)
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"

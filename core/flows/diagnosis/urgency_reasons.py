@@ -1,7 +1,7 @@
 """How the urgency judgement's reasons read (spec 04 §6 fast path): the quoted example, the level it named, and the note
-a cap at medium ends a reason with (a denial, a question, a story, a calm neighbourhood, the probe; the rules' harmless
-frame has its own, FRAME_NOTE). Above medium, once another judgement raised the session, a banner shows a reason
-without its cap note (without_cap_note).
+a cap at medium ends a reason with (a denial, a question, a story, a calm neighbourhood, the owner's word that it can
+wait, the probe; the rules' harmless frame has its own, FRAME_NOTE). Above medium, once another judgement raised the
+session, a banner shows a reason without its cap note (without_cap_note).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ STORY_NOTE = (
     "{example}）"
 )
 CALM_NOTE = "（意味の近い症状例がどれも急ぎではないため、この判定では緊急度は中まで{example}）"
+WAIT_NOTE = "（急ぎではないと書かれており、危険を示す言葉もないため、この判定では緊急度は中まで）"
 PROBE_NOTE = (
     "（文全体が、危険を報告する文よりも危険を話題にしているだけの文に近いため、この判定では緊急度は中まで）"
 )
@@ -36,7 +37,8 @@ EXAMPLE_NOTE = "。近い例: {quoted}"
 # How each note of a cap at medium opens (the note ends its reason). It says why one judgement stopped at medium: once
 # another judgement (the model's, spec 04 §6) raises the session above medium, the banner leaves it out.
 CAP_NOTE_OPENINGS = tuple(
-    note.split("{")[0] for note in (FRAME_NOTE, DENIAL_NOTE, QUESTION_NOTE, STORY_NOTE, CALM_NOTE, PROBE_NOTE)
+    note.split("{")[0]
+    for note in (FRAME_NOTE, DENIAL_NOTE, QUESTION_NOTE, STORY_NOTE, CALM_NOTE, WAIT_NOTE, PROBE_NOTE)
 )
 
 
