@@ -83,6 +83,9 @@ def test_every_labelled_phrasing_gets_its_level() -> None:
     [
         ("煙は出ていないし焦げ臭くもない", "low"),  # an adjective's negation (臭くもない) is a denial too
         ("焦げ臭くない", "low"),
+        ("ブレーキが効いてないってことはないです", "low"),  # a double negative denies too
+        ("煙が出てるってことはない", "low"),
+        ("ブレーキが効かないってことは、もう乗れないってこと？", "critical"),
         ("焦げ臭い", "critical"),
         ("給油ランプが点いてから何キロくらい走れますか", "low"),  # the low-fuel lamp is no fault
         ("燃料警告灯が点いた", "low"),
