@@ -25,6 +25,7 @@ from core.flows.diagnosis.urgency import (
     reports_a_bare_danger,
     says_it_works,
     told_after_a_step,
+    told_after_the_frames,
 )
 from core.flows.diagnosis.urgency_grammar import (
     REQUEST_RE,
@@ -292,6 +293,12 @@ def test_a_danger_written_all_in_hiragana_is_critical_by_meaning(judge: UrgencyJ
         "猫が車の下に潜り込んで30分出てこなかったです（もう出てきました）。乗る前にボンネットを叩く猫バンバンって効果ありますか？",
         # v38: money leaking away
         "ガソリン代が高くてお金が漏れていく一方です。燃費を良くする運転のコツありますか",
+        # v50: a dog's sick, a grandchild's 「ばくはつしそう」 after an inspection found nothing (in kana), a snake that was a hose
+        "犬が後ろの座席でゲーゲー吐いちゃって、拭いたけど臭いが全然取れません。車内クリーニングってやってますか",
+        "まごが「じいちゃんのくるま ばくはつしそう」って いうんです。えんじんの おとが おおきいだけで、このまえの てんけんでは"
+        " なんにも もんだい ないって いわれました。あんしん しました。",
+        "おばあがさ、車の下にハブが入っていったって大騒ぎしてたけど、結局落ちてたホースだったさー。"
+        "ついでにエンジンルームの掃除ってお願いできるね？",
     ],
 )
 def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_frame(
@@ -322,30 +329,71 @@ def test_what_only_the_judgement_by_meaning_called_critical_is_capped_by_its_fra
         "教習所に向かう途中でエンストして動かない",
         "猫をよけたらハンドルが効かなくなった",
         "お金のことを考えてたら、ガソリンが漏れてる",
+        # found beside v50's lessons: a frame capped the judgement by meaning wherever the danger was told
+        "異常なしって言われたのに、下り坂で止まれなくなった",
+        "点検でなんにも問題ないって言われた。さっきから下り坂で止まれない",
+        "結局ホースだった。今朝から下り坂で止まれなくなった",
     ],
 )
 def test_the_same_words_with_the_danger_here_stay_critical(judge: UrgencyJudge, text: str) -> None:
     assert fast_urgency_check(text, judge).level == "critical"
 
 
-def test_an_owner_who_says_it_can_wait_caps_a_high_likeness_and_nothing_the_rules_or_a_critical_likeness_find(
-    judge: UrgencyJudge,
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("異常なしって言われたのに、下り坂で止まれなくなった", "下り坂で止まれなくなった"),
+        ("結局ホースだった。今朝から下り坂で止まれなくなった", "今朝から下り坂で止まれなくなった"),
+        ("点検で異常なしでした。ありがとうございます", "ありがとうございます"),
+        ("点検で異常なしでした", ""),
+        ("下り坂で止まれなくなった", ""),
+    ],
+)
+def test_what_a_text_tells_after_its_frames_reach(text: str, rest: str) -> None:
+    """The judgement by meaning, which places no danger, asks what no frame covers (told_after_the_frames): the text
+    after the last frame and the step of the story, turn to today or sentence end that follows it."""
+    assert told_after_the_frames(text) == rest
+
+
+USB_CAN_WAIT = "車内のUSBポートが片方反応しないです。急ぎではないので次の点検の時で大丈夫です"
+BATTERY_LIGHT = "社用車3号車、本日朝よりバッテリー警告灯が点灯したまま走行しているとドライバーより報告"
+
+
+@pytest.mark.parametrize(
+    ("text", "example_level", "level"),
+    [
+        (USB_CAN_WAIT, "high", "medium"),
+        ("車内のUSBポートが片方反応しないです", "high", "high"),
+        (USB_CAN_WAIT, "critical", "critical"),
+    ],
+)
+def test_an_owner_who_says_it_can_wait_caps_a_high_likeness_and_never_a_critical_one(
+    tmp_path: Path, text: str, example_level: str, level: str
 ) -> None:
     """v49: a USB port, 「急ぎではないので次の点検の時で大丈夫です」, lay near a battery warning light (high by meaning
-    alone). The owner's word caps such a likeness at medium; a danger the rules find, or a critical likeness, stays."""
-    text = "車内のUSBポートが片方反応しないです。急ぎではないので次の点検の時で大丈夫です"
+    alone, 0.89). The owner's word caps such a likeness at medium, with a note the banner leaves out once another
+    judgement raises the session; a critical likeness stays."""
+    judge = _placed_judge(tmp_path, {example_level: [BATTERY_LIGHT]}, {BATTERY_LIGHT: 0.89}, text)
     result = fast_urgency_check(text, judge)
-    assert result.level == "medium"
-    assert result.reasons[0].startswith(MEANING_REASON) and result.reasons[0].endswith(WAIT_NOTE)
-    assert without_cap_note(result.reasons[0]) == result.reasons[0].removesuffix(WAIT_NOTE)
-    assert judge.judge(text.split("。")[0])[0].level == "low"
+    assert keyword_urgency_check(text).level == "low"
+    assert result.level == level
+    if level == "medium":
+        assert result.reasons == [MEANING_REASON + quote(BATTERY_LIGHT) + WAIT_NOTE]
+        assert without_cap_note(result.reasons[0]) == MEANING_REASON + quote(BATTERY_LIGHT)
+
+
+def test_an_owner_who_says_it_can_wait_does_not_lower_a_danger(judge: UrgencyJudge) -> None:
+    """What the rules find, or a critical likeness, stays whatever the owner says of the hurry."""
     assert fast_urgency_check("急ぎではないけど、ブレーキが効かない", judge).level == "critical"
     assert fast_urgency_check("急ぎじゃないんですけど、下り坂で止まれなくなった", judge).level == "critical"
     assert (
         fast_urgency_check("次の点検の時で大丈夫です。水温計の針がHのほうに上がってきてる", judge).level
         == "critical"
     )
-    assert (says_it_can_wait(text), says_it_can_wait("急いでないのにスピードが上がる")) == (True, False)
+    assert (says_it_can_wait(USB_CAN_WAIT), says_it_can_wait("急いでないのにスピードが上がる")) == (
+        True,
+        False,
+    )
 
 
 def test_a_question_about_what_a_function_does_is_a_frame_and_a_report_of_it_failing_is_none() -> None:
@@ -1719,6 +1767,21 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("急にハンドルが重くなってほとんど曲がれない", "critical"),
         ("ハンドルが重たくなって回せない", "critical"),
         ("遊園地のゴーカート、ハンドルが重くて全然曲がらなかった笑 本物の方が楽だね", "medium"),
+        # v50 taught: a cold exhaust's steam told at length (「…近所の人に火事かと思ったって言われました。しばらくすると消えます
+        # が」), ash dancing like smoke in Kagoshima dialect (「煙んごつ舞いよっど」), a dog's sick whose smell does not come
+        # out, what it turned out to be (「結局落ちてたホースだった」); and the same words about the car now
+        (
+            "冬の朝、マフラーから白い煙がもくもく出て、近所の人に火事かと思ったって言われました。"
+            "しばらくすると消えますが、これは湯気ですか？",
+            "low",
+        ),
+        ("冬の朝、マフラーから白い煙がもくもく出てて、しばらくしても消えません", "critical"),
+        ("桜島の灰がボンネットに積もって、風で煙んごつ舞いよっど", "low"),
+        ("ボンネットから煙が出て、灰が舞ってる", "critical"),
+        ("犬が後ろの座席でゲーゲー吐いちゃって、拭いたけど臭いが全然取れません", "low"),
+        ("犬が後ろの座席で吐いちゃって、車内が排気ガス臭い", "critical"),
+        ("結局落ちてたホースだったさー。エンジンルームの掃除ってお願いできる？", "low"),
+        ("結局オイル漏れだった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

@@ -231,6 +231,21 @@ def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
     return False
 
 
+def told_after_the_frames(text: str) -> str:
+    """What the text (normalize_symptom) tells after its last harmless frame and the next step of the story, turn to
+    today or sentence end after it (「異常なしって言われたのに、下り坂で止まれなくなった」 -> 「下り坂で止まれなくなった」):
+    what no frame covers. Empty without a frame, or when nothing follows one."""
+    normalized = normalize_symptom(text)
+    frames = _frame_spans(normalized)
+    if not frames:
+        return ""
+    end = frames[-1][1]
+    breaks = [
+        m.end() for m in (p.search(normalized, end) for p in (STORY_STEP_RE, TURN_RE, _SENTENCE_END)) if m
+    ]
+    return normalized[min(breaks) :].lstrip("、,") if breaks else ""
+
+
 def _danger_starts(normalized: str) -> list[int]:
     """Where the critical and high rules' counting matches begin, whatever frame they are told in."""
     return [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]

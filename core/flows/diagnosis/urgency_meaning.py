@@ -43,6 +43,7 @@ from core.flows.diagnosis.urgency import (
     reports_a_bare_danger,
     says_it_works,
     told_after_a_step,
+    told_after_the_frames,
     urgency_rank,
 )
 from core.flows.diagnosis.urgency_grammar import (
@@ -71,7 +72,13 @@ from core.flows.diagnosis.urgency_reasons import (
     quote,
     without_level_or_cap_note,
 )
-from core.flows.diagnosis.urgency_thresholds import DEFAULT_THRESHOLDS, K_CALM, K_NEAREST, THRESHOLDS
+from core.flows.diagnosis.urgency_thresholds import (
+    DEFAULT_THRESHOLDS,
+    K_CALM,
+    K_NEAREST,
+    REST_SIMILARITY,
+    THRESHOLDS,
+)
 from core.search.embedders import Embedder, Matrix
 
 EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
@@ -81,6 +88,8 @@ EXEMPLARS_FILE = Path(__file__).with_name("urgency_exemplars.json")
 SHIPPED_VECTORS = "urgency_vectors-{key}.npz"
 
 
+# The fewest characters of what follows a frame's reach that the judgement reads on its own (「。」 or 「笑」 says nothing).
+MIN_REST = 5
 # The level each cap stops at: a question about normal behaviour, a story or a calm neighbourhood, the probe.
 QUESTION_CAP = "medium"
 STORY_CAP = "medium"
@@ -159,9 +168,9 @@ class UrgencyJudge:
 
     def judge(self, text: str, vector: np.ndarray | None = None) -> tuple[UrgencyResult, list[Nearest]]:
         """The level by meaning (low when nothing is near enough; for a request, that of the sentences beside it that
-        tell of now; medium at most for a question, a frame or a denial, and for a high likeness when the owner says it
-        can wait and the rules find no danger) and the examples that decided it (`vector`: the text's, when already
-        embedded)."""
+        tell of now; medium at most for a question, a denial or a frame, unless what follows the frame's reach reads
+        urgent on its own, and for a high likeness when the owner says it can wait and the rules find no danger) and the
+        examples that decided it (`vector`: the text's, when already embedded)."""
         near = self.nearest(text, vector=vector)
         if is_a_request(text):
             return self._reports_beside_a_request(text), near
@@ -170,9 +179,10 @@ class UrgencyJudge:
             return not_urgent(), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
-        framed = in_harmless_frame(text)
+        above = urgency_rank(level) > urgency_rank(QUESTION_CAP)
+        framed = above and in_harmless_frame(text) and not self._urgent_after_the_frames(text)
         works = says_it_works(text)
-        capped = (question or framed or works) and urgency_rank(level) > urgency_rank(QUESTION_CAP)
+        capped = above and (question or framed or works)
         # the owner says it can wait and the rules find no danger: a high likeness goes no further (never a critical one)
         waits = level == "high" and says_it_can_wait(text) and not names_a_danger(text)
         if capped or waits:
@@ -192,6 +202,21 @@ class UrgencyJudge:
             basis = next(n for n in near if n.level == level)
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"
         return UrgencyResult(level, can_drive, visit, [reason]), near
+
+    def _urgent_after_the_frames(self, text: str) -> bool:
+        """What the text tells after its frames' reach (told_after_the_frames), neither a question nor a request, reads
+        critical on its own, its nearest example critical and at least REST_SIMILARITY near: the frame does not cap this judgement (「異常なしって
+        言われたのに、下り坂で止まれなくなった」). The rules place each danger against the frames; this judgement, which
+        names none, asks what no frame covers."""
+        rest = told_after_the_frames(text)
+        if len(rest) < MIN_REST or is_question(rest) or is_a_request(rest):
+            return False
+        result, near = self.judge(rest)
+        return (
+            result.level == "critical"
+            and near[0].level == "critical"
+            and near[0].similarity >= REST_SIMILARITY
+        )
 
     def _reports_beside_a_request(self, text: str) -> UrgencyResult:
         """A request (is_a_request) is low by meaning, except for the sentences beside it that tell of now
