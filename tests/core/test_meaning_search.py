@@ -390,10 +390,16 @@ def test_an_owner_who_says_it_can_wait_does_not_lower_a_danger(judge: UrgencyJud
         fast_urgency_check("次の点検の時で大丈夫です。水温計の針がHのほうに上がってきてる", judge).level
         == "critical"
     )
-    assert (says_it_can_wait(USB_CAN_WAIT), says_it_can_wait("急いでないのにスピードが上がる")) == (
-        True,
-        False,
-    )
+    assert [
+        says_it_can_wait(t)
+        for t in (
+            USB_CAN_WAIT,
+            "急ぎじゃないです",
+            "急ぎません",
+            "急いでないのにスピードが上がる",
+            "急ぎなんですが",
+        )
+    ] == [True, True, True, False, False]
 
 
 def test_a_question_about_what_a_function_does_is_a_frame_and_a_report_of_it_failing_is_none() -> None:

@@ -62,9 +62,9 @@ def tells_of_now(sentence: str) -> bool:
 
 # The owner says it can wait (「急ぎではないので次の点検の時で大丈夫です」): where the rules find no danger, the judgement by
 # meaning goes no higher than medium (a faint likeness to an urgent example says less than the owner). Not 「急いでない」:
-# 「急いでないのにスピードが上がる」 is the driver.
+# 「急いでないのにスピードが上がる」 is the driver; nor 「急ぎなんですが」, which asks for haste.
 CAN_WAIT_RE = re.compile(
-    r"急ぎ(では|じゃ|で)?(な|あり|ね)|急ぎませ|いそぎ(では|じゃ)?(な|ありませ)"
+    r"急ぎ(では|じゃ|でわ)(な|あり|ね)|急ぎませ|いそぎ(では|じゃ)(な|ありませ)"
     r"|(次|今度)の(点検|車検|オイル交換|定期点検|入庫|整備)(の(時|とき|際)|で|ついで|まで)(で)?(大丈夫|いい|構|かまい|平気|ok|OK)"
 )
 
