@@ -55,6 +55,28 @@ def test_a_related_danger_chunk_escalates() -> None:
     assert not s.can_drive and [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]
 
 
+SMOKE = [src("煙が出たとき・焦げたにおいがするとき", "danger", 0.63, warning=True, page=74)]
+
+
+def test_a_danger_told_in_a_harmless_frame_does_not_escalate_the_demo() -> None:
+    """A scare only feared (v49: a spark at a self-service pump) lies near the manual's smoke chunk; the demo, which
+    cannot read the story as a model does, asks its questions instead of sending the owner to the roadside service."""
+    s = make_session(ChatStep.FREE_TEXT)
+    message = "セルフスタンドで静電気でバチッときて、火が出るかと思って焦りました"
+    r = process_step(s, ChatRequest("s1", message=message), deps(SMOKE))
+    assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
+    assert s.urgency_level == "medium" and s.can_drive
+
+
+def test_the_same_danger_told_as_happening_still_goes_to_the_roadside_service() -> None:
+    """Real smoke before a feared fire is no frame: the fast path sends the owner to the roadside service before the
+    demo is asked (its own escalation on a related danger chunk: test_a_related_danger_chunk_escalates)."""
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message="ボンネットから煙が出てて火事かと思った"), deps(SMOKE))
+    assert s.current_step == ChatStep.RESERVATION and "「発煙（煙が出ている）」" in r.prompt.message
+    assert not s.can_drive and [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]
+
+
 def test_brake_symptoms_keep_the_brake_timing_choice() -> None:
     sources = [src("ブレーキ時にキーキー音がする", "warning", 0.67, warning=True)]
     d = deps(sources)

@@ -3,8 +3,9 @@
 It asks 2 questions with choices drawn from the retrieved chunks that share a key noun with the
 symptom, raises its confidence as answers come, then gives a provide_answer citing the manual page;
 after a failed solution it cites another relevant chunk, or says the manual has nothing more. It
-escalates when the best relevant chunk is a danger item and echoes the keyword rules in the urgency
-check. It only ever quotes the excerpts it was given.
+escalates when the best relevant chunk is a danger item — unless the symptom tells the danger in a harmless frame (a
+scare only feared, somebody else's car, the news: `in_harmless_frame`), which a real model reads from the words and
+the demo cannot — and echoes the keyword rules in the urgency check. It only ever quotes the excerpts it was given.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from core.flows.diagnosis.urgency import in_harmless_frame
 from core.llm.base import LLMRequest
 
 _EXCERPT = re.compile(
@@ -159,7 +161,12 @@ def diagnostic_reply(prompt: str) -> dict[str, Any]:
     answers = _answers(prompt)
     retries = sum("解決しませんでした" in a or "変わりません" in a for a in answers)
     force = "provide_answer にして" in prompt or "問診ターンの上限" in prompt
-    if excerpts and excerpts[0]["type"] == "danger" and excerpts[0]["score"] >= 0.5:
+    if (
+        excerpts
+        and excerpts[0]["type"] == "danger"
+        and excerpts[0]["score"] >= 0.5
+        and not in_harmless_frame(symptom)
+    ):
         top = excerpts[0]
         return _diagnostic(
             {
