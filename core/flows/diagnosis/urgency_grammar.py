@@ -70,6 +70,7 @@ CAN_WAIT_RE = re.compile(
 
 
 def says_it_can_wait(text: str) -> bool:
+    """The owner says the matter can wait (CAN_WAIT_RE)."""
     return CAN_WAIT_RE.search(text) is not None
 
 

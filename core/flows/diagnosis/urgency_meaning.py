@@ -205,9 +205,9 @@ class UrgencyJudge:
 
     def _urgent_after_the_frames(self, text: str) -> bool:
         """What the text tells after its frames' reach (told_after_the_frames), neither a question nor a request, reads
-        critical on its own, its nearest example critical and at least REST_SIMILARITY near: the frame does not cap this judgement (「異常なしって
-        言われたのに、下り坂で止まれなくなった」). The rules place each danger against the frames; this judgement, which
-        names none, asks what no frame covers."""
+        critical on its own, its nearest example critical and at least REST_SIMILARITY near: the frame does not cap this
+        judgement (「異常なしって言われたのに、下り坂で止まれなくなった」). The rules place each danger against the frames;
+        this judgement, which names none, asks what no frame covers."""
         rest = told_after_the_frames(text)
         if len(rest) < MIN_REST or is_question(rest) or is_a_request(rest):
             return False
