@@ -1011,6 +1011,9 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
         # v42: whether a way of using the car is bad, with a short word after
         ("サイドブレーキって完全に戻さないとまずいんですか？今はちゃんと戻してます", "medium"),
         ("ガソリンが漏れてるのって早く直さないとまずいんですか？今高速を走ってて", "critical"),
+        # v51: whether it might, said with 「たり」 (in kana there)
+        ("昨日 たきびの ひのこが とんできて、ボンネットに しろいあとが ついた。さびたりしますか", "medium"),
+        ("ボンネットに しろいあとが ついた。いま 運転中 で どうしたら", "critical"),
     ],
 )
 def test_a_question_whether_it_can_happen_or_is_normal_caps_the_judgement_by_meaning(
@@ -1034,6 +1037,11 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
     assert not asks_whether_it_can_happen("こんなことある？今運転中でブレーキが効かない")
     assert not asks_whether_it_can_happen("こんなことってあるんですか、今運転中でどうしたらいい")
     assert not asks_whether_it_can_happen("ブレーキが効かないことがある")
+    # v51: whether it might, said with 「たり」
+    assert asks_whether_it_can_happen("ぼんねっとに しろいあとが ついた。さびたりしますか")
+    assert asks_whether_it_can_happen("雨の日に乗ったらエンジン止まったりせん？")
+    assert not asks_whether_it_can_happen("エンジンが止まったりかかったりする")
+    assert not asks_whether_it_can_happen("止まったりしますか？今運転中でどうしたらいい")
 
 
 @pytest.mark.parametrize(
@@ -1788,6 +1796,22 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("犬が後ろの座席で吐いちゃって、車内が排気ガス臭い", "critical"),
         ("結局落ちてたホースだったさー。エンジンルームの掃除ってお願いできる？", "low"),
         ("結局オイル漏れだった", "critical"),
+        # v51 taught: a boss without brakes whose meetings do not stop (「会議が止まらない」), smoke of a fireworks display
+        # (「花火大会の煙がすごかった」), a diffuser's mist that looks like smoke; and the same words about the car now
+        ("上司がブレーキの効かない人で、会議が止まらないのが悩み笑", "medium"),
+        ("上司を乗せてたらブレーキが効かない、車が止まらない", "critical"),
+        ("咳が止まらないし、ブレーキも効かない", "critical"),
+        ("花火大会の煙がすごかったけん、車が灰だらけになっとるっちゃん", "medium"),
+        ("花火の煙みたいなのがボンネットから出てる", "critical"),
+        ("花火大会の帰り、ボンネットから煙が出てる", "critical"),
+        ("アロマディフューザーのミストが煙みたいに見えるから、後ろの車に火事と思われないか心配", "medium"),
+        ("ミストが煙みたいに見えるけど、ボンネットからも煙が出てる", "critical"),
+        ("ミストが煙みたいに見える。火事と思われたら困るけど煙が出てる", "critical"),
+        # ...and what it missed: power lost on a motorway (「アクセル踏んでも全然進まない…いま高速の走行車線」) is critical
+        ("アクセル踏んでも全然進まないのに車体がガタガタ揺れてる。いま高速の走行車線", "critical"),
+        ("高速で急にスピードが落ちた", "critical"),
+        ("アクセル踏んでも加速しない", "high"),
+        ("高速の上り坂でスピードが落ちるのは普通？", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

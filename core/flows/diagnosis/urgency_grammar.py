@@ -94,6 +94,8 @@ def doubts_a_fault(text: str) -> bool:
 # none — unless they ask what to do or are driving now (WHAT_TO_DO_RE).
 CAN_IT_HAPPEN_RE = re.compile(
     r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?(か|[？?])"
+    # 「…さびたりしますか」「…燃えたりせん？」: whether it might, said with 「たり」
+    r"|たり(します|する|しない|しません|せん|せえへん|しよる)(ん|の)?(です|でしょう)?(か|[？?])"
 )
 
 
