@@ -546,6 +546,32 @@ def test_saying_the_car_works_caps_the_judgement_by_meaning(judge: UrgencyJudge)
     assert says_it_works("ハンドルもちゃんと曲がるし、ブレーキもしっかり効いてる")
 
 
+def test_a_door_opened_while_driving_beside_a_setting_question_is_critical(judge: UrgencyJudge) -> None:
+    """A question where a setting is made is a request, so the judgement by meaning is low; a door that opened while
+    driving, told beside it, is critical by rule (`opens_while_driving`), and the fast path says so."""
+    text = "後ろのスライドドアが走ってる最中に勝手に開いた！チャイルドロックはどこで設定するんですか？"
+    assert is_a_request(text)
+    assert judge.judge(text)[0].level == "low"
+    result = fast_urgency_check(text, judge)
+    assert (result.level, result.reasons[0]) == ("critical", "走行中のドア・ボンネットの開放")
+
+
+def test_v52s_setting_question_function_question_and_brakes_working_again_in_kana() -> None:
+    """v52: where a setting is made is a request; whether hill-start assist is a function, with a short word after, is
+    a doubt of a fault; brakes that work again, typed in kana, say the car works. Each was critical by meaning."""
+    assert is_a_request(
+        "子どもが走行中にドア開けようとするので、チャイルドロックが外れないようにしたい。どこで設定するんですか？"
+    )
+    assert is_a_request("オートライトってどうやってオフにするんですか")
+    assert not is_a_request("チャイルドロックの設定をしたのにドアが開いた")
+    assert doubts_a_fault(
+        "坂道で車が下がらないのは、故障じゃなくてそういう機能なんですよね？2秒くらいで動き出すけど"
+    )
+    assert not doubts_a_fault("坂道で車が下がらない機能が効かなくて、ずるずる下がっていく")
+    assert says_it_works("きのう しゃけん おわりました。ぶれーきも ちゃんと きくようになって あんしんです")
+    assert not says_it_works("ぶれーきが ちゃんと きかない")
+
+
 @pytest.mark.parametrize(
     ("text", "rule"),
     [
@@ -1812,6 +1838,32 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("高速で急にスピードが落ちた", "critical"),
         ("アクセル踏んでも加速しない", "high"),
         ("高速の上り坂でスピードが落ちるのは普通？", "low"),
+        # v52 taught: a hypothetical told as 「もしもの話なんですけど」 and 「外れたらどう対処」, a cold exhaust's steam and
+        # water that 「少し走るとなくなる」, a husband fired up for golf (「ゴルフに燃えてて」); and the same words about the
+        # car now. Found beside them: a fire that spreads (「燃え移った」) and a hypothetical denied (「もしもの話じゃなくて」)
+        # were low by rule
+        ("もしもの話なんですけど、高速でタイヤが外れたらどう対処すればいいんですか？", "low"),
+        ("走ってる最中にタイヤが外れた、どう対処すればいい？", "critical"),
+        ("もしもの話じゃなくて、走ってる最中にタイヤが外れた", "critical"),  # was low: a hypothetical denied
+        ("もしもじゃなくて本当に、ブレーキが効かない", "critical"),
+        (
+            "冬の朝エンジンかけるとマフラーから白い煙がもわもわ出て、水もポタポタ垂れてる。少し走るとなくなる",
+            "low",
+        ),
+        ("冬の朝エンジンかけるとマフラーから白い煙がもわもわ出て、少し走ってもなくならない", "critical"),
+        ("旦那が最近ゴルフに燃えてて、毎週末車出してる", "medium"),
+        ("旦那が最近ゴルフに燃えてて、車からも煙が出てる", "critical"),
+        ("隣の車の火が、うちの車に燃え移った", "critical"),
+        ("恋が燃え上がってます笑", "low"),
+        # ...and a door or a bonnet that opens while driving (23 critical examples, caught by meaning until v52's request
+        # about a child lock showed that a request beside it made the judgement low)
+        (
+            "後ろのスライドドアが走ってる最中に勝手に開いた！チャイルドロックはどこで設定するんですか？",
+            "critical",
+        ),
+        ("走行中にボンネットが浮いてバタバタしてる", "critical"),
+        ("子どもが走行中にドア開けようとするので、チャイルドロックが外れないようにしたい", "low"),
+        ("もし走行中にボンネットが開いたらどうすればいいんですか？", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
