@@ -563,6 +563,7 @@ def test_v52s_setting_question_function_question_and_brakes_working_again_in_kan
         "子どもが走行中にドア開けようとするので、チャイルドロックが外れないようにしたい。どこで設定するんですか？"
     )
     assert is_a_request("オートライトってどうやってオフにするんですか")
+    assert is_a_request("タッチペンってなんぼすんの?")  # v53: 「なんぼ」 is 「いくら」
     assert not is_a_request("チャイルドロックの設定をしたのにドアが開いた")
     assert doubts_a_fault(
         "坂道で車が下がらないのは、故障じゃなくてそういう機能なんですよね？2秒くらいで動き出すけど"
@@ -1864,6 +1865,28 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("走行中にボンネットが浮いてバタバタしてる", "critical"),
         ("子どもが走行中にドア開けようとするので、チャイルドロックが外れないようにしたい", "low"),
         ("もし走行中にボンネットが開いたらどうすればいいんですか？", "low"),
+        # v53 taught: 「ガタガタもしねぇ」 denies in Tohoku dialect; smoke of grilling saury in clothes worn into the car
+        # (「その服のまま車乗ったら車内まで焦げ臭い」, its 「消臭」 no smell); the flame of love (「恋の炎」); a new car's
+        # burning smell; and the same words about the car now. And what it missed: steering too heavy to make the turn
+        # (「曲がりきれなかった」), and fumes told a sentence before a child's sickness, which a frame covered because the
+        # frame's span began at the sentence end before it
+        ("雪かきでバンパーに傷ついただけだ。ガタガタもしねぇし走るのは全然平気だべ", "low"),
+        (
+            "ガタガタもしねぇって思ってたら、今すげぇガタガタしてる",
+            "high",
+        ),  # its 「もしねぇ」 was a hypothetical's 「もし」
+        ("もしね、ブレーキが効かなくなったらどうする？", "low"),
+        ("昨日さんま焼いてたら部屋中煙だらけになって、その服のまま車乗ったら車内まで焦げ臭い", "medium"),
+        ("さんま焼いてたら煙だらけになって、その服のまま車乗ったらエンジンから焦げ臭い", "critical"),
+        ("焚き火で煙くさい服のまま乗ったら車内まで臭いついた、消臭ってやってもらえる?", "medium"),
+        ("消臭剤を置いたのにボンネットから焦げ臭い", "critical"),
+        ("恋の炎が燃え上がってるので週末ドライブです", "medium"),
+        ("ボンネットから炎が上がってる", "critical"),
+        ("納車したての新車なんですが、エンジンのほうから少し焼けたような匂いがします", "medium"),
+        ("納車したての新車なんですが、エンジンから焦げ臭い匂いがして煙も出てる", "critical"),
+        ("運転中にいきなりハンドルがめちゃくちゃ重くなって、交差点で曲がりきれなかった", "critical"),
+        ("最近車内が排気ガスくさくて、頭がガンガンする。今日は子供も気持ち悪いって吐きそう", "critical"),
+        ("ドライブ中、子供が気持ち悪いって吐きそうになった", "low"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

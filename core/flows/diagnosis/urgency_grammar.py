@@ -15,7 +15,7 @@ from core.flows.diagnosis.urgency import normalize_symptom
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
 REQUEST_RE = re.compile(
-    r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|知りたい|いつ(?!も)|いくら|おすすめ)"
+    r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|知りたい|いつ(?!も)|いくら|なんぼ|おすすめ)"
     r"[^。]{0,6}[？?]?。?$"
     # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
     r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
