@@ -86,8 +86,10 @@ def test_a_stronger_ridge_makes_the_probe_less_sure() -> None:
 # ---- the probe in the fast path, with the bundled model and the shipped examples ----
 
 HABIT = "台風の日は車出さない派です。理由はシンプルに水没が怖いから"  # v39: a habit explained by a fear, low
-DRIBBLE = (  # v34: a son praised for his dribbling, and a question about cars, low
-    "サッカー部の息子が「ブレーキのきかないドリブル」って監督に褒められたらしいです笑 遠征用に7人乗れる車種を教えてください"
+# v34's son praised for 「ブレーキのきかないドリブル」 was the second case here until v51 joined the examples: its calm
+# neighbours now cap it at medium without the probe.
+LECTURE = (  # a boss's lecture that 「オーバーヒートして」, and a booking, low
+    "上司の説教がオーバーヒートして2時間止まりませんでした。愚痴ですみません、本題は冬タイヤへの交換予約です。"
 )
 
 PROBE_DEFAULT = THRESHOLDS["e5q4-chive"].probe_below
@@ -148,7 +150,7 @@ def test_no_critical_or_high_example_reads_as_harmless_throughout(judge: Urgency
             "critical",
             MEANING_REASON + quote("電気自動車が台風で水没しちゃった、乾いたら乗ってもいいですか？"),
         ),
-        (DRIBBLE, "critical", "ブレーキの故障・効き不良の疑い"),
+        (LECTURE, "critical", "オーバーヒート"),
     ],
 )
 def test_a_harmless_telling_the_fast_path_found_critical_is_capped_by_the_probe(
