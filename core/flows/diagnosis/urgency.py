@@ -138,16 +138,13 @@ def in_harmless_frame(text: str) -> bool:
     return bool(_frame_spans(normalize_symptom(text)))
 
 
-_LEADING_ENDS = "。！？!?\n"
-
-
 def _frame_spans(normalized: str) -> list[tuple[int, int]]:
-    """Where the harmless frames of a normalized text are, each not followed by the writer's own car now. A frame that
-    begins at a sentence's start takes the end of the sentence before it to know where it begins; that mark is not
-    the frame's (「…排気ガスくさくて…頭がガンガンする。今日は子供も気持ち悪いって吐きそう」: the sentence before is no part
-    of the frame, and a sentence end lies between it and the danger)."""
+    """Where the harmless frames of a normalized text are, each not followed by the writer's own car now. (A frame that
+    begins at a sentence's start looks behind for the sentence end before it and does not take it: a sentence end lies
+    between the frame and a danger told in the sentence before, 「…排気ガスくさくて…頭がガンガンする。今日は子供も
+    気持ち悪いって吐きそう」.)"""
     return [
-        (m.start() + len(m.group()) - len(m.group().lstrip(_LEADING_ENDS)), m.end())
+        m.span()
         for m in HARMLESS_FRAME_RE.finditer(normalized)
         if NOW_MY_CAR_RE.search(normalized, m.end()) is None
     ]
