@@ -553,7 +553,7 @@ def test_a_door_opened_while_driving_beside_a_setting_question_is_critical(judge
     assert is_a_request(text)
     assert judge.judge(text)[0].level == "low"
     result = fast_urgency_check(text, judge)
-    assert (result.level, result.reasons[0]) == ("critical", "走行中のドア・ボンネットの開放")
+    assert (result.level, result.reasons[0]) == ("critical", "走行中にドア・ボンネットが開く")
 
 
 def test_v52s_setting_question_function_question_and_brakes_working_again_in_kana() -> None:
