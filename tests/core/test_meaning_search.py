@@ -1887,6 +1887,31 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
         ("運転中にいきなりハンドルがめちゃくちゃ重くなって、交差点で曲がりきれなかった", "critical"),
         ("最近車内が排気ガスくさくて、頭がガンガンする。今日は子供も気持ち悪いって吐きそう", "critical"),
         ("ドライブ中、子供が気持ち悪いって吐きそうになった", "low"),
+        # v54 taught: a windscreen cracked so that the driver cannot see ahead (「前がほとんど見えません」, a new critical
+        # rule: 34 critical examples said it, with a bonnet flying up or wipers stopping in a downpour); a wife whose
+        # brakes fail at the shopping mall; white exhaust on a cold morning that 「走ってるうちに消えました」; a gauge
+        # watched ever since a past overheating; and the same words about the car now
+        (
+            "高速で前のトラックから石が飛んできて、フロントガラスのヒビがみるみる広がって、運転席の前が蜘蛛の巣みたいになって"
+            "前がほとんど見えません",
+            "critical",
+        ),
+        ("窓が曇って前が見えない、どうしたらいい？", "low"),
+        ("前が見えないくらいの大雨でした", "low"),
+        ("YouTubeで走行中にボンネットが開いて前が見えなくなる動画を見ました", "medium"),
+        (
+            "うちの嫁さん、ショッピングモール行くとブレーキが全然効かへんねんけど、そっちで点検してもらえる？w",
+            "medium",
+        ),
+        ("嫁がショッピングモールに行く途中でブレーキが効かなくなった", "critical"),
+        ("嫁さん、買い物に車で行くとブレーキが効かへん言うとる", "critical"),
+        ("寒い朝、マフラーから白い煙がモクモク出てびっくりしたけど、走ってるうちに消えました", "low"),
+        ("マフラーから白い煙、走ってるうちに消えるどころか増えてきた", "critical"),
+        (
+            "去年の夏にオーバーヒートして湯気が出たことがあってから、つい水温計ばかり見てしまいます。今はずっと真ん中です",
+            "medium",
+        ),
+        ("去年オーバーヒートしたことがあって心配してたら、今日また水温計が赤まで上がった", "critical"),
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:
