@@ -485,19 +485,29 @@ def test_a_plea_ending_in_a_request_is_judged_by_meaning(judge: UrgencyJudge) ->
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "by_rule"),
     [
         # v47's two missed critical phrasings were low by rule and low by meaning: each ends in a request
-        "ワックスのことも相談したかったんですが…今、信号待ちで止まってたら、アクセル踏んでないのにエンジンの回転が"
-        "どんどん上がって、車が勝手に前に出ようとします。あとワックスは何がおすすめですか",
-        "営業時間って何時までですか？ってか今、Pに入れてたのに車が勝手に坂をじわじわ動き出した!! あとオイル交換の値段も知りたいです",
+        (
+            "ワックスのことも相談したかったんですが…今、信号待ちで止まってたら、アクセル踏んでないのにエンジンの回転が"
+            "どんどん上がって、車が勝手に前に出ようとします。あとワックスは何がおすすめですか",
+            "low",
+        ),
+        # since v55 a parked car that rolls away is critical by rule too (rolls_away_parked)
+        (
+            "営業時間って何時までですか？ってか今、Pに入れてたのに車が勝手に坂をじわじわ動き出した!! "
+            "あとオイル交換の値段も知りたいです",
+            "critical",
+        ),
     ],
 )
-def test_a_report_now_beside_a_request_is_judged_on_its_own(judge: UrgencyJudge, text: str) -> None:
+def test_a_report_now_beside_a_request_is_judged_on_its_own(
+    judge: UrgencyJudge, text: str, by_rule: str
+) -> None:
     """A request (「…おすすめですか」「…知りたいです」) keeps the judgement low, except for a sentence beside it told as
-    happening now (tells_of_now), judged on its own: the car moving by itself is critical by meaning only."""
+    happening now (tells_of_now), judged on its own: the engine racing by itself is critical by meaning only."""
     assert is_a_request(text)
-    assert keyword_urgency_check(text).level == "low"
+    assert keyword_urgency_check(text).level == by_rule
     assert judge.judge(text)[0].level == "critical"
     assert fast_urgency_check(text, judge).level == "critical"
 
@@ -571,6 +581,27 @@ def test_v52s_setting_question_function_question_and_brakes_working_again_in_kan
     assert not doubts_a_fault("坂道で車が下がらない機能が効かなくて、ずるずる下がっていく")
     assert says_it_works("きのう しゃけん おわりました。ぶれーきも ちゃんと きくようになって あんしんです")
     assert not says_it_works("ぶれーきが ちゃんと きかない")
+
+
+def test_v55s_bonnet_hot_after_the_motorway_with_the_gauge_in_the_middle(judge: UrgencyJudge) -> None:
+    """v55: a bonnet too hot to touch after a summer motorway drive, 「こんなもんですか？」, the temperature gauge 「ずっと
+    真ん中のままでした」 was critical by meaning (boiling-over examples within the margin). A gauge in the middle says
+    the car works, and 「こんなもんですか」 at the end asks whether it is normal; a gauge above the middle, or steam,
+    does not."""
+    text = (
+        "夏に高速走ったあと、ボンネット触ったら火傷しそうなくらい熱かったんですけど、こんなもんですか？"
+        "水温計はずっと真ん中のままでした"
+    )
+    assert says_it_works(text)
+    assert fast_urgency_check(text, judge).level == "medium"
+    assert doubts_a_fault("街乗りで燃費リッター12くらいなんですけど、こんなもんですか")
+    assert not says_it_works("水温計は真ん中より上に上がってきて、ボンネットが熱い")
+    assert not says_it_works("水温計はいつもの位置じゃない、ボンネットが熱い")
+    assert not says_it_works("水温計はずっと真ん中だけど、ボンネットから湯気が出てる")
+    assert (
+        fast_urgency_check("水温計はずっと真ん中だけど、ボンネットから湯気が出てる", judge).level
+        == "critical"
+    )
 
 
 @pytest.mark.parametrize(
@@ -1912,6 +1943,30 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
             "medium",
         ),
         ("去年オーバーヒートしたことがあって心配してたら、今日また水温計が赤まで上がった", "critical"),
+        # v55's critical phrasings that only the judgement by meaning caught, each a kind of danger no rule read (twenty
+        # critical examples said the same; nothing else moved): a parked car that rolls away (a new rule), a fire typed
+        # in kana, wheels that do not follow the steering, a brake pedal that sinks slowly, an engine that dies in the
+        # middle of an intersection or a level crossing, power that 「力抜けて」 on the motorway
+        (
+            "坂の駐車場でPに入れてサイドも引いたのに、エンジン切って降りたら車がじわじわ下がっていきました",
+            "critical",
+        ),
+        ("Pに入れたけど車が動き出さないか心配", "low"),
+        ("Pに入れてサイドブレーキを引いたのに車がガクンと少し動くのは普通ですか", "low"),
+        ("くるまのしたから ひがでてる！！", "critical"),
+        ("あさ ひがでてから でかけます", "low"),
+        (
+            "カーブでハンドル切ったらガクンってなって、そこからハンドル回してもタイヤの向きが変わらない",
+            "critical",
+        ),
+        ("ブレーキを踏んでるとペダルがじわ〜っと奥に沈んでいく感じがあって", "critical"),
+        ("アクセルペダルが床まで沈む", "low"),
+        ("交差点のど真ん中でエンジンがいきなり止まってしもうて", "critical"),
+        (
+            "高速乗っとったら急にアクセル踏んでもスーッと力抜けてもうて、今40キロくらいしか出えへんねん",
+            "critical",
+        ),
+        ("急にアクセル踏んでもスーッと力抜けたみたいに感じる", "low"),  # no motorway: not this rule
     ],
 )
 def test_the_same_words_about_this_car_now_keep_their_level(text: str, level: str) -> None:

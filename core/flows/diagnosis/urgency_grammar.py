@@ -30,7 +30,7 @@ REQUEST_RE = re.compile(
 # 「ブレーキが効かない」), so the judgement by meaning goes no higher than medium and the rules decide the rest
 # (a brake that does not work is critical by rule however it is asked).
 NORMAL_QUESTION_RE = re.compile(
-    r"(正常|普通|故障|問題ない|大丈夫|平気|(そう|こう)いうもの)(ですか|なの|なのか|かな|でしょうか)?[？?]?"
+    r"(正常|普通|故障|問題ない|大丈夫|平気|(そう|こう)いうもの|(こんな|そんな)(もん|もの))(ですか|なの|なのか|かな|でしょうか)?[？?]?"
     r"(気になって(い)?(ます|る)|心配で(す)?|不安で(す)?)?[。？?]?$"
     # 「…って普通ですよね？買ったばかりで」: a question mark, then a short word about the thing
     r"|(正常|普通)(ですよね|だよね|よね)[？?][^。？?]{0,12}$"
