@@ -6,14 +6,17 @@ from pathlib import Path
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SCROLL_PENDING = 'html[data-chat-scroll="pending"]'  # a chat page still scrolling its newest turn into view
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the app has finished its current script run (after every interaction)."""
+    """Wait until the app has finished its current script run (after every interaction) and a chat page has
+    finished scrolling its newest turn into view (a scroll closes a list box opened meanwhile)."""
     page.wait_for_timeout(150)
     page.wait_for_selector(IDLE, timeout=timeout)
     page.wait_for_timeout(100)
     page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_selector(SCROLL_PENDING, state="detached", timeout=timeout)
 
 
 def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]

@@ -65,10 +65,16 @@ def test_choices_rewind_and_booking(page, app_url):  # type: ignore[no-untyped-d
     year, month, date = (int(p.get_attribute("aria-valuenow") or 0) for p in parts)
     assert re.fullmatch(r"\d{4}/\d{2}/\d{2}", day.inner_text().replace("\n", "").strip()), day.inner_text()
     picked = f"{year:04d}-{month:02d}-{date:02d}"
-    time_box = page.get_by_test_id("stSelectbox").filter(has_text="来店希望時刻（必須）")
-    time_box.click()
+    # open the time box, type to narrow its list (it draws only the options in view) and click the one option
+    # left, then wait until the box holds it (wait_idle let the page finish scrolling: a scroll shuts the list)
+    page.get_by_role("combobox", name="来店希望時刻（必須）").click()
     page.keyboard.type("14:30")
-    page.keyboard.press("Enter")
+    page.get_by_role("option", name="14:30", exact=True).click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stSelectbox]')]"
+        ".some(b => b.innerText.includes('来店希望時刻') && b.querySelector('input')?.value === '14:30')"
+    )
+    wait_idle(page)
     click(page, "入力内容を確認する")
     see(page, "電話番号の形式が正しくありません")
     shot(page, "diagnosis-form-errors")

@@ -19,7 +19,7 @@ def test_a_thumb_and_comment_survive_a_reload(page, app_url):  # type: ignore[no
     wait_idle(page)
     main = page.get_by_test_id("stMain")
     main.get_by_test_id("stChatMessage").get_by_text(REPLY).wait_for()
-    page.wait_for_timeout(800)  # the page scrolls the newest turn into view up to 600 ms after drawing it
+    wait_idle(page)  # the page scrolls the newest turn into view up to 600 ms after drawing it
     thread = page.url.split("review_thread=")[1]
     key = f"feedback_review_{thread}_1"
     down = main.locator(f".st-key-{key}_thumb").get_by_role("radio", name="Thumbs down")

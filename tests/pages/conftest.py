@@ -16,6 +16,10 @@ from core.llm.base import LLMClient
 from core.settings import Settings
 
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+# How long a page test waits for a background job of the process's one worker: a cap, not a target. That worker
+# (two threads) serves every page test in the process, so on a busy two-core machine a job can wait behind
+# earlier tests' memory extractions (30 s ran out once in a full run).
+JOB_WAIT_S = 120.0
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ from core.store import open_store
 from pages.ui.shell.render import llm_label, plain_label
 from pages.ui.shell.state import worker
 from tests.abuse.hostile import MARK, HostileClient, live_parts
-from tests.pages.conftest import claims, make_app, make_signed_in_app
+from tests.pages.conftest import JOB_WAIT_S, claims, make_app, make_signed_in_app
 
 MARKDOWN_ELEMENTS = ("markdown", "caption", "error", "warning", "info", "success", "subheader", "title")
 LABELLED = ("button", "expander", "toggle", "checkbox", "tabs", "radio")
@@ -81,7 +81,7 @@ def test_chat_pages_render_the_payload_inert(tmp_path: Path, page: str, flow: st
 def test_memory_page_chat_details_browser_and_search(tmp_path: Path) -> None:
     at = make_app(tmp_path, client=HostileClient(), page="pages/memory.py")  # type: ignore[arg-type]
     at.chat_input(key="memory_input").set_value("同僚の田中さんと新宿でラーメンを食べたよ").run()
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
     run(at)
     assert marked(at)
     assert_inert(at, "memory chat")

@@ -16,7 +16,7 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON
 from core.store import open_store
 from pages.ui.shell.state import worker
-from tests.pages.conftest import make_app
+from tests.pages.conftest import JOB_WAIT_S, make_app
 
 COMMENT = "段落番号の読み違いがあります"
 
@@ -133,7 +133,7 @@ def test_knowledge_rating_survives_a_reload(tmp_path: Path) -> None:
 @pytest.fixture
 def memory_jobs_done() -> Iterator[None]:
     yield
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
 
 
 def test_memory_rating_is_stored_and_read_back_by_a_new_session(
@@ -142,7 +142,7 @@ def test_memory_rating_is_stored_and_read_back_by_a_new_session(
     at = make_app(tmp_path, page="pages/memory.py")
     at.chat_input(key="memory_input").set_value("同僚の田中さんとラーメンを食べたよ。")
     run(at)
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
     conversation = at.session_state["memory_conversation_id"]
     key = f"feedback_memory_{conversation}_1"
     assert thumbs(at) == {f"{key}_thumb": None}

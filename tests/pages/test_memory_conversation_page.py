@@ -18,7 +18,7 @@ from core.llm.replay import ReplayClient
 from core.people import LOCAL_PERSON, Person
 from core.store import open_store
 from pages.ui.shell.state import worker
-from tests.pages.conftest import make_app
+from tests.pages.conftest import JOB_WAIT_S, make_app
 from tests.pages.test_memory_page import TRAILER, j
 
 PAGE = "pages/memory.py"
@@ -49,7 +49,7 @@ def restarted(tmp_path: Path, conversation_id: str, client: object) -> AppTest:
 def chat(at: AppTest, text: str) -> None:
     at.chat_input(key="memory_input").set_value(text).run()
     assert not at.exception, at.exception
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
 
 
 def shown_turns(at: AppTest) -> list[tuple[str, str]]:
@@ -129,7 +129,7 @@ def test_a_message_whose_run_was_interrupted_is_stored_and_shown_again(tmp_path:
     ]
     again.button(key="memory_retry_turn").click().run()
     assert not again.exception, again.exception
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
     assert shown_turns(again) == [
         ("user", FIRST),
         ("assistant", FIRST_REPLY),

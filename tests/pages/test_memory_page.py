@@ -23,7 +23,7 @@ from core.search.vectors import open_chroma
 from core.store import open_store
 from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
-from tests.pages.conftest import make_app
+from tests.pages.conftest import JOB_WAIT_S, make_app
 
 PAGE = "pages/memory.py"
 USER = "同僚の田中さんと新宿でラーメンを食べた。ラーメンが大好き。"
@@ -71,12 +71,12 @@ def j(value: object) -> str:
 def no_job_left_behind() -> Iterator[None]:
     """Each test ends with the shared worker idle (its jobs write to this test's data dir)."""
     yield
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
 
 
 def settle(at: AppTest) -> AppTest:
     """Let the background jobs finish, then rerun the page (what the status fragment does by itself)."""
-    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(memory_job_key(LOCAL_PERSON.id), timeout=JOB_WAIT_S)
     at.run()
     assert not at.exception, at.exception
     return at

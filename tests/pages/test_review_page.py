@@ -15,7 +15,7 @@ from core.store import open_store
 from core.store.review.repository import ReviewRepository, review_messages, review_threads
 from pages.ui.shell.state import worker
 from tests.core.gated_client import GatedClient
-from tests.pages.conftest import make_app
+from tests.pages.conftest import JOB_WAIT_S, make_app
 
 PAGE = "pages/review_chat.py"
 
@@ -34,7 +34,9 @@ def send(at: AppTest, text: str) -> AppTest:
 
 def settle(at: AppTest) -> AppTest:
     """Let the thread's summary job finish, then rerun the page (what the status fragment does by itself)."""
-    assert worker().wait(summary_job_key(at.session_state["review_thread_id"], LOCAL_PERSON.id), timeout=30)
+    assert worker().wait(
+        summary_job_key(at.session_state["review_thread_id"], LOCAL_PERSON.id), timeout=JOB_WAIT_S
+    )
     return run(at)
 
 

@@ -3,7 +3,8 @@
 Every chat page calls `follow(flow)` once after drawing its history. When the flow's chat grew since the
 last run, a fixed script scrolls the chat box (a fixed-height container) and then the page so that the
 newest turn is visible: the whole turn when it fits, else from the newest question down. Nothing a model
-wrote goes into the script; only the selector of the chat box and the number of messages.
+wrote goes into the script; only the selector of the chat box and the number of messages. Until its last
+run the page's root element carries data-chat-scroll="pending" (then "settled").
 """
 
 from __future__ import annotations
@@ -53,7 +54,16 @@ _SCRIPT = """<script>
     reveal(inner, first, last);  // then the newest turn in the chat box
   };
   // Streamlit lays the chat out over a few frames (and its own auto-scroll runs in them): settle after it.
-  [60, 250, 600].forEach((ms) => setTimeout(run, ms));
+  // While a script still has runs to make, the root element's data-chat-scroll is "pending": the page may
+  // still move (a scroll closes an open list box, so the browser tests wait for "settled").
+  const root = document.documentElement;
+  window.__chatScrollRuns = (window.__chatScrollRuns || 0) + 1;
+  root.dataset.chatScroll = 'pending';
+  [60, 250, 600].forEach((ms, i, all) => setTimeout(() => {
+    try { run(); } finally {
+      if (i === all.length - 1 && --window.__chatScrollRuns <= 0) root.dataset.chatScroll = 'settled';
+    }
+  }, ms));
   void nonce;
 })();
 </script>"""
