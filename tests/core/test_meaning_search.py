@@ -593,7 +593,8 @@ def test_v55s_bonnet_hot_after_the_motorway_with_the_gauge_in_the_middle(judge: 
         "水温計はずっと真ん中のままでした"
     )
     assert says_it_works(text)
-    assert fast_urgency_check(text, judge).level == "medium"
+    # not a false alarm any more: medium while v55 was held out, low since it is among the examples (as low)
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
     assert doubts_a_fault("街乗りで燃費リッター12くらいなんですけど、こんなもんですか")
     assert not says_it_works("水温計は真ん中より上に上がってきて、ボンネットが熱い")
     assert not says_it_works("水温計はいつもの位置じゃない、ボンネットが熱い")
@@ -1234,11 +1235,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 55))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 56))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
-    held_out = json.loads((data_dir / "urgency_phrasings_v55.json").read_text(encoding="utf-8"))["items"]
+    held_out = json.loads((data_dir / "urgency_phrasings_v56.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's (or, once, as one of the
     # examples written by hand before the sets: v33's 「エアコンの効きが前より弱い」)
