@@ -2142,6 +2142,10 @@ TOLD_AFTER = [
     "。夢であってほしい",
     "。教習所で習ったことを思い出してます",
     "。今は快調だったはずなのに",
+    # v56 taught: a question is no settling (「問題ないでしょうか」), nor is a plan to drive on (「行こうかと思って」)
+    "。このまま下りて麓の工場まで行こうかと思っているのですが問題ないでしょうか",
+    "。このまま走っても平気ですか",
+    "。家まで帰ろうかと思ってます",
 ]
 
 
@@ -2157,6 +2161,31 @@ def test_a_frame_in_a_later_sentence_covers_a_danger_only_when_it_settles_it(jud
         keyword_urgency_check("ブレーキが効かない！と思ったら自転車の話だった。車は関係ないです").level
         == "medium"
     )
+
+
+def test_fine_ever_since_settles_a_past_danger(judge: UrgencyJudge) -> None:
+    """「あれからずっと絶好調です」 settles a danger told in the sentence before, as 「それから快調です」 does (v56's thanks for
+    last year's tow truck was critical by rule); not when a 「のに」 turns to a danger again."""
+    past = "去年ボンネットから煙が出てレッカーで運んでもらった時はお世話になりました！"
+    assert keyword_urgency_check(past + "あれからずっと絶好調です").level == "medium"
+    assert (
+        keyword_urgency_check(past + "あれから快調です。今回はコーティングの見積もりをお願いします").level
+        == "medium"
+    )
+    assert keyword_urgency_check(past + "あれからずっと快調だったのに、また煙が出ました").level == "critical"
+
+
+def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
+    """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
+    「行こうかと思って」): a danger told after a plan is one the owner has."""
+    assert keyword_urgency_check("静電気でバチッときて、火が出るかと思って焦りました").level == "medium"
+    for plan in (
+        "車を売ろうかと思ってました。",
+        "週末は海に行こうかと思って。",
+        "洗車しようかと思ってたんです。",
+    ):
+        assert keyword_urgency_check(plan + "エンジンから煙が出ています").level == "critical", plan
+        assert fast_urgency_check(plan + "エンジンから煙が出ています", judge).level == "critical", plan
 
 
 @pytest.mark.parametrize(
