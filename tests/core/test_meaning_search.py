@@ -1235,11 +1235,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 56))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 57))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
-    held_out = json.loads((data_dir / "urgency_phrasings_v56.json").read_text(encoding="utf-8"))["items"]
+    held_out = json.loads((data_dir / "urgency_phrasings_v57.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's (or, once, as one of the
     # examples written by hand before the sets: v33's 「エアコンの効きが前より弱い」)
@@ -1997,18 +1997,20 @@ def test_every_critical_match_in_a_critical_example_counts() -> None:
     rule counts — the text from where it begins is one of from_each_danger's — and the text does not read as saying
     the car works: no match ends where what follows (「回らない」, 「止まりにくい」) reads as a denial or a question
     whether the danger can happen. (A critical phrasing that denies one danger and reports another would be the
-    exception to list here; none of the sets has one.)"""
+    exception to list here; none of the sets has one.) The one exception: a rule whose `unless` names a normal
+    behaviour in the text does not count (v56's windscreen fogged white from inside 「前なんも見えへん」 beside a sweet
+    smell: fog is `view_lost`'s normal behaviour), when another critical rule finds the text critical."""
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     not_counted = []
     for text in levels["critical"]:
         normalized = normalize_symptom(text)
         tails = set(from_each_danger(text))
         for rule in CRITICAL_RULES:
-            not_counted += [
-                (text, m.group())
-                for m in rule.pattern.finditer(normalized)
-                if normalized[m.start() :] not in tails
-            ]
+            matches = list(rule.pattern.finditer(normalized))
+            if matches and rule.unless is not None and rule.unless.search(normalized):
+                assert keyword_urgency_check(text).level == "critical", text
+                continue
+            not_counted += [(text, m.group()) for m in matches if normalized[m.start() :] not in tails]
     assert len(levels["critical"]) > 1100
     assert not_counted == []
     assert [text for text in levels["critical"] if says_it_works(text)] == []
