@@ -2177,6 +2177,58 @@ def test_fine_ever_since_settles_a_past_danger(judge: UrgencyJudge) -> None:
     assert keyword_urgency_check(past + "あれからずっと快調だったのに、また煙が出ました").level == "critical"
 
 
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        # v57 taught: overtime without brakes is a habit (「…残業はもうブレーキが効かない状態です笑」)...
+        ("ちなみに仕事の残業はもうブレーキが効かない状態です笑", "medium"),
+        ("残業帰りに峠を下っていたらブレーキが効かない", "critical"),
+        # ...a past flood 「その後は全く問題なく」 is settled (「全く」 in kanji, as 「まったく」 was)...
+        (
+            "先日の台風で車が冠水し、床まで水が入ってしまいましたが、その後は全く問題なく乗れております",
+            "medium",
+        ),
+        ("先日の台風で車が冠水し、床まで水が入ってしまいました", "critical"),
+        # ...a lamp asked about is no lamp lit (「油圧警告灯ってどんなマークですか？」)...
+        (
+            "取扱説明書に『油圧警告灯が点灯した場合は直ちに停車してください』とありますが、油圧警告灯ってどんなマークですか？",
+            "medium",
+        ),
+        ("油圧警告灯ってどんなマークですか", "medium"),
+        ("油圧警告灯が点灯しました", "critical"),
+        # ...a boat's smoke and its burnt smell are the boat's; the car's are not...
+        ("釣り用のボートのエンジンから煙が出て焦げ臭かったので、出航を見合わせました", "medium"),
+        ("ボートを積んで走っていたら、車のエンジンから煙が出て焦げ臭い", "critical"),
+        # ...and a car that goes only straight, its wheels deaf to the steering, has lost its steering.
+        ("車がまっすぐしか進まなくなりました", "critical"),
+        ("右に曲がろうとしても、タイヤがあっちを向いたまま言うことを聞きません", "critical"),
+        ("高速はまっすぐ進むだけなので楽です", "low"),
+        ("曲がろうとしても子供が言うことを聞かない", "low"),
+    ],
+)
+def test_v57s_lessons_by_rule(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_v57s_kana_idle_stop_asks_whether_it_is_broken(judge: UrgencyJudge) -> None:
+    """「…また かかります。こわれて いませんか」 asks whether it is broken: the judgement by meaning, which put this kana idle
+    stop among kana reports of lost steering (critical), goes no higher than medium. Asking whether the car may be moved
+    slowly (「ゆっくりなら動かしても平気ですか」) is asking to drive on: no doubt, and the lost steering stays critical."""
+    kana = "しんごうで とまると えんじんが かってに きえます。ぶれーきを はなすと また かかります。こわれて いませんか"
+    assert doubts_a_fault(kana)
+    assert doubts_a_fault("ブレーキを踏むと音がします。壊れてますか？")
+    assert not doubts_a_fault("壊れていませんかと聞かれたけど、今ブレーキが効かない")
+    assert fast_urgency_check(kana, judge).level in ("low", "medium")
+    steering = (
+        "車がまっすぐしか進まなくなりました。右に曲がろうとしても、タイヤがあっちを向いたまま言うことを聞きません。"
+        "なんとか路肩に寄せましたが、ゆっくりなら動かしても平気ですか"
+    )
+    assert not doubts_a_fault(steering)
+    assert doubts_a_fault("エンジンをかけるとキュルキュル鳴ります。平気ですか")
+    assert judge.judge(steering)[0].level == "critical"
+    assert fast_urgency_check(steering, judge).level == "critical"
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
