@@ -2229,6 +2229,39 @@ def test_v57s_kana_idle_stop_asks_whether_it_is_broken(judge: UrgencyJudge) -> N
     assert fast_urgency_check(steering, judge).level == "critical"
 
 
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        # v58 taught: 「…たのは…以来一度もありません」 denies a past danger...
+        ("水温計が赤になって湯気が出たのは3年前にラジエーターを替えて以来一度もありません", "medium"),
+        ("水温計が赤になって湯気が出た", "critical"),
+        ("湯気が出たのは一度もないけど、今日は水温計が真っ赤で湯気が出てる", "critical"),
+        # ...and 「以前…たことがありました」 tells one that happened once, not what happens now
+        (
+            "以前、高速道路で急に加速しなくなり路肩に止まったことがありましたが、部品交換後は一度も症状が出ていません",
+            "medium",
+        ),
+        (
+            "以前も高速道路で急に加速しなくなったことがありましたが、今日また高速で急に加速しなくなった",
+            "critical",
+        ),
+        ("以前エンジンから煙が出たことがありました。今日も煙が出ています", "critical"),
+    ],
+)
+def test_v58s_lessons_by_rule(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_v58s_creep_asked_about_is_a_doubt(judge: UrgencyJudge) -> None:
+    """「…これってクリープ現象ってやつですよね？」 asks whether it is normal creep (v58: critical by meaning, near
+    unintended acceleration): the judgement by meaning goes no higher than medium."""
+    text = "ブレーキ離すとアクセル踏んでないのにゆっくり前に進むんですけど、これってクリープ現象ってやつですよね？"
+    assert doubts_a_fault(text)
+    assert doubts_a_fault("坂道で下がらないのは、これってクリープですか")
+    assert not doubts_a_fault("アクセルを離しても車が勝手に加速していく")
+    assert fast_urgency_check(text, judge).level in ("low", "medium")
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
