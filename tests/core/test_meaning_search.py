@@ -2262,6 +2262,23 @@ def test_v58s_creep_asked_about_is_a_doubt(judge: UrgencyJudge) -> None:
     assert fast_urgency_check(text, judge).level in ("low", "medium")
 
 
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        # a stopping distance grown long, told with how long rather than 「倍」 or 「いつもより」 (v16, v29, v31, v53,
+        # v54: high or low by rule, critical by meaning only when their own set was among the examples)
+        ("ブレーキ踏んでも止まるまですごく距離がかかる", "critical"),
+        ("ブレーキ踏んだらガガガーって音がして、止まるまでえらい距離かかったんじゃけど", "critical"),
+        ("ペダルが奥までスッと入っちゃって、車が止まるまでめっちゃ時間かかる", "critical"),
+        # the distance asked about or settled stays where it was
+        ("息子の自由研究で「車が止まるまでの距離」を調べたいそうです", "low"),
+        ("去年ブレーキが減ってて止まるまでえらい距離かかったけど、パッド交換してからは快調です", "medium"),
+    ],
+)
+def test_a_stopping_distance_grown_long_is_a_brake_failure(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
