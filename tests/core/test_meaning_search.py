@@ -2270,13 +2270,110 @@ def test_v58s_creep_asked_about_is_a_doubt(judge: UrgencyJudge) -> None:
         ("ブレーキ踏んでも止まるまですごく距離がかかる", "critical"),
         ("ブレーキ踏んだらガガガーって音がして、止まるまでえらい距離かかったんじゃけど", "critical"),
         ("ペダルが奥までスッと入っちゃって、車が止まるまでめっちゃ時間かかる", "critical"),
-        # the distance asked about or settled stays where it was
+        # the distance asked about, told of another vehicle or settled stays where it was (the rule asks for the
+        # owner's brake or pedal before it)
         ("息子の自由研究で「車が止まるまでの距離」を調べたいそうです", "low"),
+        ("雪道だと止まるまでかなり距離がかかるって本当ですか？", "low"),
+        ("電車って止まるまでえらい距離かかるんやね", "low"),
         ("去年ブレーキが減ってて止まるまでえらい距離かかったけど、パッド交換してからは快調です", "medium"),
     ],
 )
 def test_a_stopping_distance_grown_long_is_a_brake_failure(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
+
+
+V59_WORN_TO_THE_WIRE = (
+    "帰省の途中で高速を走ってるんですが、SAでタイヤを見たら、右前の溝がなくなってて中から金属のワイヤーみたいなのが"
+    "出てました。あと300キロくらいあるんですけど、スピード落とせば大丈夫ですか？"
+)
+V59_HEAVY_ON_A_BYPASS = (
+    "バイパスを走っていたら急にハンドルがものすごく重くなって、両手で力いっぱい回さないと曲がらなくなりました。"
+    "なんとか路肩に停めたところです。エンジンをかけ直したら直ったりしますか？"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        # v59 taught: steering gone heavy all at once, 「急に」 told before the wheel...
+        (V59_HEAVY_ON_A_BYPASS, "critical"),
+        ("ハンドルが最近ちょっと重くなってきた気がする", "low"),
+        # ...a tyre worn to its steel wire is high by rule (the writers put it high or critical: the rest is meaning's)
+        (V59_WORN_TO_THE_WIRE, "high"),
+        ("スタッドレスタイヤって中にワイヤーが入ってるんですか？", "low"),
+        # ...「今は何の問題もなく」 settles a past danger as 「今は問題なく」 does
+        (
+            "先月、高速でブレーキが効かなくなって本当に怖い思いをしました。そのときにそちらで全部直してもらって、"
+            "今は何の問題もなく走れています。次の点検はいつ頃来ればいいですか？",
+            "medium",
+        ),
+        (
+            "先月、高速でブレーキが効かなくなりました。そのときに直してもらったのに、今日また高速でブレーキが効かなくなりました",
+            "critical",
+        ),
+        # ...「…んじゃないかってくらい」 measures something else by a danger (not a smell, nor a danger after it)
+        (
+            "うちの車、燃費が悪すぎてガソリンが漏れてるんじゃないかってくらい減るんですよ（笑）。まあ冗談で、"
+            "たぶん私の踏み方が荒いだけです。燃費よく走るコツってありますか？",
+            "medium",
+        ),
+        ("ガソリンが漏れてるんじゃないかってくらい臭い", "critical"),
+        ("ブレーキが効かないんじゃないかってくらい止まりにくい", "critical"),
+        # ...water from the exhaust on a cold morning, and the white steam after it, is the engine warming
+        (
+            "寒い朝にエンジンをかけたら、マフラーの先から水がポタポタ垂れてて、白い湯気みたいなのも出てました。"
+            "どこかから水漏れしてるんでしょうか？しばらく走ったら湯気は消えました。",
+            "low",
+        ),
+        (
+            "寒い朝にエンジンをかけたら、マフラーの先から水がポタポタ垂れてて、白い湯気が出てて甘いにおいがする",
+            "critical",
+        ),
+        # ...an engine that stops at a light and starts again when the brake is let go is idle stop, named or not
+        (
+            "新しく買った車なんですが、信号待ちで勝手にエンジンが止まっちゃいました。青になってブレーキを離したらまたかかった"
+            "んですけど、これって故障ですか？",
+            "low",
+        ),
+        ("信号待ちで勝手にエンジンが止まっちゃいました。ブレーキを離してもかかりません", "high"),
+    ],
+)
+def test_v59s_lessons_by_rule(text: str, level: str) -> None:
+    assert keyword_urgency_check(text).level == level
+
+
+def test_v59s_questions_to_keep_driving_or_to_mend_are_no_doubt(judge: UrgencyJudge) -> None:
+    """「スピード落とせば大丈夫ですか？」 with 300 km to go asks to drive on, and 「かけ直したら直ったりしますか？」 asks
+    for a remedy, not whether the danger can happen: neither caps the judgement by meaning (v59: both critical by
+    meaning, lowered to medium)."""
+    assert not doubts_a_fault(V59_WORN_TO_THE_WIRE)
+    assert doubts_a_fault("右前の溝がなくなってて中から金属のワイヤーみたいなのが出てました。大丈夫ですか？")
+    assert not asks_whether_it_can_happen(V59_HEAVY_ON_A_BYPASS)
+    assert asks_whether_it_can_happen("雨の日に置いとくとさびたりしますか？")
+    assert fast_urgency_check(V59_WORN_TO_THE_WIRE, judge).level == "critical"
+    assert fast_urgency_check(V59_HEAVY_ON_A_BYPASS, judge).level == "critical"
+
+
+def test_v59s_normal_water_and_creep_are_frames(judge: UrgencyJudge) -> None:
+    """Water dripping under the car after the air conditioner ran, and a car creeping slowly once the brake is let go,
+    are what a car does (v59: both critical by meaning, near a fuel leak and unintended acceleration): frames, so the
+    judgement by meaning goes no higher than medium — not with fuel or a smell, nor with the car speeding up."""
+    water = (
+        "夏場にエアコンつけて走ったあと、停めたら車の下から水がぽたぽた落ちてんねん。助手席の下あたり。"
+        "これ何か漏れてるんちゃうん？めっちゃ焦ってんねんけど。"
+    )
+    creep = (
+        "Dに入れてブレーキから足を離すと、アクセルを踏んでないのに車がゆっくり前に進んでいきます！"
+        "勝手に動くなんて壊れてるんでしょうか、怖くて…。初めてのオートマ車です。"
+    )
+    assert in_harmless_frame(water)
+    assert in_harmless_frame(creep)
+    assert not in_harmless_frame(
+        "エアコンつけて走ったあと、車の下から水がぽたぽた落ちてて、ガソリンのにおいもする"
+    )
+    assert not in_harmless_frame("ブレーキから足を離したら車がゆっくり動き出して、そのまま加速していった")
+    assert fast_urgency_check(water, judge).level in ("low", "medium")
+    assert fast_urgency_check(creep, judge).level in ("low", "medium")
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
