@@ -2376,6 +2376,34 @@ def test_v59s_normal_water_and_creep_are_frames(judge: UrgencyJudge) -> None:
     assert fast_urgency_check(creep, judge).level in ("low", "medium")
 
 
+def test_v60s_white_exhaust_in_hakata_dialect_is_the_engine_warming() -> None:
+    """「白か煙」 is 「白い煙」 in Hakata dialect: white exhaust on a cold morning that clears is the engine warming (v60:
+    critical by rule), not when it does not clear and smells sweet."""
+    warming = (
+        "寒か朝にエンジンかけたら、マフラーから白か煙みたいなとがモクモク出て、水もポタポタ垂れよるとよ。"
+        "しばらく走ったら消えるっちゃけど、これって壊れとらん？"
+    )
+    assert keyword_urgency_check(warming).level == "low"
+    not_clearing = "寒か朝にエンジンかけたら、マフラーから白か煙がモクモク出て、しばらく走っても消えんし甘いにおいがするとよ"
+    assert keyword_urgency_check(not_clearing).level == "critical"
+
+
+def test_v60s_dialect_questions_whether_it_can_happen(judge: UrgencyJudge) -> None:
+    """「そんなことあんのすか？」 (Tohoku) and 「傷んだりせえへんの？」 (Kansai, 「だり」) ask whether something can happen
+    (v60: a father's engine fire long ago and a mother's jerky braking, both critical by meaning): the judgement by
+    meaning goes no higher than medium — not for an owner driving now."""
+    story = (
+        "うちの親父が若げえころ乗ってだ車、走ってる最中にエンジンがら火吹いだって、今でも酒飲むたんびに話すんだ。"
+        "今の車でもそんなことあんのすか？"
+    )
+    braking = "うちのオカンの運転、ブレーキ踏むたびにガックンガックンなって首もげそうやねん（笑）。あれで車のほう傷んだりせえへんの？"
+    assert asks_whether_it_can_happen(story)
+    assert asks_whether_it_can_happen(braking)
+    assert not asks_whether_it_can_happen("いま走ってる最中にエンジンから火吹いだ。そんなことあんのすか？")
+    assert fast_urgency_check(story, judge).level in ("low", "medium")
+    assert fast_urgency_check(braking, judge).level in ("low", "medium")
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""

@@ -104,9 +104,10 @@ def doubts_a_fault(text: str) -> bool:
 # none — unless they ask what to do or are driving now (WHAT_TO_DO_RE).
 CAN_IT_HAPPEN_RE = re.compile(
     r"こと(って|は|が|も)?(ある|あり(ます|えます|得ます|える|得る|うる))(ん|の)?(です|でしょう)?(か|[？?])"
-    # 「…さびたりしますか」「…燃えたりせん？」: whether it might, said with 「たり」 — not whether a remedy mends it
+    r"|こと(って|は|が|も)?あん(の|だ)?(す|です)?(か|[？?])"  # 「そんなことあんのすか？」 (Tohoku)
+    # 「…さびたりしますか」「…傷んだりせえへんの？」: whether it might, said with 「たり」 — not whether a remedy mends it
     # (「エンジンをかけ直したら直ったりしますか？」 has the danger)
-    r"|(?<!直っ)(?<!治っ)(?<!なおっ)(?<!戻っ)(?<!もどっ)たり(します|する|しない|しません|せん|せえへん|しよる)(ん|の)?(です|でしょう)?(か|[？?])"
+    r"|(?<!直っ)(?<!治っ)(?<!なおっ)(?<!戻っ)(?<!もどっ)(た|だ)り(します|する|しない|しません|せん|せえへん|しよる)(ん|の)?(です|でしょう)?(か|[？?])"
 )
 
 
