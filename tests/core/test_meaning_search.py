@@ -2404,6 +2404,51 @@ def test_v60s_dialect_questions_whether_it_can_happen(judge: UrgencyJudge) -> No
     assert fast_urgency_check(braking, judge).level in ("low", "medium")
 
 
+def test_v61s_brake_pedal_giving_way_and_revs_not_dropping_are_critical_by_rule(judge: UrgencyJudge) -> None:
+    """「ペダルがカクンって抜けて」 (the brake gave way) and 「アクセルから足離しても回転が下がらない」 (revs stay up with the
+    foot off) are critical by rule (v61: both low by rule, lowered to medium by the meaning's caps because the car was
+    normal again and the owner asked to drive it); not an accelerator pedal, nor revs that drop."""
+    gave_way = (
+        "昨日の晩、ブレーキ踏んだら急にペダルがカクンって抜けて、サイドブレーキ引いて止めたんよ。今朝乗ったら普通に効くし、"
+        "今日も子ども送っていかなあかんし乗ってええよね？"
+    )
+    revs = (
+        "さっきアクセルから足離してもエンジンの回転が下がらなくて、ブレーキ思いきり踏んでNに入れてやっと止めました。"
+        "今は普通に戻ってるんですが、これから仕事なので乗って行っても平気ですか？"
+    )
+    assert keyword_urgency_check(gave_way).level == "critical"
+    assert keyword_urgency_check(revs).level == "critical"
+    assert fast_urgency_check(gave_way, judge).level == "critical"
+    assert fast_urgency_check(revs, judge).level == "critical"
+    assert (
+        keyword_urgency_check("走ってたら急にブレーキが抜けて、ペダルがスカスカになった").level == "critical"
+    )
+    assert keyword_urgency_check("アクセルペダルが抜けたように軽い").level != "critical"
+    assert keyword_urgency_check("アクセルから足を離すと回転がすっと下がる").level == "low"
+
+
+def test_v61s_worries_key_on_lamps_and_mistaken_oil() -> None:
+    """A battery that might go flat (「上がらないか心配」) is a worry, not a flat battery; every lamp lit at the key and
+    out once the engine runs is the bulb check; 「オイル漏れかと思ったらただの水やった」 is mistaken for water (v61: high,
+    critical and critical by rule). Not when the battery is flat, a red lamp stays on, or the water is not water."""
+    assert keyword_urgency_check("バッテリー上がらないか心配ですが、こういうものなんですか？").level == "low"
+    assert keyword_urgency_check("バッテリーが上がってエンジンがかからない").level == "high"
+    key_on = (
+        "エンジンかける前に鍵を回すと、メーターのランプが赤とか黄色とか一斉に点くんですけど、これって大丈夫なんですか？"
+        "エンジンかかったら全部消えます。"
+    )
+    assert keyword_urgency_check(key_on).level in ("low", "medium")
+    assert (
+        keyword_urgency_check(
+            "鍵を回すとランプが全部点いて、エンジンかけても赤いランプが一つ消えません"
+        ).level
+        == "critical"
+    )
+    water = "車の下から水がジャージャー垂れてて、オイル漏れかと思ってびびってんけど、触ったらただの水やった。これ普通なん？"
+    assert keyword_urgency_check(water).level in ("low", "medium")
+    assert keyword_urgency_check("車の下に水たまりがあって、よく見たらオイル漏れでした").level == "critical"
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
