@@ -2449,6 +2449,18 @@ def test_v61s_worries_key_on_lamps_and_mistaken_oil() -> None:
     assert keyword_urgency_check("車の下に水たまりがあって、よく見たらオイル漏れでした").level == "critical"
 
 
+def test_v61s_will_it_be_like_that_asks_about_a_danger_that_may_come() -> None:
+    """「…したらあんな感じになるんですか？」 asks what a danger would be like (v61: a racing game's burst tyre, asked again
+    about a real car after 「けど」, high by rule); not a burst that happened, nor one told before 「あんな」 in a later
+    sentence."""
+    game = "グランツーリスモでタイヤがバーストしてスピンしまくったんですけど、実車でもバーストしたらあんな感じになるんですか？笑"
+    assert keyword_urgency_check(game).level in ("low", "medium")
+    assert keyword_urgency_check("高速でタイヤがバーストしたらあんな感じになるんですか？").level == "low"
+    assert keyword_urgency_check("ブレーキが効かなくなったらこんな感じになるの？").level == "low"
+    assert keyword_urgency_check("さっき高速でタイヤがバーストした。あんな感じになるとは").level == "high"
+    assert keyword_urgency_check("タイヤがバーストしたら、あんな音がして車が揺れた").level == "high"
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
