@@ -2461,6 +2461,28 @@ def test_v61s_will_it_be_like_that_asks_about_a_danger_that_may_come() -> None:
     assert keyword_urgency_check("タイヤがバーストしたら、あんな音がして車が揺れた").level == "high"
 
 
+def test_a_wheel_standing_askew_is_critical_by_rule(judge: UrgencyJudge) -> None:
+    """A wheel tilted inward, splayed (「ハの字」) or at an odd angle is damaged running gear: critical by rule (v61: one
+    buried in a roof-carrier booking, high by a noise; five writers of earlier sets put it critical too). Not a lowered
+    car's camber admired or asked about."""
+    buried = (
+        "ルーフキャリアの取り付けをお願いしたいです。それと、関係あるかわからないんですが、先週縁石にけっこう強くぶつけてから、"
+        "右前のタイヤが明らかに内側に傾いていて、ハンドルをまっすぐにしても車が右に行きます。キャリアは純正のやつで大丈夫です。"
+    )
+    assert keyword_urgency_check(buried).level == "critical"
+    assert fast_urgency_check(buried, judge).level == "critical"
+    assert (
+        keyword_urgency_check("段差でガコンっていって、タイヤがハの字みたいに変な向き向いてる").level
+        == "critical"
+    )
+    assert (
+        keyword_urgency_check("シャコタンでタイヤがハの字になってるのってかっこいいですよね").level == "low"
+    )
+    assert (
+        keyword_urgency_check("キャンバーつけてタイヤをハの字にしたいんですけど車検通りますか").level == "low"
+    )
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
