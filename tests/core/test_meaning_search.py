@@ -2483,6 +2483,63 @@ def test_a_wheel_standing_askew_is_critical_by_rule(judge: UrgencyJudge) -> None
     )
 
 
+V62_PUMPED_BRAKE = (
+    "最近ブレーキが1回目だとほとんど効かなくて、2回3回踏むとやっと効いてくる感じです。ポンピングすれば止まれるので"
+    "慣れてきました笑。ついでにブレーキフルードの交換もお願いしたいんですが、いくらくらいですか？"
+)
+
+
+def test_a_brake_that_works_only_after_pumping_is_critical_by_rule(judge: UrgencyJudge) -> None:
+    """A brake that barely works on the first press (「1回目だとほとんど効かなくて」) or only after several
+    (「2回3回踏むとやっと効いてくる」) is failing: critical by rule, however calmly it is told beside a price question
+    (v62's miss, low by rule and by meaning before). Not a question about pumping, nor another part that barely works."""
+    assert keyword_urgency_check(V62_PUMPED_BRAKE).level == "critical"
+    assert fast_urgency_check(V62_PUMPED_BRAKE, judge).level == "critical"
+    assert keyword_urgency_check("ブレーキが朝いちばんはほとんど効かない").level == "critical"
+    assert keyword_urgency_check("何度も踏むとようやく止まる").level == "critical"
+    assert keyword_urgency_check("ポンピングブレーキって何回踏むのが正解ですか？").level == "low"
+    assert keyword_urgency_check("ブレーキは全然問題ないけど、エアコンがほとんど効かない").level == "medium"
+
+
+def test_asking_to_drive_on_to_the_next_exit_is_no_question_whether_it_is_normal(judge: UrgencyJudge) -> None:
+    """「次のICまで40キロくらいで走って下りちゃおうと思うんですが問題ないですか？」 asks whether to keep driving, not
+    whether what happened is normal: the question's cap does not lower a burst tyre (v62's miss, medium before)."""
+    burst = (
+        "高速走ってたらバンッてすごい音がして車が右に持っていかれました。今PAにいます。右前のタイヤ見たらぺしゃんこで"
+        "ゴムがめくれてビラビラしてる。スペアの付け方がわからないので、次のICまで40キロくらいで走って下りちゃおうと"
+        "思うんですが問題ないですか？"
+    )
+    assert not doubts_a_fault(burst)
+    assert fast_urgency_check(burst, judge).level == "critical"
+    assert not doubts_a_fault("家まで下道をゆっくり走って帰っても問題ないですか？")
+    assert doubts_a_fault("エンジンをかけた時に一瞬ランプが点くのは問題ないですか？")
+
+
+def test_v62s_false_alarms_by_rule() -> None:
+    """v62's false alarms by rule, and what the same words say when they report a fault: the bulb check typed
+    「ぜんぶ」; a battery that might go flat asked about (「上がったりせえへん？」); a neighbour's engine fire heard of,
+    in Kagoshima's quotative (「火が出たち聞いて」); brakes squealing on the first presses the morning after rain."""
+    bulb = "エンジンをかける時に、メーターの警告灯が一瞬ぜんぶ点いてすぐ消えます。故障じゃないですよね？"
+    assert keyword_urgency_check(bulb).level == "low"
+    assert keyword_urgency_check("走ってたら警告灯がぜんぶ点いて消えない").level == "high"
+    assert (
+        keyword_urgency_check("ファンが回っとるけど、これほっといてバッテリー上がったりせえへん？").level
+        == "low"
+    )
+    assert keyword_urgency_check("ライトつけっぱなしでバッテリー上がったりしますか？").level == "low"
+    assert keyword_urgency_check("バッテリーが上がったりして困ってる").level == "high"
+    assert keyword_urgency_check("バッテリーが上がってエンジンがかからない").level == "high"
+    heard = "隣んおじさんの車が、走っちょったらエンジンから火が出たち聞いて、うちのも同じ年式やっで怖かです"
+    assert keyword_urgency_check(heard).level == "medium"
+    assert keyword_urgency_check("友達の車がエンジンから煙が出たって聞いて心配").level == "medium"
+    # what another person says of the owner's car is a report
+    assert keyword_urgency_check("隣の人が、うちの車から火が出てるって言ってる！").level == "critical"
+    assert keyword_urgency_check("友達が、うちの車から煙が出てるって言ってる").level == "critical"
+    rain = "雨の次の日の朝だけ、最初にブレーキ踏んだ時にキーッて音がします。2〜3回踏むと消えて、その後は静かです。"
+    assert keyword_urgency_check(rain).level == "low"
+    assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
