@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,6 +25,9 @@ from tests.servers import ChromaServer, PgCluster, ServerUnavailable
 ENGINES = ("sqlite", "postgresql")
 TEMPLATE = "katachi_template"
 POOL_THREAD = re.compile(r"pool-\d+(?=-(worker|scheduler))")
+BACKGROUND_THREAD = "katachi-worker"  # core.jobs.worker.BackgroundWorker's threads (katachi-worker-<i>)
+SHELL_STATE = "pages.ui.shell.state"  # holds the process's one BackgroundWorker (see _shell_worker_threads)
+THREAD_EXIT_S = 2.0  # how long a closed worker's threads get to finish exiting before they count as left
 
 
 def _pools() -> set[str]:
@@ -41,6 +46,38 @@ def no_pool_outlives_its_test() -> Iterator[None]:
     yield
     left = _pools() - before
     assert not left, f"psycopg pools still running after the test (close its EngineQueue): {sorted(left)}"
+
+
+def _shell_worker_threads() -> set[threading.Thread]:
+    """The threads of the app shell's BackgroundWorker (pages.ui.shell.state.worker, in st.cache_resource), left out
+    of the guard by identity, not by name: it is process-wide on purpose. Every AppTest of the app (tests/pages)
+    runs on it, and page tests wait on it after the app has run (`worker().wait(...)`), so no test closes it.
+    Looked up only once the app's state module is imported; the call returns the cached worker (Streamlit's
+    resource cache is process-wide, AppTest's runs included), or opens it as the app's first page would."""
+    state = sys.modules.get(SHELL_STATE)
+    return set(state.worker()._threads) if state is not None else set()
+
+
+def background_threads() -> set[threading.Thread]:
+    """The live threads of BackgroundWorkers in this process (named katachi-worker-<i>, or with a name= prefix
+    that starts with katachi-worker), except those of the shell's process-wide worker."""
+    live = {t for t in threading.enumerate() if t.name.startswith(BACKGROUND_THREAD)}
+    return live - _shell_worker_threads() if live else live
+
+
+@pytest.fixture(autouse=True)
+def no_worker_outlives_its_test() -> Iterator[None]:
+    """A BackgroundWorker opened by a test is closed by it (a fixture with yield + close, or try/finally): its
+    daemon threads would otherwise wait on an empty queue until the session ends. close() joins them; a thread
+    still alive after it gets THREAD_EXIT_S more to exit before the test fails."""
+    before = background_threads()
+    yield
+    left = background_threads() - before
+    deadline = time.monotonic() + THREAD_EXIT_S
+    for thread in left:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    names = sorted(f"{t.name} (thread {t.ident})" for t in left if t.is_alive())
+    assert not names, f"BackgroundWorker threads still running after the test (close the worker): {names}"
 
 
 @pytest.fixture(scope="session")

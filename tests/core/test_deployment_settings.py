@@ -3,13 +3,25 @@ replica that must not fall back to a local SQLite file or an embedded Chroma whe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from core.services import DeploymentView, ServerStoreRequired, deployment_view, open_services
-from core.settings import PoolSettings, load_settings
+from core.services import DeploymentView, ServerStoreRequired, Services, deployment_view, open_services
+from core.settings import PoolSettings, Settings, load_settings
 from core.store import make_engine
+
+
+@contextmanager
+def opened(settings: Settings) -> Iterator[Services]:
+    """open_services with its in-process worker closed after the test (it starts two threads)."""
+    services = open_services(settings)
+    try:
+        yield services
+    finally:
+        services.worker.close()
 
 
 def test_pool_settings_have_documented_defaults_and_read_the_environment() -> None:
@@ -33,18 +45,18 @@ def test_a_replica_that_requires_the_team_store_refuses_sqlite_and_embedded_chro
 ) -> None:
     settings = load_settings(env={"KATACHI_REQUIRE_SERVER_STORE": value, "APP_DATA_DIR": str(tmp_path)})
     assert settings.require_server_store
-    services = open_services(settings)
-    with pytest.raises(ServerStoreRequired, match="DATABASE_URL が設定されていません"):
-        services.engine()
-    with pytest.raises(ServerStoreRequired, match="CHROMA_HOST が設定されていません"):
-        services.chroma()
+    with opened(settings) as services:
+        with pytest.raises(ServerStoreRequired, match="DATABASE_URL が設定されていません"):
+            services.engine()
+        with pytest.raises(ServerStoreRequired, match="CHROMA_HOST が設定されていません"):
+            services.chroma()
     assert not (tmp_path / "app.db").exists() and not (tmp_path / "chroma").exists()
 
 
 def test_without_the_requirement_the_embedded_default_still_opens(tmp_path: Path) -> None:
-    services = open_services(load_settings(env={"APP_DATA_DIR": str(tmp_path)}))
-    assert not services.settings.require_server_store
-    assert services.engine().dialect.name == "sqlite" and (tmp_path / "app.db").exists()
+    with opened(load_settings(env={"APP_DATA_DIR": str(tmp_path)})) as services:
+        assert not services.settings.require_server_store
+        assert services.engine().dialect.name == "sqlite" and (tmp_path / "app.db").exists()
 
 
 def test_the_deployment_view_names_model_servers_from_the_settings_when_the_client_does_not() -> None:

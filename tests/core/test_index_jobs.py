@@ -77,10 +77,14 @@ def sweep_until(engine: Engine, chroma: ClientAPI, done: Callable[[], bool]) -> 
     """The in-process worker with its sweep (as `Services.jobs()` starts it), until `done()`."""
     worker = BackgroundWorker(threads=2)
     context = lambda: JobContext(engine, demo_client(), chroma=lambda: chroma)  # noqa: E731
-    worker.start_sweep(engine, task_registry(), context, every=0.2)
-    deadline = time.monotonic() + 120
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    try:
+        worker.start_sweep(engine, task_registry(), context, every=0.2)
+        deadline = time.monotonic() + 120
+        while not done() and time.monotonic() < deadline:
+            time.sleep(0.2)
+    except BaseException:  # the caller closes it once it has it; until then, here
+        worker.close()
+        raise
     return worker
 
 

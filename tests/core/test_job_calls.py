@@ -56,17 +56,20 @@ def sent(events: list[DebugEvent], mark: str) -> list[DebugEvent]:
 
 def test_owed_work_nobody_queued_keeps_no_calls(tmp_path: Path) -> None:
     services = open_services(Settings(data_dir=tmp_path))
-    engine = services.engine()
-    unit_id = episode(engine, ALICE.id, "MA-owed")
-    worker = BackgroundWorker(
-        threads=1, context=lambda: JobContext(engine, CountingClient(str(tmp_path / "c")))
-    )
     try:
-        assert requeue_owed(engine, task_registry(), worker.defer_owed, worker.jobs) >= 1
-        assert worker.wait(memory_job_key(ALICE.id), timeout=60) and extracted(engine, unit_id)
+        engine = services.engine()
+        unit_id = episode(engine, ALICE.id, "MA-owed")
+        worker = BackgroundWorker(
+            threads=1, context=lambda: JobContext(engine, CountingClient(str(tmp_path / "c")))
+        )
+        try:
+            assert requeue_owed(engine, task_registry(), worker.defer_owed, worker.jobs) >= 1
+            assert worker.wait(memory_job_key(ALICE.id), timeout=60) and extracted(engine, unit_id)
+        finally:
+            worker.close()
+        assert services.job_calls(ALICE.id) == [] and stored(engine, ALICE.id) == []
     finally:
-        worker.close()
-    assert services.job_calls(ALICE.id) == [] and stored(engine, ALICE.id) == []
+        services.worker.close()  # open_services made the services' own worker too
 
 
 def test_a_job_a_page_queued_on_the_in_process_worker_logs_into_the_pages_sink(

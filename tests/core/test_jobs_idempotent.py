@@ -224,8 +224,10 @@ def test_services_open_the_engine_on_postgresql_and_the_worker_on_sqlite(
     from core.settings import JobSettings, Settings  # noqa: PLC0415
 
     local = open_services(Settings(data_dir=tmp_path / "one"))
-    assert isinstance(local.jobs(), BackgroundWorker) and local.jobs().summary()["engine"] == "in-process"
-    local.worker.close()
+    try:
+        assert isinstance(local.jobs(), BackgroundWorker) and local.jobs().summary()["engine"] == "in-process"
+    finally:
+        local.worker.close()
 
     team = open_services(
         Settings(data_dir=tmp_path / "team", database_url=pg_database, jobs=JobSettings(sweep_s=1.0))

@@ -9,6 +9,7 @@ import pytest
 
 from core.debuglog import trace
 from core.jobs.worker import BackgroundWorker, JobFailed
+from tests.conftest import background_threads
 
 
 @pytest.fixture
@@ -113,3 +114,25 @@ def test_a_job_runs_in_a_copy_of_the_submitters_context(worker: BackgroundWorker
     assert worker.wait("k", timeout=5)
     assert seen == [("thread-1", "call-abc", 5), ("", "", 0)]
     assert trace.current() == trace.Trace()  # the submitter's context is untouched
+
+
+def test_the_suites_guard_sees_a_workers_threads_until_it_is_closed() -> None:
+    """tests/conftest.py's no_worker_outlives_its_test fails a test that leaves threads of a BackgroundWorker
+    running: its helper finds them (the default name and a name= prefix alike), and none once closed."""
+    before = background_threads()
+    default, named = BackgroundWorker(threads=2), BackgroundWorker(threads=1, name="katachi-worker-guard")
+    try:
+        opened = background_threads() - before
+        assert sorted(t.name for t in opened) == [
+            "katachi-worker-0",
+            "katachi-worker-1",
+            "katachi-worker-guard-0",
+        ]
+        assert all(t.is_alive() for t in opened)
+        default.close()
+        assert sorted(t.name for t in background_threads() - before) == ["katachi-worker-guard-0"]
+    finally:
+        default.close()
+        named.close()
+    assert background_threads() - before == set()
+    assert not any(t.is_alive() for t in opened)
