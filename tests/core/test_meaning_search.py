@@ -33,6 +33,7 @@ from core.flows.diagnosis.urgency_grammar import (
     doubts_a_fault,
     is_a_request,
     says_it_can_wait,
+    typed_in_katakana,
     with_katakana_loanwords,
 )
 from core.flows.diagnosis.urgency_meaning import (
@@ -222,6 +223,25 @@ def test_a_text_without_kanji_has_its_car_words_in_katakana() -> None:
         with_katakana_loanwords("タイヤ交換っていくらくらい") == "タイヤ交換っていくらくらい"
     )  # a kanji: as is
     assert with_katakana_loanwords("ぶれーき踏んでも") == "ぶれーき踏んでも"
+
+
+def test_a_text_typed_in_katakana_is_embedded_in_hiragana_with_its_car_words_in_katakana() -> None:
+    """A telegram in katakana (v61: 「ハンドルガ キュウニ オモクナッテ マガラナイ」) is read as the same text in hiragana
+    would be; a text in hiragana with car words in katakana, a few katakana words or a text with a kanji is not."""
+    telegram = "ハンドルガ キュウニ オモクナッテ マガラナイ。イマ ミチノハシニ トメテル"
+    assert typed_in_katakana(telegram)
+    assert (
+        with_katakana_loanwords(telegram)
+        == "ハンドルが きゅうに おもくなって まがらない。いま みちのはしに とめてる"
+    )
+    assert (
+        with_katakana_loanwords("ブレーキガ キカナイ。サイドブレーキデ トメタ")
+        == "ブレーキが きかない。サイドブレーキで とめた"
+    )
+    assert not typed_in_katakana("ブレーキが きかない")
+    assert not typed_in_katakana("ナビ ETC ドラレコ")  # a few katakana words
+    assert not typed_in_katakana("ハンドルガ キュウニ 重クナッテ マガラナイ")  # a kanji
+    assert with_katakana_loanwords("ハンドルガ キュウニ 重クナッテ") == "ハンドルガ キュウニ 重クナッテ"
 
 
 @pytest.mark.parametrize(

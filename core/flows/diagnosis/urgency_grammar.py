@@ -131,6 +131,10 @@ _TO_HIRAGANA = str.maketrans({chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F
 _HIRAGANA_LOANWORDS = {word.translate(_TO_HIRAGANA): word for word in LOANWORDS}
 _LOANWORD_RE = re.compile("|".join(sorted(map(re.escape, _HIRAGANA_LOANWORDS), key=len, reverse=True)))
 _KANJI_RE = re.compile(r"[\u3400-\u9fff]")
+_KATAKANA_LETTER_RE = re.compile(r"[\u30a1-\u30f6]")
+_HIRAGANA_LETTER_RE = re.compile(r"[\u3041-\u3096]")
+# The fewest katakana letters a text typed in katakana has (a word or two in katakana, 「ナビ」「ETC」, is no such text).
+KATAKANA_TYPED = 10
 # A question (「…ってどういう意味？」「…大丈夫ですか」): the calm neighbours of a text that is none must be none.
 QUESTION_RE = re.compile(r"[？?]|(ですか|ますか|でしょうか|かな|っけ|んの|なの)[。\s]*$")
 
@@ -148,11 +152,26 @@ def sentences_of(text: str) -> list[str]:
     return [s for s in SENTENCE_RE.findall(text) if s.strip()]
 
 
+def typed_in_katakana(text: str) -> bool:
+    """A text written in katakana as a telegram or an old phone writes it (「ハンドルガ キュウニ オモクナッテ マガラナイ」):
+    no kanji, at least KATAKANA_TYPED letters of katakana and more than twice as many as of hiragana (a text in hiragana
+    with its car words in katakana is none)."""
+    katakana = len(_KATAKANA_LETTER_RE.findall(text))
+    return (
+        _KANJI_RE.search(text) is None
+        and katakana >= KATAKANA_TYPED
+        and katakana > 2 * len(_HIRAGANA_LETTER_RE.findall(text))
+    )
+
+
 def with_katakana_loanwords(text: str) -> str:
     """A text without a kanji with its car words in katakana (「ぶれーきふんでも」 -> 「ブレーキふんでも」), as it is
-    embedded; any other text as it is."""
+    embedded; a text typed in katakana is read in hiragana first (「ハンドルガ キュウニ」 -> 「ハンドルが きゅうに」: the
+    embedder reads Japanese written in katakana as it reads foreign words); any other text as it is."""
     if _KANJI_RE.search(text):
         return text
+    if typed_in_katakana(text):
+        text = text.translate(_TO_HIRAGANA)
     return _LOANWORD_RE.sub(lambda m: _HIRAGANA_LOANWORDS[m.group()], text)
 
 
