@@ -2560,6 +2560,50 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
+def test_v63s_false_alarms_by_rule() -> None:
+    """v63's false alarms by rule, and what the same words say when they report a fault: a friend's car heard of, told
+    with its subject's comma (「友達の車が、高速で…」: no step of the story); white exhaust on a winter morning that
+    clears, in Tohoku dialect (「しばらくすっと消えっから」); a husband overheating at work and complaining as if his
+    brakes failed (a joke about a person); a child's hiragana bulb check (「いっぱい ランプが ついて すぐ きえる」)."""
+    heard = "友達の車が、高速でブレーキフルードが漏れて止まれなくなりかけたって聞きました。事故にはならなかったらしいです。"
+    assert keyword_urgency_check(heard).level == "medium"
+    # a conjunction's 「が、」 after a verb is a step: what follows happened to the owner
+    assert keyword_urgency_check("友達の車を借りたが、ブレーキが効かない").level == "critical"
+    assert (
+        keyword_urgency_check(
+            "友達の車が、ブレーキ抜けたって聞いてたけど、今朝うちの車もブレーキが効かない"
+        ).level
+        == "critical"
+    )
+    tohoku = (
+        "冬の朝にエンジンかけっと、マフラーから白い煙がモクモク出るんだげっと、車さ何か悪いとこあんだべか？"
+        "走ってしばらくすっと消えっから、大丈夫だど思うんだげんと、一応聞いでみっぺと思って。"
+    )
+    assert keyword_urgency_check(tohoku).level == "low"
+    assert (
+        keyword_urgency_check("マフラーから白い煙がモクモク出て、走ってしばらくしても消えない").level
+        == "critical"
+    )
+    joke = (
+        "うちの旦那、最近仕事でオーバーヒート気味で、家帰ってきたらブレーキ効かへんくらい文句言うねん笑。"
+        "まあそれはええとして、車のほうは元気やから、来週手洗い洗車の予約取れる？"
+    )
+    assert keyword_urgency_check(joke).level == "low"
+    assert keyword_urgency_check("最近オーバーヒート気味で水温計が上がる").level == "critical"
+    # a talk or a quarrel that overheats is no engine (v36's and v48's, lowered only by the examples before)
+    assert keyword_urgency_check("上司の説教がオーバーヒートして2時間止まりませんでした").level == "low"
+    assert keyword_urgency_check("夫婦喧嘩がオーバーヒートして、夫が車で出ていきました笑").level == "low"
+    assert (
+        keyword_urgency_check("ブレーキ効かへんくらい滑る道やった、ほんまにブレーキ効かへん").level
+        == "critical"
+    )
+    child = (
+        "おかあさんが えんじん かけるとき めーたーに いっぱい ランプが ついて すぐ きえるよ。 こわれてるの？"
+    )
+    assert keyword_urgency_check(child).level == "low"
+    assert keyword_urgency_check("はしってたら いっぱい ランプが ついて きえない").level == "high"
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""

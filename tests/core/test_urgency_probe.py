@@ -88,8 +88,10 @@ def test_a_stronger_ridge_makes_the_probe_less_sure() -> None:
 HABIT = "台風の日は車出さない派です。理由はシンプルに水没が怖いから"  # v39: a habit explained by a fear, low
 # v34's son praised for 「ブレーキのきかないドリブル」 was the second case here until v51 joined the examples: its calm
 # neighbours now cap it at medium without the probe.
-LECTURE = (  # a boss's lecture that 「オーバーヒートして」, and a booking, low
-    "上司の説教がオーバーヒートして2時間止まりませんでした。愚痴ですみません、本題は冬タイヤへの交換予約です。"
+# v36's boss's lecture that 「オーバーヒートして」 was the second case here until v63's lessons: the rules read a lecture's
+# overheating as no engine's now.
+TEASE = (  # a friend's warning about the oil light, which has never come on, low
+    "友達が「オイルランプ点いたらエンジン焼き付くぞ」って脅してくるけど、点いたことは一度もない。普通に交換だけでいい？"
 )
 
 PROBE_DEFAULT = THRESHOLDS["e5q4-chive"].probe_below
@@ -150,7 +152,7 @@ def test_no_critical_or_high_example_reads_as_harmless_throughout(judge: Urgency
             "critical",
             MEANING_REASON + quote("電気自動車が台風で水没しちゃった、乾いたら乗ってもいいですか？"),
         ),
-        (LECTURE, "critical", "オーバーヒート"),
+        (TEASE, "critical", "赤い警告灯の点灯（油圧・水温・ブレーキ・充電など）"),
     ],
 )
 def test_a_harmless_telling_the_fast_path_found_critical_is_capped_by_the_probe(

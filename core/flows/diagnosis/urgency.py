@@ -199,6 +199,9 @@ def _matches(rule: UrgencyRule, text: str) -> bool:
 # 「トミカ博の帰りに…」, 「異常なしって言われた翌日に…」): what follows happened, whatever the frame's word was.
 # (the rule file's frame_reach.story_step)
 STORY_STEP_RE: re.Pattern[str] = _RULES["story_step_re"]
+# The subject particle of a frame that names a car, with its comma (「友達の車が、高速で…止まれなくなりかけたって聞いた」):
+# the frame's own sentence goes on, no step of the story (「…けど、」 is one: the step's 「が、」 follows a verb).
+_FRAME_CAR_SUBJECT = re.compile(r"(?:(?<=車)|(?<=クルマ)|(?<=くるま))(?:が|は)[、,]")
 
 
 # What a frame says when it settles a danger told in an earlier sentence (「…湯気が出て修理した。それ以来まったく問題ない」).
@@ -227,7 +230,9 @@ def _told_in_a_frame(text: str, frames: list[tuple[int, int]], at: int) -> bool:
     settles it (「…修理した。それ以来まったく問題ない」; not 「…。ニュースで見たのと同じ症状です」)."""
     for start, end in frames:
         if end <= at:
-            if STORY_STEP_RE.search(text, end, at) is None and not _turns_to_today(text, end, at):
+            subject = _FRAME_CAR_SUBJECT.match(text, end)
+            step_from = subject.end() if subject else end
+            if STORY_STEP_RE.search(text, step_from, at) is None and not _turns_to_today(text, end, at):
                 return True
         elif start <= at or _SENTENCE_END.search(text, at, start) is None or _settles(text, start):
             return True
