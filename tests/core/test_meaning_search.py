@@ -2604,6 +2604,49 @@ def test_v63s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("はしってたら いっぱい ランプが ついて きえない").level == "high"
 
 
+def test_v64s_false_alarms_by_rule() -> None:
+    """v64's false alarms by rule, and what the same words say when they report a fault: a past overheating told as
+    something that happened once (「…たことがあって」, the frame said 「…たことがあり」 only); a neighbour's car in
+    Kagoshima's 「隣ん家」, that was sweet potatoes roasting; refuelling once the fuel light is on (「給油はランプが…」)."""
+    once = (
+        "昔、山道でオーバーヒートして湯気が出たことがあって、その時はロードサービスを呼んで無事に帰れました。"
+        "今の車、冷却水の交換っていつやればいいですか？"
+    )
+    assert keyword_urgency_check(once).level == "medium"
+    assert (
+        keyword_urgency_check("昔、山道でオーバーヒートしたことがあって、今日もまた湯気が出てる").level
+        == "critical"
+    )
+    potatoes = (
+        "隣ん家の車から煙が出ちょったって母が騒いじょったけど、車の横で焼き芋焼いちょっただけじゃった。"
+        "ついでにうちの車のオイル交換頼んもす。"
+    )
+    assert keyword_urgency_check(potatoes).level == "medium"
+    assert keyword_urgency_check("隣ん家の車を借りて走りよったら煙が出た").level == "critical"
+    habit = "いつも給油はランプが点いてからにしてるんですけど、燃料ポンプに悪いって本当ですか？"
+    assert keyword_urgency_check(habit).level == "low"
+    assert keyword_urgency_check("給油は済ませたのに、エンジンのランプが点いてる").level == "high"
+
+
+def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
+    """「そういうものなんですかね」 asks whether a behaviour is normal, and 「…って本当ですか？」 whether something heard is
+    true: the judgement by meaning goes no higher than medium (v64's regenerative braking was critical by meaning,
+    within the margin of unintended-acceleration examples). Not 「大丈夫なん？」 or 「走っても大丈夫ですかね」: an owner
+    asking whether it is fine to drive on has a symptom."""
+    regen = "電気自動車に乗り換えてから、アクセルを離すとブレーキを踏んでないのにぐっと減速します。そういうものなんですかね。"
+    assert doubts_a_fault(regen)
+    assert fast_urgency_check(regen, judge).level == "medium"
+    assert doubts_a_fault("燃料ポンプに悪いって本当ですか？")
+    assert doubts_a_fault("こんなもんなんでしょうか")
+    assert doubts_a_fault(
+        "結局ハンドル揺すりながら回したらかかったけど、これ壊れとるとやろか？"
+    )  # v63's, Hakata
+    assert doubts_a_fault("ドアミラーが勝手にたたまれるんやけど、壊れてるんやろか")
+    assert not doubts_a_fault("バッテリーのマーク赤く点いたまま走っとるんやけど大丈夫なん？")
+    assert not doubts_a_fault("とりあえず走っても大丈夫ですかね")
+    assert not doubts_a_fault("ブレーキが効かないって本当に怖いです")
+
+
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
     """「…かと思って」 frames a danger only feared (「火が出るかと思って焦りました」), not a plan (「売ろうかと思って」,
     「行こうかと思って」): a danger told after a plan is one the owner has."""
