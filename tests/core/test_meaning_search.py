@@ -51,6 +51,7 @@ from core.flows.diagnosis.urgency_reasons import (
     QUESTION_NOTE,
     STORY_NOTE,
     WAIT_NOTE,
+    joined_reasons,
     quote,
     without_cap_note,
 )
@@ -924,6 +925,28 @@ def test_a_reason_loses_its_cap_note_and_keeps_its_example(note: str) -> None:
     assert without_cap_note(quoted + note) == quoted
     assert without_cap_note("火災・発火の恐れ" + note) == "火災・発火の恐れ"
     assert without_cap_note(quoted) == quoted
+
+
+def test_a_cap_note_two_reasons_end_with_is_said_once() -> None:
+    """The banner's 判定理由: when the rules' frame and the judgement by meaning both stopped at medium for the same
+    frame, the note is said once, after the last reason (v64's sweet potatoes showed it twice). Different notes, or a
+    reason without one, are kept as they are."""
+    frame = FRAME_NOTE
+    example = f"{MEANING_REASON}{quote('ばあちゃんが「車から煙が出とる」って電話してきたけど')}"
+    assert (
+        joined_reasons(["発煙（煙が出ている）" + frame, example + frame])
+        == f"発煙（煙が出ている）、{example}{frame}"
+    )
+    question = QUESTION_NOTE.format(level="中")
+    assert joined_reasons(["発煙（煙が出ている）" + frame, example + question]) == (
+        f"発煙（煙が出ている）{frame}、{example}{question}"
+    )
+    assert (
+        joined_reasons(["オーバーヒート", "発煙（煙が出ている）" + frame])
+        == f"オーバーヒート、発煙（煙が出ている）{frame}"
+    )
+    assert joined_reasons(["a" + frame, "b" + frame, "c" + frame]) == f"a、b、c{frame}"
+    assert joined_reasons([]) == ""
 
 
 STORY = "友達の車から煙が出てた話を聞いた"  # not urgent, names a danger by rule: a story about one

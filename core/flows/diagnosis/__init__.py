@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from core.flows.diagnosis.snapshots import snapshot_turns, turn_preview
     from core.flows.diagnosis.sources import ManualSource, manual_sources
     from core.flows.diagnosis.urgency_meaning import UrgencyJudge
+    from core.flows.diagnosis.urgency_reasons import joined_reasons
 
 __all__ = [
     "COVERAGE_NOTES",
@@ -47,6 +48,7 @@ __all__ = [
     "banner_severity",
     "find_vehicle",
     "get_vehicle",
+    "joined_reasons",
     "load_vehicles",
     "local_now",
     "manual_sources",
@@ -81,6 +83,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "banner_severity": ("core.flows.diagnosis.responses", "banner_severity"),
     "find_vehicle": ("core.flows.diagnosis.catalog", "find_vehicle"),
     "get_vehicle": ("core.flows.diagnosis.catalog", "get_vehicle"),
+    "joined_reasons": ("core.flows.diagnosis.urgency_reasons", "joined_reasons"),
     "load_vehicles": ("core.flows.diagnosis.catalog", "load_vehicles"),
     "local_now": ("core.flows.diagnosis.booking", "local_now"),
     "manual_sources": ("core.flows.diagnosis.sources", "manual_sources"),

@@ -6,6 +6,8 @@ session, a banner shows a reason without its cap note (without_cap_note).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.flows.diagnosis.urgency import FRAME_NOTE
 
 LEVEL_NAMES = {"critical": "緊急", "high": "高", "medium": "中", "low": "低"}
@@ -45,8 +47,24 @@ CAP_NOTE_OPENINGS = tuple(
 def without_cap_note(reason: str) -> str:
     """A reason without the note of a cap at medium that ends it (「ブレーキの故障・効き不良の疑い（仮定・備え…中まで）」
     -> 「ブレーキの故障・効き不良の疑い」); any other reason as it is."""
+    return reason[: len(reason) - len(cap_note_of(reason))]
+
+
+def cap_note_of(reason: str) -> str:
+    """The note of a cap at medium that ends `reason` (CAP_NOTE_OPENINGS), or "" for a reason without one."""
     cuts = [reason.find(opening) for opening in CAP_NOTE_OPENINGS if opening in reason]
-    return reason[: min(cuts)] if cuts else reason
+    return reason[min(cuts) :] if cuts else ""
+
+
+def joined_reasons(reasons: Sequence[str]) -> str:
+    """The reasons as the banner and the advisor's message list them, 「、」 between; a cap note that ends a reason and
+    the next one alike (the rules' frame and the judgement by meaning stopped at medium for the same frame) is said
+    once, after the last of them: 「発煙（煙が出ている）、意味の近い症状例「…」（仮定・備え…中まで）」, not the note twice."""
+    shown = []
+    for reason, following in zip(reasons, [*reasons[1:], ""], strict=False):
+        note = cap_note_of(reason)
+        shown.append(reason[: len(reason) - len(note)] if note and following.endswith(note) else reason)
+    return "、".join(shown)
 
 
 def without_level_or_cap_note(reason: str) -> str:

@@ -20,6 +20,7 @@ from core.flows.diagnosis import (
     SessionState,
     banner_severity,
     get_vehicle,
+    joined_reasons,
     manual_sources,
     sample_path,
     urgency_info,
@@ -111,7 +112,7 @@ def urgency_banner(session: SessionState) -> None:
     info = urgency_info(session)
     if info is None:
         return
-    reasons = f"\n\n判定理由: {'、'.join(info.reasons)}" if info.reasons else ""
+    reasons = f"\n\n判定理由: {joined_reasons(info.reasons)}" if info.reasons else ""
     severity = banner_severity(info)
     llm_alert(severity, info.message + reasons, icon=BANNER_ICONS[severity])
 

@@ -8,6 +8,7 @@ from core.flows.diagnosis.responses import respond, urgency_banner
 from core.flows.diagnosis.step_shared import enter_reservation, raise_urgency
 from core.flows.diagnosis.urgency import urgency_rank
 from core.flows.diagnosis.urgency_assessor import assess_urgency
+from core.flows.diagnosis.urgency_reasons import joined_reasons
 
 ADVICE_FALLBACK = "現時点で緊急性は高くありませんが、症状が続く場合は販売店で点検を受けてください。"
 
@@ -17,7 +18,7 @@ def handle_urgency_check(session: SessionState, request: ChatRequest, deps: Diag
     assessment = assess_urgency(session, deps)
     result = assessment.result
     raise_urgency(session, result)
-    reasons = "、".join(result.reasons)
+    reasons = joined_reasons(result.reasons)
     intro = "これまでのお話から緊急度を判定しました。" + (f"（判定理由: {reasons}）" if reasons else "")
     if urgency_rank(session.urgency_level) >= urgency_rank("high"):
         return enter_reservation(session, "\n\n".join(p for p in (intro, assessment.recommendation) if p))
