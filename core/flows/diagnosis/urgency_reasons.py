@@ -63,7 +63,7 @@ def joined_reasons(reasons: Sequence[str]) -> str:
     shown = []
     for reason, following in zip(reasons, [*reasons[1:], ""], strict=False):
         note = cap_note_of(reason)
-        shown.append(reason[: len(reason) - len(note)] if note and following.endswith(note) else reason)
+        shown.append(without_cap_note(reason) if note and following.endswith(note) else reason)
     return "、".join(shown)
 
 
