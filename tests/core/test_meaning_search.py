@@ -2583,7 +2583,7 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
-# v63's and v64's false alarms by rule (low or medium now), and what the same words say when they report a fault.
+# v63's to v65's false alarms by rule (low or medium now), v65's miss, and what the same words say otherwise.
 ROUND_FALSE_ALARMS_BY_RULE = [
     # v63: a friend's car heard of, told with its subject's comma (「友達の車が、高速で…」: no step of the story); a
     # conjunction's 「が、」 after a verb is a step, and what follows happened to the owner
@@ -2656,6 +2656,38 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         id="v64-fuel-light",
     ),
     pytest.param("給油は済ませたのに、エンジンのランプが点いてる", "high", id="v64-engine-light"),
+    # v65: brakes squeaking on the first press of a rainy morning that then stop (「そのあとは全然鳴りません」)
+    pytest.param(
+        "雨の日の朝、最初にブレーキ踏んだ時だけキーッて鳴って、そのあとは全然鳴りません。気にしなくていいですか",
+        "low",
+        id="v65-rain-squeak",
+    ),
+    pytest.param(
+        "雨の日の朝、最初にブレーキ踏んだらキーッて鳴って、そのあとも鳴りっぱなしです",
+        "high",
+        id="v65-squeak-stays",
+    ),
+    # v65: a vehicle fire that closes the road ahead (「車両火災のため通行止め」) is somebody else's; the owner's is not
+    pytest.param(
+        "帰省中ナビに「この先、車両火災のため通行止め」って出て迂回しました。他人事じゃないなと思って。"
+        "ドラレコの取り付け見積もりお願いします",
+        "low",
+        id="v65-road-closed",
+    ),
+    pytest.param("車両火災です！渋滞の中で止まってます", "critical", id="v65-fire-in-a-jam"),
+    pytest.param("うちの車が車両火災になった", "critical", id="v65-own-fire"),
+    # v65's miss: power lost in the overtaking lane, a warning's long name between the lane and the loss
+    pytest.param(
+        "ハイブリッドです。追越車線を走ってたら赤い警告と「ハイブリッドシステムチェック」って表示が出て、"
+        "アクセル踏んでも全然加速しなくなりました。後ろからあおられてます",
+        "critical",
+        id="v65-overtaking-lane",
+    ),
+    pytest.param(
+        "駐車場で「ハイブリッドシステムチェック」って表示が出て、アクセル踏んでも全然加速しなくなりました",
+        "high",
+        id="v65-not-on-the-motorway",
+    ),
 ]
 
 
@@ -2667,11 +2699,12 @@ def test_the_rounds_false_alarms_by_rule(text: str, level: str) -> None:
 def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
     """「そういうものなんですかね」 asks whether a behaviour is normal, and 「…って本当ですか？」 whether something heard is
     true: the judgement by meaning goes no higher than medium (v64's regenerative braking was critical by meaning,
-    within the margin of unintended-acceleration examples). Not 「大丈夫なん？」 or 「走っても大丈夫ですかね」: an owner
-    asking whether it is fine to drive on has a symptom."""
-    regen = "電気自動車に乗り換えてから、アクセルを離すとブレーキを踏んでないのにぐっと減速します。そういうものなんですかね。"
-    assert doubts_a_fault(regen)
-    assert fast_urgency_check(regen, judge).level == "medium"
+    within the margin of unintended-acceleration examples; it is an example itself now, so the case is told in other
+    words). Not 「大丈夫なん？」 or 「走っても大丈夫ですかね」: an owner asking whether it is fine to drive on has a symptom."""
+    regen = "電気の車に替えたら、アクセルを緩めるだけでブレーキ踏んでないのにガクンと速度が落ちます"
+    assert fast_urgency_check(regen, judge).level == "critical"
+    assert doubts_a_fault(regen + "。そういうものなんですかね。")
+    assert fast_urgency_check(regen + "。そういうものなんですかね。", judge).level == "medium"
     assert doubts_a_fault("燃料ポンプに悪いって本当ですか？")
     assert doubts_a_fault("こんなもんなんでしょうか")
     assert doubts_a_fault(
@@ -2681,6 +2714,24 @@ def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
     assert not doubts_a_fault("バッテリーのマーク赤く点いたまま走っとるんやけど大丈夫なん？")
     assert not doubts_a_fault("とりあえず走っても大丈夫ですかね")
     assert not doubts_a_fault("ブレーキが効かないって本当に怖いです")
+
+
+def test_v65s_kana_question_and_a_car_said_to_be_fine(judge: UrgencyJudge) -> None:
+    """Whether it is normal asked in kana, spaces and all (「これは ふつう ですか」), caps the judgement by meaning as the
+    question in kanji does (v65's handbrake lamp was high by meaning, near red brake-lamp reports); and 「車は元気」
+    says the car works, as 「車は何ともない」 does (v65's drinking party where the writer 「火ぃ吹いた」 was critical by
+    meaning) — neither lowers a danger the rules find."""
+    handbrake = "さいどぶれーき ひくと あかい らんぷが つくんですが これは ふつう ですか"
+    assert doubts_a_fault(handbrake)
+    assert fast_urgency_check(handbrake, judge).level == "medium"
+    assert doubts_a_fault("えんじんが とまります。こしょう でしょうか")
+    assert not doubts_a_fault("ふつうに はしれます")
+    party = "昨日の飲み会でエンジンかかりすぎて火ぃ吹いたばい笑 車は元気やけん、来週タイヤ見てもらえる？"
+    assert says_it_works(party)
+    assert says_it_works("くるま は げんき です")
+    assert fast_urgency_check(party, judge).level == "medium"
+    assert not says_it_works("車は元気だけどブレーキが効かない")
+    assert fast_urgency_check("車は元気だけどブレーキが効かない", judge).level == "critical"
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:

@@ -48,6 +48,8 @@ NORMAL_QUESTION_RE = re.compile(
     r"|(壊れ|こわれ)て\s*(い)?\s*(ませんか|ないですか|ないでしょうか|ないか|ない[？?]|ますか|る[？?])[？?]?$"
     # the same in dialect: 「これ壊れとるとやろか？」 (Hakata), 「壊れとるんじゃろか」 (Hiroshima), 「壊れてるんやろか」 (Kansai)
     r"|(壊れ|こわれ)(とる|ちょる|てる|とう)(と|ん)?(やろ|じゃろ|だろ)(か|う[かね]?)[？?]?$"
+    # the first question typed in kana, with its spaces: 「…あかい らんぷが つくんですが これは ふつう ですか」
+    r"|(ふつう|せいじょう|こしょう)\s*(です\s*か|なの|なん\s*です\s*か|かな|でしょう\s*か)[？?]?$"
 )
 # ...but an owner asking whether they may keep driving (「このまま運転して帰っても平気？」「次のSAまで行けば大丈夫？」)
 # has a symptom and is about to drive with it: no cap.
