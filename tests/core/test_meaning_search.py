@@ -26,6 +26,7 @@ from core.flows.diagnosis.urgency import (
     says_it_works,
     told_after_a_step,
     told_after_the_frames,
+    told_before_the_frames,
 )
 from core.flows.diagnosis.urgency_grammar import (
     REQUEST_RE,
@@ -374,6 +375,40 @@ def test_what_a_text_tells_after_its_frames_reach(text: str, rest: str) -> None:
     """The judgement by meaning, which places no danger, asks what no frame covers (told_after_the_frames): the text
     after the last frame and the step of the story, turn to today or sentence end that follows it."""
     assert told_after_the_frames(text) == rest
+
+
+FUMES_THEN_FRAME = (
+    "家族で乗ると、窓を閉めて暖房をつけているとみんな眠くなって頭が痛いと言います。"
+    "以前マフラーに穴があいていると言われたことがあって"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "before"),
+    [
+        (FUMES_THEN_FRAME, "家族で乗ると、窓を閉めて暖房をつけているとみんな眠くなって頭が痛いと言います。"),
+        (
+            "以前マフラーに穴があいていると言われたことがあって。窓を閉めると頭が痛い",
+            "",
+        ),  # the frame comes first
+        ("エンジンが止まった。修理してもらってからは問題ありません", ""),  # a later frame that settles it
+        ("頭が痛いです。ニュースで見たのと同じです", "頭が痛いです。"),
+        ("下り坂で止まれなくなった", ""),
+    ],
+)
+def test_what_a_text_tells_before_its_first_frame(text: str, before: str) -> None:
+    """A frame in a later sentence covers a danger for the rules only when it settles it; the judgement by meaning asks
+    the same of what was told before the first frame's sentence (told_before_the_frames)."""
+    assert told_before_the_frames(text) == before
+
+
+def test_a_frame_in_a_later_sentence_does_not_cap_what_came_before(judge: UrgencyJudge) -> None:
+    """v66's missed critical text: fumes in the cabin (critical by meaning, no rule) told before 「以前…と言われたことが
+    あって」, whose frame capped the whole judgement at medium. What was told before the frame's sentence reads critical
+    on its own, so the frame does not cap it."""
+    assert keyword_urgency_check(FUMES_THEN_FRAME).level == "low"
+    assert in_harmless_frame(FUMES_THEN_FRAME)
+    assert fast_urgency_check(FUMES_THEN_FRAME, judge).level == "critical"
 
 
 USB_CAN_WAIT = "車内のUSBポートが片方反応しないです。急ぎではないので次の点検の時で大丈夫です"
@@ -742,7 +777,6 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "昔乗っとった車はよう煙吹いとった。今の車は静かなもんじゃ",
         "運転講習で、ブレーキが効かなくなったらサイドブレーキを引けと教わった",
         "ゴトゴト鳴ってたのは、トランクのスイカでした",
-        "新車のうちはブレーキが焦げ臭いかもと言われたけど、言われた通り一週間で消えた",
         "車内が焦げ臭いと思ったら、新しく買った芳香剤の香りでした",
         # v17 taught: a repair done and fine, a car repaired last year, a friend's or a colleague's story, a noise
         # that was not the car, a drill
@@ -2583,7 +2617,7 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
-# v63's to v65's false alarms by rule (low or medium now), v65's miss, and what the same words say otherwise.
+# v63's to v66's false alarms by rule (low or medium now), v65's and v66's misses, and what the same words say otherwise.
 ROUND_FALSE_ALARMS_BY_RULE = [
     # v63: a friend's car heard of, told with its subject's comma (「友達の車が、高速で…」: no step of the story); a
     # conjunction's 「が、」 after a verb is a step, and what follows happened to the owner
@@ -2688,6 +2722,68 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "high",
         id="v65-not-on-the-motorway",
     ),
+    # v66: a burning smell after a new part, gone in days (「3日くらいで消えました」); not one that stays or comes back
+    pytest.param(
+        "マフラー交換してもらった後しばらく焼けるような匂いがしてたけど、3日くらいで消えました。塗装が焼ける匂いだったんですかね",
+        "low",
+        id="v66-smell-gone",
+    ),
+    pytest.param(  # medium (a frame) before v66's lesson
+        "新車のうちはブレーキが焦げ臭いかもと言われたけど、言われた通り一週間で消えた",
+        "low",
+        id="v66-new-car-smell",
+    ),
+    pytest.param(
+        "マフラー交換してもらった後から焼けるような匂いがして、3日たっても消えません",
+        "critical",
+        id="v66-smell-stays",
+    ),
+    pytest.param(
+        "ブレーキパッド替えてもらってから焦げ臭くて、3日で消えたけどまた今日焦げ臭い",
+        "critical",
+        id="v66-smell-again",
+    ),
+    # v66: the car ahead's tyres smoking (「前の車のタイヤから煙が！」); not when the owner's car smokes after all
+    pytest.param(
+        "さっき立体駐車場で、前の車のタイヤから煙が！と思ったら、スロープで空転して焦げただけで普通に登って行きました。"
+        "ところで、スタッドレスの保管サービスってまだやってます？",
+        "medium",
+        id="v66-car-ahead",
+    ),
+    pytest.param(
+        "前の車から煙が出てると思ったら、うちの車のボンネットから煙が出てた",
+        "critical",
+        id="v66-my-car-after-all",
+    ),
+    pytest.param(
+        "信号待ちで後ろの車の人に「下から火が出てる」と言われました。どうしたら",
+        "critical",
+        id="v3-told-by-the-car-behind",
+    ),
+    # v66's miss: steering that locked at a crossing (「交差点で一瞬ハンドルがロックしたみたいに固まりました」); the lock
+    # of a parked car is no failure
+    pytest.param(
+        "息子の送迎で毎日乗ってるんですけど、最近まっすぐ走ってても右に取られるし、昨日は交差点で一瞬ハンドルがロックしたみたいに"
+        "固まりました。もう慣れてきたけど、一応いつ空いてますか？",
+        "critical",
+        id="v66-steering-locked",
+    ),
+    pytest.param(
+        "エンジンを切ったらハンドルがロックして、キーが回らなくなりました", "low", id="v66-parked-lock"
+    ),
+    # v53's (left high by rule, lowered by the probe until v66's rules moved it): lamps flashed on purpose, in a song's
+    # way; not when a lamp lights by itself afterwards
+    pytest.param(
+        "ドリカムの歌みたいにブレーキランプ5回点滅させたろ思ったら嫁さんに怒られてまったわ笑 ほんでカーナビの地図更新っていくらだぎゃ?",
+        "low",
+        id="v53-lamps-flashed-on-purpose",
+    ),
+    pytest.param(
+        "ブレーキランプを点滅させて止まった。エンジンの警告灯が点いてる",
+        "high",
+        id="v53-then-a-warning-light",
+    ),
+    pytest.param("ブレーキランプが点滅してる", "high", id="v53-flashing-by-itself"),
 ]
 
 
@@ -2720,16 +2816,23 @@ def test_v65s_kana_question_and_a_car_said_to_be_fine(judge: UrgencyJudge) -> No
     """Whether it is normal asked in kana, spaces and all (「これは ふつう ですか」), caps the judgement by meaning as the
     question in kanji does (v65's handbrake lamp was high by meaning, near red brake-lamp reports); and 「車は元気」
     says the car works, as 「車は何ともない」 does (v65's drinking party where the writer 「火ぃ吹いた」 was critical by
-    meaning) — neither lowers a danger the rules find."""
-    handbrake = "さいどぶれーき ひくと あかい らんぷが つくんですが これは ふつう ですか"
-    assert doubts_a_fault(handbrake)
-    assert fast_urgency_check(handbrake, judge).level == "medium"
+    meaning) — neither lowers a danger the rules find. (v65's texts are examples now: the cases are told in other words,
+    each high or critical by meaning without the words that cap it.)"""
+    assert doubts_a_fault("さいどぶれーき ひくと あかい らんぷが つくんですが これは ふつう ですか")  # v65's
+    lamp = "あかい ぶれーきの らんぷが つきました"
+    assert fast_urgency_check(lamp, judge).level == "high"
+    assert doubts_a_fault(lamp + "。これは ふつう ですか")
+    assert fast_urgency_check(lamp + "。これは ふつう ですか", judge).level == "medium"
     assert doubts_a_fault("えんじんが とまります。こしょう でしょうか")
     assert not doubts_a_fault("ふつうに はしれます")
-    party = "昨日の飲み会でエンジンかかりすぎて火ぃ吹いたばい笑 車は元気やけん、来週タイヤ見てもらえる？"
-    assert says_it_works(party)
+    assert says_it_works(
+        "昨日の飲み会でエンジンかかりすぎて火ぃ吹いたばい笑 車は元気やけん、来週タイヤ見てもらえる？"
+    )
     assert says_it_works("くるま は げんき です")
-    assert fast_urgency_check(party, judge).level == "medium"
+    party = "同僚がエンジンかかりすぎて火ぃ吹いとったわ"
+    assert fast_urgency_check(party, judge).level == "critical"
+    assert says_it_works(party + "。車は元気やけん")
+    assert fast_urgency_check(party + "。車は元気やけん", judge).level == "medium"
     assert not says_it_works("車は元気だけどブレーキが効かない")
     assert fast_urgency_check("車は元気だけどブレーキが効かない", judge).level == "critical"
 

@@ -254,6 +254,23 @@ def told_after_the_frames(text: str) -> str:
     return normalized[min(breaks) :].lstrip("、,") if breaks else ""
 
 
+def told_before_the_frames(text: str) -> str:
+    """What the text (normalize_symptom) tells in the sentences before its first harmless frame's sentence, when that
+    frame does not settle it (「…家族がみんな眠くなって頭が痛いって言うんです。前にマフラーに穴あいてるって言われたことが
+    あって…」 -> 「…頭が痛いって言うんです。」): what no frame covers, as a frame in a later sentence covers a danger for
+    the rules only when it settles it (_told_in_a_frame). Empty without a frame, or when the first one is in the first
+    sentence or settles."""
+    normalized = normalize_symptom(text)
+    frames = _frame_spans(normalized)
+    if not frames:
+        return ""
+    start = frames[0][0]
+    sentence_start = max((m.end() for m in _SENTENCE_END.finditer(normalized, 0, start)), default=0)
+    if sentence_start == 0 or _settles(normalized, start):
+        return ""
+    return normalized[:sentence_start]
+
+
 def _danger_starts(normalized: str) -> list[int]:
     """Where the critical and high rules' counting matches begin, whatever frame they are told in."""
     return [at for rule in (*CRITICAL_RULES, *HIGH_RULES) for at in _match_starts(rule, normalized)]

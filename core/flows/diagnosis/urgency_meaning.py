@@ -44,6 +44,7 @@ from core.flows.diagnosis.urgency import (
     says_it_works,
     told_after_a_step,
     told_after_the_frames,
+    told_before_the_frames,
     urgency_rank,
 )
 from core.flows.diagnosis.urgency_grammar import (
@@ -180,7 +181,12 @@ class UrgencyJudge:
         level = "critical" if self._critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
         above = urgency_rank(level) > urgency_rank(QUESTION_CAP)
-        framed = above and in_harmless_frame(text) and not self._urgent_after_the_frames(text)
+        framed = (
+            above
+            and in_harmless_frame(text)
+            and not self._reads_urgent_alone(told_after_the_frames(text))
+            and not self._reads_urgent_alone(told_before_the_frames(text))
+        )
         works = says_it_works(text)
         capped = above and (question or framed or works)
         # the owner says it can wait and the rules find no danger: a high likeness goes no further (never a critical one)
@@ -203,12 +209,12 @@ class UrgencyJudge:
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
-    def _urgent_after_the_frames(self, text: str) -> bool:
-        """What the text tells after its frames' reach (told_after_the_frames), neither a question nor a request, reads
-        critical on its own, its nearest example critical and at least REST_SIMILARITY near: the frame does not cap this
-        judgement (「異常なしって言われたのに、下り坂で止まれなくなった」). The rules place each danger against the frames;
-        this judgement, which names none, asks what no frame covers."""
-        rest = told_after_the_frames(text)
+    def _reads_urgent_alone(self, rest: str) -> bool:
+        """What no frame of a text covers — told after the frames' reach (told_after_the_frames: 「異常なしって言われたのに、
+        下り坂で止まれなくなった」) or in the sentences before the first frame's (told_before_the_frames: 「…家族がみんな
+        眠くなって頭が痛いって言うんです。前に…言われたことがあって」) — neither a question nor a request, reads critical on
+        its own, its nearest example critical and at least REST_SIMILARITY near: the frame does not cap this judgement.
+        The rules place each danger against the frames; this judgement, which names none, asks what no frame covers."""
         if len(rest) < MIN_REST or is_question(rest) or is_a_request(rest):
             return False
         result, near = self.judge(rest)

@@ -72,7 +72,7 @@ K_NEAREST = 4
 # judgement looks at no more.)
 K_CALM = 3
 # How near its nearest example (a critical one) must be for what a text tells after its frames' reach to lift the frame's
-# cap on the judgement by meaning (UrgencyJudge._urgent_after_the_frames; after v50's run, where a frame capped
+# cap on the judgement by meaning (UrgencyJudge._reads_urgent_alone; after v50's run, where a frame capped
 # 「異常なしって言われたのに、下り坂で止まれなくなった」 at medium). Leave-one-set-out over v1-v49, 37 false alarms of 1,960
 # before v50's changes: any rest read high or critical gave 53; read critical, no question or request, 39 (a fragment
 # such as 「今日は車で帰るのも気が重い」 lies within the margin of critical examples, its nearest 0.89); with its nearest a
