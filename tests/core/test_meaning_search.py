@@ -756,7 +756,6 @@ def test_a_doubt_is_no_scare_explained_away() -> None:
         "お隣のおうちの車から煙が出て騒ぎになってた。うちの車はいつも通りです",
         "走るとカタカタ鳴ってた音の正体は、ドアポケットの空き缶でした",
         "ゴムの焼けるにおいがすると思ったら、前のバスの排気ガスでした",
-        "河原でバーベキューしてたら煙が車に流れてきて、火事かと思った笑",
         "半年前にブレーキが効かなくなって修理してもらった件、その後まったく問題ありません",
         "焚き火したあと車の中が煙臭い",
         "カラカラ鳴ると思ったら、ドアポケットのお菓子の缶だった",
@@ -2617,7 +2616,7 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
-# v63's to v66's false alarms by rule (low or medium now), v65's and v66's misses, and what the same words say otherwise.
+# v63's to v67's false alarms by rule (low or medium now), v65's to v67's misses, and what the same words say otherwise.
 ROUND_FALSE_ALARMS_BY_RULE = [
     # v63: a friend's car heard of, told with its subject's comma (「友達の車が、高速で…」: no step of the story); a
     # conjunction's 「が、」 after a verb is a step, and what follows happened to the owner
@@ -2784,6 +2783,42 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         id="v53-then-a-warning-light",
     ),
     pytest.param("ブレーキランプが点滅してる", "high", id="v53-flashing-by-itself"),
+    # v67's miss: a car flooded up to the seats, the water told after the place it reached (「シートのとこまで水来てた」);
+    # the same order at the doors while driving through (v21's, v22's, critical by meaning only until v67); not a
+    # flood asked about before it comes (「…まで水が来たら」)
+    pytest.param(
+        "大雨で車庫が浸水して、車の座席の上まで水来てました。水は引いたので、エンジンかけて動かしてもいいですか",
+        "critical",
+        id="v67-flooded-to-the-seats",
+    ),
+    pytest.param("道が川みたいで、もうドアの下のとこまで水が来てる", "critical", id="v67-water-at-the-doors"),
+    pytest.param(
+        "台風が来るみたいですが、床まで水が来たらエンジンは切ったほうがいいですか",
+        "low",
+        id="v67-flood-asked-about",
+    ),
+    # v67: a neighbour's smoke drifting over the car (「煙がずっと車にかかってました」); not the car's own smoke that
+    # reaches the car behind
+    pytest.param(
+        "隣でたき火してて、その煙がずっと車に流れてきてました。塗装に臭いが残りますか",
+        "low",
+        id="v67-smoke-onto-the-car",
+    ),
+    pytest.param(
+        "マフラーから煙がすごくて、後ろの車にかかってる", "critical", id="v67-smoke-onto-the-car-behind"
+    ),
+    pytest.param("河原でバーベキューしてたら煙が車に流れてきて、火事かと思った笑", "low", id="v67-earlier-barbecue"),
+    # v67: a tyre-pressure light that went off once air was added on a cold morning; not when it came on again
+    pytest.param(
+        "寒い朝にタイヤの空気圧のランプが点いたけど、空気を足したら消えました",
+        "low",
+        id="v67-pressure-light-gone",
+    ),
+    pytest.param(
+        "空気圧のランプが点いて、空気入れたら消えたけど、次の日にまた点きました",
+        "high",
+        id="v67-pressure-light-again",
+    ),
 ]
 
 
@@ -2835,6 +2870,21 @@ def test_v65s_kana_question_and_a_car_said_to_be_fine(judge: UrgencyJudge) -> No
     assert fast_urgency_check(party + "。車は元気やけん", judge).level == "medium"
     assert not says_it_works("車は元気だけどブレーキが効かない")
     assert fast_urgency_check("車は元気だけどブレーキが効かない", judge).level == "critical"
+
+
+def test_v67s_katakana_telegram_asking_a_price(judge: UrgencyJudge) -> None:
+    """A text typed in katakana is read in hiragana, without its spaces, for whether it is a request: v67's telegram asking
+    the price of new brake pads was critical by meaning, near the katakana telegram of brakes that failed on a slope
+    (v67's texts are examples now: the case is told in other words). A telegram asking for help at once, or what to do,
+    is no request; nor is a kana message that asks to be told quickly while driving."""
+    price = "ブレーキオイル コウカン リョウキン シリタシ ヘンジ マツ"
+    assert is_a_request(price)
+    assert fast_urgency_check(price, judge).level == "low"
+    assert is_a_request("ナビ ノ チズ ヲ アタラシク シタイ。イクラ カカリマスカ。")
+    assert not is_a_request("ブレーキ キカズ サカ クダレヌ スグ オシエテ")
+    assert not is_a_request("ブレーキ キカズ ドウスレバ ヨイカ オシエテ")
+    assert not is_a_request("ぶれーきが きかない いま はしってる はやく おしえて")
+    assert is_a_request("くるまの なかで きく おすすめの うた おしえて")
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:

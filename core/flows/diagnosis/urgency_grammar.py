@@ -15,7 +15,8 @@ from core.flows.diagnosis.urgency import normalize_symptom
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
 REQUEST_RE = re.compile(
-    r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|知りたい|いつ(?!も)|いくら|なんぼ|おすすめ)"
+    r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|おしえて|知りたい|しりたい|しりたし"
+    r"|いつ(?!も)|いくら|なんぼ|おすすめ)"
     r"[^。]{0,6}[？?]?。?$"
     # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
     r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
@@ -65,7 +66,8 @@ KEEP_DRIVING_RE = re.compile(
 # An owner asking what to do (「どうしたらええんか教えて」) or driving now (「今運転しよるけえ」) makes no plain request:
 # 「…教えて」 at the end does not lower the judgement.
 WHAT_TO_DO_RE = re.compile(
-    r"どう(したら|すれば|すりゃ|しよう|しょう)|(今|いま)[^。]{0,8}?(運転|走行|走って|走っと|走りよ|走りよる)"
+    r"どう(したら|すれば|すりゃ|しよう|しょう)|(今|いま)[^。]{0,8}?(運転|走行|走って|走っと|走りよ|走りよる|うんてん|はしって|はしっと|はしりよ)"
+    r"|(早く|はやく|すぐ|至急|しきゅう|急いで|いそいで)(教え|おしえ)"  # 「…いまはしってる、はやくおしえて」: a plea
 )
 
 
@@ -93,7 +95,11 @@ def says_it_can_wait(text: str) -> bool:
 
 
 def is_a_request(text: str) -> bool:
-    """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE)."""
+    """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE). A text typed
+    in katakana is read in hiragana without its spaces (「ブレーキパッド コウカン ネダン シリタシ ヘンジ マツ」: a telegram
+    asking a price)."""
+    if typed_in_katakana(text):
+        text = "".join(text.translate(_TO_HIRAGANA).split())
     return REQUEST_RE.search(text.strip()) is not None and WHAT_TO_DO_RE.search(text) is None
 
 
