@@ -9,15 +9,13 @@ import pytest
 
 from core.flows.diagnosis.responses import urgency_banner, urgency_info
 from core.flows.diagnosis.step_shared import reservation_prompt
-from core.flows.diagnosis.urgency import (
+from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, merge_urgency
+from core.flows.diagnosis.urgency_rules import (
     CRITICAL_RULES,
     HIGH_RULES,
     MEDIUM_RULES,
     RULES_FILE,
-    UrgencyResult,
     harmless_frames_pattern,
-    keyword_urgency_check,
-    merge_urgency,
 )
 from tests.core.diagnosis_fixtures import make_session
 

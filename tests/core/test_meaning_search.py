@@ -15,15 +15,11 @@ import pytest
 from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
-from core.flows.diagnosis.urgency import (
-    CRITICAL_RULES,
-    FRAME_NOTE,
+from core.flows.diagnosis.urgency import FRAME_NOTE, keyword_urgency_check
+from core.flows.diagnosis.urgency_frames import (
     from_each_danger,
     in_harmless_frame,
-    keyword_urgency_check,
-    normalize_symptom,
     reports_a_bare_danger,
-    says_it_works,
     told_after_a_step,
     told_after_the_frames,
     told_before_the_frames,
@@ -56,6 +52,7 @@ from core.flows.diagnosis.urgency_reasons import (
     quote,
     without_cap_note,
 )
+from core.flows.diagnosis.urgency_rules import CRITICAL_RULES, normalize_symptom, says_it_works
 from core.flows.memory.chat import run_turn
 from core.flows.memory.constants import EXTRACTION_SEPARATE
 from core.flows.memory.reconcile import reconcile_memory_index

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.flows.diagnosis.urgency import FRAME_NOTE, LEVEL_RULES, keyword_urgency_check, urgency_rank
+from core.flows.diagnosis.urgency import FRAME_NOTE, keyword_urgency_check, urgency_rank
+from core.flows.diagnosis.urgency_rules import LEVEL_RULES
 
 PHRASINGS = json.loads(
     (Path(__file__).parents[1] / "data/urgency_phrasings.json").read_text(encoding="utf-8")

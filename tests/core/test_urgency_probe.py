@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.flows.diagnosis.urgency import danger_clauses
+from core.flows.diagnosis.urgency_frames import danger_clauses
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from core.flows.diagnosis.urgency import in_harmless_frame
+from core.flows.diagnosis.urgency_frames import in_harmless_frame
 from core.llm.base import LLMRequest
 
 _EXCERPT = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from core.flows.diagnosis.urgency import normalize_symptom
+from core.flows.diagnosis.urgency_rules import normalize_symptom
 
 # A request about a function or a plan (「…の使い方」「…したい」「…を教えて」) describes no symptom: the examples
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.

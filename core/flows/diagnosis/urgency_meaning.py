@@ -29,23 +29,21 @@ import numpy as np
 from core.flows.diagnosis.manual_vectors import precomputed_file, shipped_or_embedded
 from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
-    LEVEL_ACTIONS,
     UrgencyResult,
     capped_at_medium,
+    keyword_urgency_check,
+    merge_urgency,
+    not_urgent,
+    urgency_rank,
+)
+from core.flows.diagnosis.urgency_frames import (
     danger_clauses,
     from_each_danger,
     in_harmless_frame,
-    keyword_urgency_check,
-    merge_urgency,
-    names_a_danger,
-    normalize_symptom,
-    not_urgent,
     reports_a_bare_danger,
-    says_it_works,
     told_after_a_step,
     told_after_the_frames,
     told_before_the_frames,
-    urgency_rank,
 )
 from core.flows.diagnosis.urgency_grammar import (
     PLEA_RE,
@@ -73,6 +71,7 @@ from core.flows.diagnosis.urgency_reasons import (
     quote,
     without_level_or_cap_note,
 )
+from core.flows.diagnosis.urgency_rules import LEVEL_ACTIONS, names_a_danger, normalize_symptom, says_it_works
 from core.flows.diagnosis.urgency_thresholds import (
     DEFAULT_THRESHOLDS,
     K_CALM,
