@@ -2804,7 +2804,9 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "マフラーから煙がすごくて、後ろの車にかかってる", "critical", id="v67-smoke-onto-the-car-behind"
     ),
-    pytest.param("河原でバーベキューしてたら煙が車に流れてきて、火事かと思った笑", "low", id="v67-earlier-barbecue"),
+    pytest.param(
+        "河原でバーベキューしてたら煙が車に流れてきて、火事かと思った笑", "low", id="v67-earlier-barbecue"
+    ),
     # v67: a tyre-pressure light that went off once air was added on a cold morning; not when it came on again
     pytest.param(
         "寒い朝にタイヤの空気圧のランプが点いたけど、空気を足したら消えました",
