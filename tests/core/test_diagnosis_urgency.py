@@ -101,6 +101,13 @@ def test_reasons_name_every_matching_rule_of_the_level() -> None:
     assert result.reasons == ["ブレーキの故障・効き不良の疑い", "発煙（煙が出ている）"]
 
 
+def test_deep_water_names_a_flooded_car_as_well_as_a_flooded_road() -> None:
+    """The reason shown for deep water fits a car standing in a flooded garage as well as one driving through water."""
+    reason = ["深い冠水・浸水（エンジン停止・故障のおそれ）"]
+    assert keyword_urgency_check("大雨で車庫が浸水して、車の座席の上まで水来てました").reasons == reason
+    assert keyword_urgency_check("冠水した道で、水がドアの下まで来てる").reasons == reason
+
+
 def test_rules_are_named_data() -> None:
     names = [r.name for r in (*CRITICAL_RULES, *HIGH_RULES, *MEDIUM_RULES)]
     assert len(names) == len(set(names))
