@@ -96,10 +96,10 @@ def says_it_can_wait(text: str) -> bool:
 
 def is_a_request(text: str) -> bool:
     """A request about a function or a plan (REQUEST_RE) that does not ask what to do now (WHAT_TO_DO_RE). A text typed
-    in katakana is read in hiragana without its spaces (「ブレーキパッド コウカン ネダン シリタシ ヘンジ マツ」: a telegram
-    asking a price)."""
+    in katakana is read in hiragana without its spaces, as it is embedded (with_katakana_loanwords: 「ブレーキパッド コウカン
+    ネダン シリタシ ヘンジ マツ」, a telegram asking a price)."""
     if typed_in_katakana(text):
-        text = "".join(text.translate(_TO_HIRAGANA).split())
+        text = "".join(with_katakana_loanwords(text).split())
     return REQUEST_RE.search(text.strip()) is not None and WHAT_TO_DO_RE.search(text) is None
 
 
