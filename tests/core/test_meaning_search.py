@@ -2613,7 +2613,7 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
-# v63's to v67's false alarms by rule (low or medium now), v65's to v67's misses, and what the same words say otherwise.
+# v63's to v68's false alarms by rule (low or medium now), v65's to v68's misses, and what the same words say otherwise.
 ROUND_FALSE_ALARMS_BY_RULE = [
     # v63: a friend's car heard of, told with its subject's comma (「友達の車が、高速で…」: no step of the story); a
     # conjunction's 「が、」 after a verb is a step, and what follows happened to the owner
@@ -2818,6 +2818,34 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "high",
         id="v67-pressure-light-again",
     ),
+    # v68's miss: a car flooded where it stood, water standing in the cabin (「床が水浸し」「足首くらいまで水がたまって」);
+    # not a leak that wets the floor, nor a flood asked about before it comes
+    pytest.param(
+        "台風の夜に車庫が冠水して、車内の床が水浸しになってました", "critical", id="v68-cabin-under-water"
+    ),
+    pytest.param(
+        "アンダーパスで止まってしまって、車の中の足元にくるぶしくらいまで水が入ってきた",
+        "critical",
+        id="v68-water-to-the-ankles",
+    ),
+    pytest.param("雨漏りで車内の床がちょっと濡れてます", "low", id="v68-a-leak"),
+    pytest.param(
+        "もし冠水で車の中の床が水浸しになったら、エンジンはかけないほうがいいですか",
+        "low",
+        id="v68-flood-asked-about",
+    ),
+    # v68: a red brake light gone once the parking brake was let down (「下ろしたら消えました」, as 「戻したら」 was);
+    # not when it came on again
+    pytest.param(
+        "ブレーキの赤いランプが点いてたけど、パーキングブレーキを外したら消えた",
+        "low",
+        id="v68-parking-brake-let-down",
+    ),
+    pytest.param(
+        "赤いブレーキのランプ、サイドを下ろしたら消えたけど、走り出したらまた点いた",
+        "critical",
+        id="v68-red-light-again",
+    ),
 ]
 
 
@@ -2884,6 +2912,33 @@ def test_v67s_katakana_telegram_asking_a_price(judge: UrgencyJudge) -> None:
     assert not is_a_request("ブレーキ キカズ ドウスレバ ヨイカ オシエテ")
     assert not is_a_request("ぶれーきが きかない いま はしってる はやく おしえて")
     assert is_a_request("くるまの なかで きく おすすめの うた おしえて")
+
+
+def test_v68s_questions_and_a_light_explained(judge: UrgencyJudge) -> None:
+    """Whether the engine may be started (「エンジンかけても大丈夫ですか？」) is no question whether something is normal: the
+    owner is about to use the car as it is (v68's flooded car was critical by meaning, capped at medium by that reading).
+    「これで合ってます？」 asks whether what the owner did is right, and 「これ自動なんですね」 says they found a function:
+    both cap the judgement by meaning; and a red light gone once the parking brake was let down says the car is fine
+    (v68's texts are examples next round: the cases are told in other words, each critical or high by meaning without
+    the words that cap it)."""
+    flooded = "台風のあと、車がどっぷり水に浸かってた"
+    assert keyword_urgency_check(flooded).level == "low"
+    assert fast_urgency_check(flooded, judge).level == "critical"
+    assert not doubts_a_fault(flooded + "。エンジンかけても大丈夫ですか？")
+    assert fast_urgency_check(flooded + "。エンジンかけても大丈夫ですか？", judge).level == "critical"
+    assert doubts_a_fault(flooded + "。これって大丈夫ですか？")
+    assert fast_urgency_check(flooded + "。これって大丈夫ですか？", judge).level == "medium"
+    light = "赤いびっくりマークが点いてたけど、パーキングブレーキを戻したら消えた"
+    assert says_it_works(light)
+    assert fast_urgency_check(light, judge).level == "medium"
+    assert doubts_a_fault(light + "。これで合ってる？")
+    assert not says_it_works(
+        "赤いびっくりマークが点いて、パーキングブレーキを戻したら消えたけど、またすぐ点いた"
+    )
+    assert not says_it_works("赤いびっくりマークが点いて、パーキングブレーキを戻しても消えない")
+    lock = "発進するとカチャッと鍵が閉まる音がする"
+    assert doubts_a_fault(lock + "。これ自動なんですね、知らなかった")
+    assert not doubts_a_fault("勝手に自動でスピードが上がるんです")
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:
