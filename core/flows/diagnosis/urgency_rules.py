@@ -74,7 +74,7 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["car_turn_re"] = re.compile(data["frame_reach"]["car_turn"])
     data["now_my_car_re"] = re.compile(data["frame_reach"]["now_my_car"])
     data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"]))
-    data["function_ok_re"] = re.compile(data["function_ok"])
+    data["function_ok_re"] = re.compile(_expand(data["function_ok"], vocabulary))
     return data
 
 
