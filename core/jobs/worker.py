@@ -73,6 +73,12 @@ class Job:
         }
 
 
+@dataclass(frozen=True)
+class _Sweep:
+    thread: threading.Thread
+    stop: threading.Event
+
+
 class BackgroundWorker:
     """A bounded, per-key ordered job runner on a few daemon threads."""
 
@@ -86,7 +92,7 @@ class BackgroundWorker:
     ):
         self.max_queued = max_queued
         self._context = context
-        self._sweepers: dict[str, threading.Thread] = {}
+        self._sweepers: dict[str, _Sweep] = {}
         self._cond = threading.Condition()
         self._queues: dict[Hashable, deque[Job]] = {}
         self._ready: deque[Hashable] = deque()  # keys with queued jobs and nothing running
@@ -176,18 +182,36 @@ class BackgroundWorker:
         with self._cond:
             if name in self._sweepers:
                 return
+            stop = threading.Event()
+
+            def stopped() -> bool:
+                return self._closed or stop.is_set()
 
             def loop() -> None:
-                while not self._closed:
+                while not stopped():
                     try:
                         requeue_owed(engine, registry, lambda owed: self._defer(owed, context()), self.jobs)
                     except Exception:  # the sweep outlives a locked database; it runs again next round
                         log.exception("job sweep failed")
                     with self._cond:
-                        self._cond.wait_for(lambda: self._closed, timeout=every)
+                        self._cond.wait_for(stopped, timeout=every)
 
-            self._sweepers[name] = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
-            self._sweepers[name].start()
+            thread = threading.Thread(target=loop, name="katachi-sweep", daemon=True)
+            self._sweepers[name] = _Sweep(thread, stop)
+            thread.start()
+
+    def stop_sweeps(self, timeout: float = 5.0) -> int:
+        """Stop every owed-work sweep this worker runs (the worker itself keeps running); the number stopped.
+        A database that is no longer served (a test's data dir, a deployment switched to another store) is
+        then no longer read, and its owed work no longer shares this worker's threads."""
+        with self._cond:
+            sweeps, self._sweepers = list(self._sweepers.values()), {}
+            for sweep in sweeps:
+                sweep.stop.set()
+            self._cond.notify_all()
+        for sweep in sweeps:
+            sweep.thread.join(timeout)
+        return len(sweeps)
 
     def jobs(self, key: Hashable) -> list[dict[str, Any]]:
         """Recent jobs of `key`, oldest first (queued and running ones included)."""
@@ -208,6 +232,17 @@ class BackgroundWorker:
             while any(
                 not j.finished and (kind is None or j.kind == kind) for j in self._history.get(key, ())
             ):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until no key has unfinished jobs; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(not j.finished for history in self._history.values() for j in history):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False

@@ -136,3 +136,55 @@ def test_the_suites_guard_sees_a_workers_threads_until_it_is_closed() -> None:
         named.close()
     assert background_threads() - before == set()
     assert not any(t.is_alive() for t in opened)
+
+
+def test_stopped_sweeps_read_their_database_no_more_and_the_worker_runs_on(
+    worker: BackgroundWorker, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import create_engine  # noqa: PLC0415 - only this test needs an engine
+
+    from core.jobs.tasks import JobContext, OwedJob, Task, TaskRegistry  # noqa: PLC0415
+
+    ran: list[int] = []
+    task = Task("count", "count", "数える", lambda _ctx, args: str(ran.append(args["n"])))
+    reads: list[str] = []
+
+    def finder(name: str):
+        def owed(_engine):  # type: ignore[no-untyped-def]
+            reads.append(name)
+            return [OwedJob(task, name, {"n": len(reads)})]
+
+        return owed
+
+    engines = {name: create_engine(f"sqlite:///{tmp_path / name}.db") for name in ("a", "b")}
+    try:
+        for name, engine in engines.items():
+            registry = TaskRegistry()
+            registry.add(task)
+            registry.owe(finder(name))
+            worker.start_sweep(engine, registry, lambda engine=engine: JobContext(engine, None), every=0.05)  # type: ignore[misc,arg-type]
+        deadline = time.monotonic() + 5
+        while {"a", "b"} - set(reads) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert {"a", "b"} <= set(reads)
+        assert worker.stop_sweeps() == 2
+        assert not [t for t in threading.enumerate() if t.name == "katachi-sweep" and t.is_alive()]
+        assert worker.wait_idle(timeout=5)
+        read_then = len(reads)
+        time.sleep(0.2)  # four sweep periods: nothing reads either database now
+        assert len(reads) == read_then and worker.stop_sweeps() == 0
+        assert worker.submit("k", "x", "後の仕事", lambda: "済み") is not None  # the worker itself runs on
+        assert worker.wait_idle(timeout=5) and worker.jobs("k")[-1]["status"] == "done"
+    finally:
+        for engine in engines.values():
+            engine.dispose()
+
+
+def test_wait_idle_waits_for_every_key_and_times_out_on_a_blocked_job(worker: BackgroundWorker) -> None:
+    gate = threading.Event()
+    worker.submit("k1", "x", "待つ", lambda: str(gate.wait(5)))
+    worker.submit("k2", "x", "すぐ", lambda: "済み")
+    assert not worker.wait_idle(timeout=0.2)
+    assert worker.jobs("k2")[-1]["status"] == "done"
+    gate.set()
+    assert worker.wait_idle(timeout=5)

@@ -6,6 +6,8 @@ sidebar do not run again), so shell behaviour is tested on the first run.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,22 @@ def jobs_open_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from pages.ui.shell import state  # noqa: PLC0415 - imports Streamlit
 
     monkeypatch.setattr(state, "JOBS_OPEN_DELAY_S", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def no_sweep_or_job_outlives_its_test() -> Iterator[None]:
+    """Every page test opens its own data dir on the process's one worker, and opening it starts a sweep of that
+    database's owed work every minute. At the end of the test the sweeps stop and the test's jobs finish: a
+    finished test's database is no longer read, and its owed work neither competes for the worker's two threads
+    with later tests nor waits under a later test's key (every test's first review thread is ('local',
+    'review:1')), which once held a job of a later test past JOB_WAIT_S late in a full run."""
+    yield
+    state = sys.modules.get("pages.ui.shell.state")
+    if state is None:
+        return
+    shell_worker = state.worker()
+    shell_worker.stop_sweeps()
+    assert shell_worker.wait_idle(timeout=JOB_WAIT_S), "background jobs of this test still unfinished"
 
 
 def make_app(
