@@ -84,3 +84,37 @@ def test_brake_symptoms_keep_the_brake_timing_choice() -> None:
     process_step(s, ChatRequest("s1", message="ブレーキを踏むとキーキー音がする"), d)
     r = process_step(s, ChatRequest("s1", action="choice", action_value="ブレーキ時にキーキー音がする"), d)
     assert "ブレーキを踏んだとき" in labels(r)
+
+
+BRAKE_LIGHT = [src("ブレーキ警告灯（赤）", "danger", 0.61, warning=True, page=31)]
+LET_DOWN = (
+    "赤いビックリマークのランプが点いて焦ったけど、サイドブレーキを下ろしたら消えました。これで合ってますか？"
+)
+
+
+def test_a_light_gone_once_the_parking_brake_is_let_down_does_not_escalate_the_demo() -> None:
+    """v68: the owner says the red light went out once the parking brake was let down and asks whether that is right.
+    The manual's red brake light is a danger item; the demo, which cannot read the story, sees the car said to work
+    (`says_it_works`) and asks its questions instead of calling the roadside service."""
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(s, ChatRequest("s1", message=LET_DOWN), deps(BRAKE_LIGHT))
+    assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
+    assert labels(r)[0] == "ブレーキ警告灯（赤）"
+    assert (s.urgency_level, s.can_drive) == ("none", True)  # these deps read rules only: low, nothing raised
+
+
+def test_a_question_whether_it_is_normal_asks_on_but_a_named_danger_still_escalates() -> None:
+    """「…これって普通ですか？」 that names no danger by the rules is asked about; a light lit again after the brake
+    was let down is the danger the chunk warns of, and the demo escalates as before."""
+    s = make_session(ChatStep.FREE_TEXT)
+    r = process_step(
+        s,
+        ChatRequest("s1", message="ハンドルが少し重い気がします。これって普通ですか？"),
+        deps([src("ハンドルが重い", "danger", 0.63, warning=True, page=74)]),
+    )
+    assert s.current_step == ChatStep.DIAGNOSING and r.prompt.action == "choice"
+    s = make_session(ChatStep.FREE_TEXT)
+    lit_again = "サイドブレーキを下ろしたのに、赤いブレーキのランプがまた点いて消えません"
+    r = process_step(s, ChatRequest("s1", message=lit_again), deps(BRAKE_LIGHT))
+    assert s.current_step == ChatStep.RESERVATION and not s.can_drive
+    assert [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]

@@ -4,8 +4,9 @@ It asks 2 questions with choices drawn from the retrieved chunks that share a ke
 symptom, raises its confidence as answers come, then gives a provide_answer citing the manual page;
 after a failed solution it cites another relevant chunk, or says the manual has nothing more. It
 escalates when the best relevant chunk is a danger item — unless the symptom tells the danger in a harmless frame (a
-scare only feared, somebody else's car, the news: `in_harmless_frame`), which a real model reads from the words and
-the demo cannot — and echoes the keyword rules in the urgency check. It only ever quotes the excerpts it was given.
+scare only feared, somebody else's car, the news: `in_harmless_frame`), says the car works, or asks whether what it
+saw is normal without naming a danger, which a real model reads from the words and the demo cannot — and echoes the
+keyword rules in the urgency check. It only ever quotes the excerpts it was given.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from typing import Any
 
 from core.flows.diagnosis.urgency_frames import in_harmless_frame
+from core.flows.diagnosis.urgency_grammar import doubts_a_fault
+from core.flows.diagnosis.urgency_rules import names_a_danger, says_it_works
 from core.llm.base import LLMRequest
 
 _EXCERPT = re.compile(
@@ -152,6 +155,17 @@ def _timing_choices(symptom: str, chosen: dict[str, Any] | None) -> list[str]:
     return [*TIMING_CHOICES, "ブレーキを踏んだとき" if about_brakes else "いつも（常に）"]
 
 
+def _tells_no_danger(symptom: str) -> bool:
+    """The symptom names a danger without having one, as far as the demo can read the words: a harmless frame (a
+    scare only feared, somebody else's car, the news), the car said to work (「サイドブレーキを下ろしたら消えました」:
+    `says_it_works`), or a question whether it is normal that names no danger by the rules (「これで合ってますか？」)."""
+    return (
+        in_harmless_frame(symptom)
+        or says_it_works(symptom)
+        or (doubts_a_fault(symptom) and not names_a_danger(symptom))
+    )
+
+
 def diagnostic_reply(prompt: str) -> dict[str, Any]:
     """One DIAGNOSTIC_SCHEMA reply from what the prompt shows (turn, excerpts, answers)."""
     turn_match = _TURN.search(prompt)
@@ -165,7 +179,7 @@ def diagnostic_reply(prompt: str) -> dict[str, Any]:
         excerpts
         and excerpts[0]["type"] == "danger"
         and excerpts[0]["score"] >= 0.5
-        and not in_harmless_frame(symptom)
+        and not _tells_no_danger(symptom)
     ):
         top = excerpts[0]
         return _diagnostic(
