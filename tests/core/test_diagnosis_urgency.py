@@ -168,3 +168,66 @@ def test_reservation_banner_per_spec_table(can_drive: bool, visit: str, banner: 
     assert banner in reservation_prompt(s).message
     info = urgency_info(s)
     assert info is not None and info.message == banner
+
+
+EV_FLOOD = "大雨で冠水した道路を走ってきました。大丈夫でしょうか"
+
+
+@pytest.mark.parametrize(
+    ("text", "petrol", "electric"),
+    [
+        (EV_FLOOD, "low", "critical"),
+        ("台風で車が水没しかけた。今は水は引いてる", "low", "critical"),
+        ("昨夜の大雨で車庫が浸水しました", "low", "critical"),
+        ("冠水した道は避けて帰りました", "low", "low"),  # no flood it went through
+        ("冠水した道路を迂回して帰ってきた", "low", "low"),
+        ("水没はしていません", "low", "low"),  # a denial
+        ("もし冠水したらどうすればいいですか", "low", "low"),  # a hypothetical
+        ("ニュースで冠水した道路の映像見てた", "low", "medium"),  # the news: a harmless frame caps it
+    ],
+)
+def test_an_electric_cars_flood_is_critical_when_the_catalog_knows_the_car(
+    text: str, petrol: str, electric: str
+) -> None:
+    """The owner of the demo's electric car rarely says it is electric: the catalog does (Vehicle.electric), and the
+    rules written for an electric car (the rule file's "vehicle": "electric") count for it alone."""
+    assert keyword_urgency_check(text).level == petrol
+    result = keyword_urgency_check(text, "electric")
+    assert result.level == electric
+    if electric == "critical":
+        assert (result.can_drive, result.visit_urgency, result.reasons) == (
+            False,
+            "immediate",
+            ["冠水・水没した電動車（感電・発火のおそれ）"],
+        )
+    assert keyword_urgency_check(text, "hydrogen") == keyword_urgency_check(text)  # a kind without rules
+
+
+def test_the_catalog_names_the_electric_car_and_the_flow_judges_with_it() -> None:
+    from core.flows.diagnosis.catalog import load_vehicles, vehicle_kind  # noqa: PLC0415
+    from core.flows.diagnosis.deps import DiagnosisDeps  # noqa: PLC0415
+    from core.flows.diagnosis.models import ChatRequest, ChatStep  # noqa: PLC0415
+    from core.flows.diagnosis.state_machine import process_step  # noqa: PLC0415
+    from core.flows.registry import demo_client  # noqa: PLC0415
+    from tests.core.diagnosis_fixtures import NOW_TS, FakeRag  # noqa: PLC0415
+
+    assert {v.vehicle_id: v.kind for v in load_vehicles()} == {
+        "minato-soleil-2022": "",
+        "hokuto-grantz-2021": "",
+        "asahi-lumina-2023": "electric",
+    }
+    assert (
+        vehicle_kind("asahi-lumina-2023") == "electric"
+        and vehicle_kind("") == vehicle_kind("no-such-car") == ""
+    )
+    deps = DiagnosisDeps(demo_client(), rag=FakeRag([]), clock=lambda: NOW_TS)
+    petrol = make_session(ChatStep.FREE_TEXT)
+    process_step(petrol, ChatRequest("s1", message=EV_FLOOD), deps)
+    assert petrol.current_step == ChatStep.DIAGNOSING and petrol.urgency_level != "critical"
+    ev = make_session(
+        ChatStep.FREE_TEXT, vehicle_id="asahi-lumina-2023", make="アサヒEV", model="ルミナ", year=2023
+    )
+    r = process_step(ev, ChatRequest("s1", message=EV_FLOOD), deps)
+    assert (ev.current_step, ev.urgency_level, ev.can_drive) == (ChatStep.RESERVATION, "critical", False)
+    assert "冠水・水没した電動車（感電・発火のおそれ）" in r.prompt.message
+    assert [c["value"] for c in r.prompt.choices] == ["dispatch", "skip"]

@@ -23,10 +23,24 @@ class Vehicle:
     photo: str
     manual: str
     powertrain: str
+    electric: bool = (
+        False  # an electric car: its urgency rules (a flood) count for it (urgency_rules.VEHICLE_KINDS)
+    )
 
     @property
     def label(self) -> str:
         return f"{self.make} {self.model}（{self.year}年式）"
+
+    @property
+    def kind(self) -> str:
+        """The kind of car its own urgency rules are written for ("electric"), or "" for every other car."""
+        return "electric" if self.electric else ""
+
+
+def vehicle_kind(vehicle_id: str) -> str:
+    """The kind of the catalog's car `vehicle_id` (Vehicle.kind); "" for a car the catalog does not hold."""
+    vehicle = get_vehicle(vehicle_id) if vehicle_id else None
+    return vehicle.kind if vehicle is not None else ""
 
 
 @cache

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 
 from core.flows.diagnosis.models import URGENCY_ORDER, VISIT_URGENCY_ORDER
 from core.flows.diagnosis.urgency_frames import frame_spans, told_in_a_frame
-from core.flows.diagnosis.urgency_rules import LEVEL_ACTIONS, LEVEL_RULES, match_starts, normalize_symptom
+from core.flows.diagnosis.urgency_rules import (
+    LEVEL_ACTIONS,
+    LEVEL_RULES,
+    VEHICLE_RULES,
+    match_starts,
+    normalize_symptom,
+)
 
 
 @dataclass
@@ -34,14 +40,16 @@ def capped_at_medium(reasons: list[str], note: str) -> UrgencyResult:
     return UrgencyResult(FRAME_CAP, *LEVEL_ACTIONS[FRAME_CAP], [reasons[0] + note, *reasons[1:]])
 
 
-def keyword_urgency_check(text: str) -> UrgencyResult:
-    """spec 04 §6 (1): match the symptom text against the rules; the most urgent matching level wins.
+def keyword_urgency_check(text: str, vehicle_kind: str = "") -> UrgencyResult:
+    """spec 04 §6 (1): match the symptom text against the rules; the most urgent matching level wins. With the kind
+    of the owner's car (`vehicle_kind`, one of VEHICLE_KINDS, from the catalog), that kind's rules count too.
 
     No match gives level "low" (can drive, when_convenient, no reasons).
     """
     normalized = normalize_symptom(text)
     frames = frame_spans(normalized)
-    for level, rules, can_drive, visit_urgency in LEVEL_RULES:
+    for level, level_rules, can_drive, visit_urgency in LEVEL_RULES:
+        rules = (*level_rules, *VEHICLE_RULES.get(vehicle_kind, {}).get(level, ()))
         found = [(rule, match_starts(rule, normalized)) for rule in rules]
         reasons = [rule.reason for rule, starts in found if starts]
         framed = bool(frames) and all(

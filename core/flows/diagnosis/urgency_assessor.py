@@ -7,6 +7,7 @@ from typing import Any
 
 from core.contracts.schema_types import Urgency
 from core.contracts.schemas import load_schema
+from core.flows.diagnosis.catalog import vehicle_kind
 from core.flows.diagnosis.constants import DANGER_CONTENT_TYPES, FLOW_TAG
 from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
@@ -27,7 +28,9 @@ class UrgencyAssessment:
 
 def assess_urgency(session: SessionState, deps: DiagnosisDeps) -> UrgencyAssessment:
     """spec 04 §6 UrgencyAssessor.assess(): keyword check, LLM check with RAG warnings, merge."""
-    keyword = fast_urgency_check(session.all_symptom_text, deps.urgency_judge)
+    keyword = fast_urgency_check(
+        session.all_symptom_text, deps.urgency_judge, vehicle_kind(session.vehicle_id)
+    )
     warnings = [
         s
         for s in session.last_rag_sources

@@ -353,9 +353,10 @@ class UrgencyJudge:
         return all(self.calm_like(s, self.nearest(s)) is not None for s in urgent_sentences(text))
 
 
-def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
+def fast_urgency_check(text: str, judge: UrgencyJudge | None, vehicle_kind: str = "") -> UrgencyResult:
     """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
-    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged).
+    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged). The rules of the owner's kind of
+    car count too (`vehicle_kind`: keyword_urgency_check).
 
     One exception: a text that opens with the danger (not told_after_a_step) has the rules capped at medium, as a
     harmless frame does, when it is told like a known not-urgent story about a danger (its nearest example names one
@@ -369,7 +370,7 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None) -> UrgencyResult:
     whose level came out high or critical, and which the probe reads as clearly not urgent, is capped at medium with
     PROBE_NOTE — unless the owner asks what to do now (PLEA_RE), or a sentence of it or the text from one of its
     dangers on is not read so (reads_as_harmless_throughout)."""
-    keyword = keyword_urgency_check(text)
+    keyword = keyword_urgency_check(text, vehicle_kind)
     if judge is None:
         return keyword
     vector = judge.query_vector(text)

@@ -53,15 +53,23 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     vocabulary = {name: [fold(w) for w in words] for name, words in data["vocabulary"].items()}
     by_level: dict[str, list[UrgencyRule]] = {level: [] for level in LEVELS}
+    by_vehicle: dict[str, dict[str, list[UrgencyRule]]] = {}
     for rule in data["rules"]:
         pattern = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule["patterns"])
         unless = "|".join(f"(?:{_expand(p, vocabulary)})" for p in rule.get("unless", []))
-        by_level[rule["level"]].append(
-            UrgencyRule(
-                rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None
-            )
+        compiled = UrgencyRule(
+            rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None
         )
+        if "vehicle" in rule:  # counts only for a car of that kind (VEHICLE_KINDS), known from the catalog
+            by_vehicle.setdefault(rule["vehicle"], {level: [] for level in LEVELS})[rule["level"]].append(
+                compiled
+            )
+        else:
+            by_level[rule["level"]].append(compiled)
     data["by_level"] = {level: tuple(rules) for level, rules in by_level.items()}
+    data["by_vehicle"] = {
+        kind: {level: tuple(rules) for level, rules in levels.items()} for kind, levels in by_vehicle.items()
+    }
     data["negation_re"] = re.compile(data["negation"])
     data["before_re"] = re.compile(data["hypothetical"]["before"])
     data["after_re"] = re.compile(data["hypothetical"]["after"])
@@ -92,6 +100,11 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
     )
     for level in LEVELS
 )
+# The kinds of car a rule can be for alone ("vehicle" in the rule file): an electric car's flood is critical even when
+# the owner does not say the car is electric, which the catalog knows (core.flows.diagnosis.catalog.Vehicle.electric).
+VEHICLE_KINDS = ("electric",)
+VEHICLE_RULES: dict[str, dict[str, tuple[UrgencyRule, ...]]] = RULES["by_vehicle"]
+assert set(VEHICLE_RULES) <= set(VEHICLE_KINDS), sorted(VEHICLE_RULES)
 # level -> (can_drive, visit_urgency), low included: what a judgement of that level tells the owner
 LEVEL_ACTIONS: dict[str, tuple[bool, str]] = {
     level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES

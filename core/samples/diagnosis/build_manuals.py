@@ -157,6 +157,7 @@ def main() -> None:
         entry = {k: vehicle[k] for k in ("vehicle_id", "make", "model", "year", "body", "photo")}
         entry["manual"] = f"manuals/{vehicle['vehicle_id']}.json"
         entry["powertrain"] = vehicle["vars"]["power"]
+        entry["electric"] = "ev" in vehicle["tags"]
         catalog.append(entry)
         print(f"{vehicle['vehicle_id']}: {len(chunks)} chunks")
     (HERE / "vehicles.json").write_text(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.flows.diagnosis.catalog import vehicle_kind
 from core.flows.diagnosis.constants import (
     DANGER_CONTENT_TYPES,
     EMPTY_INPUT_MESSAGE,
@@ -57,7 +58,7 @@ def handle_free_text(session: SessionState, request: ChatRequest, deps: Diagnosi
     if not symptom:
         return respond(session, PromptInfo(type="text", message=EMPTY_INPUT_MESSAGE), record=False)
     session.symptom_text = symptom
-    keyword = fast_urgency_check(symptom, deps.urgency_judge)
+    keyword = fast_urgency_check(symptom, deps.urgency_judge, vehicle_kind(session.vehicle_id))
     if keyword.level == "critical":
         record_user(session, symptom)
         session.collected_symptoms.append(symptom)

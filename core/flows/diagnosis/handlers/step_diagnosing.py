@@ -8,6 +8,7 @@ from typing import Any
 
 from core.contracts.schemas import load_schema
 from core.debuglog.kept_going import kept_going
+from core.flows.diagnosis.catalog import vehicle_kind
 from core.flows.diagnosis.constants import (
     DIAGNOSTIC_TEMPERATURE,
     DONT_KNOW,
@@ -205,7 +206,9 @@ def _interview(session: SessionState, text: str, deps: DiagnosisDeps) -> StepOut
     if session.diagnostic_turn > session.max_diagnostic_turns:
         return Next(ChatStep.URGENCY_CHECK, ChatRequest(session.session_id))
     # 3. keyword fast path
-    keyword = fast_urgency_check(session.all_symptom_text, deps.urgency_judge)
+    keyword = fast_urgency_check(
+        session.all_symptom_text, deps.urgency_judge, vehicle_kind(session.vehicle_id)
+    )
     if keyword.level == "critical":
         raise_urgency(session, keyword)
         return enter_reservation(session, danger_notice(keyword))
