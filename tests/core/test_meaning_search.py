@@ -2846,6 +2846,28 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "critical",
         id="v68-red-light-again",
     ),
+    # v69's miss: a cough that does not stop is no harmless habit (「せき が とまらない」 framed the smoke as one)
+    pytest.param("車の中が煙たくて、子どもの咳が止まらないんです", "critical", id="v69-a-cough-in-smoke"),
+    pytest.param(
+        "うしろ から けむり が でてて、くるま の なか で せき が とまらない",
+        "critical",
+        id="v69-hiragana-cough",
+    ),
+    pytest.param(
+        "助手席の妻のおしゃべりが止まらない。ついでに燃える話ばかり", "low", id="v69-chatter-still-a-habit"
+    ),
+    # v69: a pressure light gone once the tyres were filled to the specified value (「規定値まで入れたら消えました」, as
+    # 「空気を足したら」 was); not when it came on again
+    pytest.param(
+        "空気圧の警告灯が点いたので、スタンドで指定空気圧まで入れたら消えました",
+        "low",
+        id="v69-filled-to-the-value",
+    ),
+    pytest.param(
+        "空気圧のランプが点いて、規定値まで入れたら消えたけど、翌朝また点いてた",
+        "high",
+        id="v69-filled-and-lit-again",
+    ),
 ]
 
 
@@ -2939,6 +2961,28 @@ def test_v68s_questions_and_a_light_explained(judge: UrgencyJudge) -> None:
     lock = "発進するとカチャッと鍵が閉まる音がする"
     assert doubts_a_fault(lock + "。これ自動なんですね、知らなかった")
     assert not doubts_a_fault("勝手に自動でスピードが上がるんです")
+
+
+def test_v69s_questions_about_buying_and_using_explained(judge: UrgencyJudge) -> None:
+    """Whether the shop sells or stocks something (「…って売ってますか？」「置いてます？」) and not knowing how to use a
+    function (「つなぐ ほうほう が わかりません」, wherever it is said) are requests: low by meaning, but for a sentence
+    beside them that tells of a danger now (v69's texts are examples next round: the cases are told in other words).
+    「…わからないくらい効かない」 asks no price (「いくら」 read it as one)."""
+    for request in (
+        "ルーフキャリアって売ってますか？",
+        "チャイルドシートのカバー、そちらに置いてます？",
+        "なび と すまほ を せつぞく する ほうほう が わかりません",
+        "ナビに音楽を登録する方法がわからないので教えてほしい",
+        "タイヤ交換っていくらいりますか？",  # 「いくらい」 of 「…ないくらい」 is no price; 「いくらいります」 is
+    ):
+        assert is_a_request(request), request
+    assert is_a_request("すまほ を つなぐ ほうほう が わかりません。 むすこ も わからない そうです")
+    for not_one in ("エンジンが止まらない。止め方がわからない", "ブレーキの踏み方がわからないくらい効かない"):
+        assert not is_a_request(not_one), not_one
+    smoke = "ボンネットから煙が出てます。消火器って売ってますか？"
+    assert is_a_request(smoke) and fast_urgency_check(smoke, judge).level == "critical"
+    driving = "いま走っててボンネットから煙が出てます。消火器って売ってますか？"  # what to do now: no request
+    assert not is_a_request(driving) and fast_urgency_check(driving, judge).level == "critical"
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:

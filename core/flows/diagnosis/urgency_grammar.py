@@ -16,8 +16,14 @@ from core.flows.diagnosis.urgency_rules import normalize_symptom
 # of a failure lie near it all the same (「アクセルを離すと…」), so the judgement stays low and the rules decide.
 REQUEST_RE = re.compile(
     r"(使い方|やり方|方法|したい|[てで]おきたい|[てで]おきたくて|っときたい|っときたくて|教えて|おしえて|知りたい|しりたい|しりたし"
-    r"|いつ(?!も)|いくら|なんぼ|おすすめ)"
+    r"|いつ(?!も)|いくら(?!い(?!り|る))|なんぼ|おすすめ"  # not 「…ないくらい効かない」 (くらい after an い)
+    # whether the shop sells or stocks something (「荷室に付けるネットって売ってますか？」): a question about buying
+    r"|売って(い)?(ます|る)|(取り|とり)?扱って(い)?(ます|る)|置いて(い)?(ます|る))"
     r"[^。]{0,6}[？?]?。?$"
+    # not knowing how to use a function (「すまほ と くるま を つなぐ ほうほう が わかりません」), wherever it is said
+    r"|(つなぐ|つなげる|繋ぐ|繋げる|(接続|せつぞく|連携|れんけい|設定|せってい|登録|とうろく)\s*する|使う|つかう)\s*"
+    r"(ほうほう|方法|やり方|やりかた)\s*(が|も)?\s*"
+    r"((わから|分から|解ら)(ない|ん|へん|なく|ず)|(わかり|分かり|解り)ません|わかんな|わかんね)"
     # how far, how deep, how long a car can go (「冠水した道って何センチまでなら走れる？」): a question about limits
     r"|(どのくらい|どれくらい|何センチ|何キロ|何年|いつまで)[^。]{0,12}(まで)?(なら)?(走れ|大丈夫|平気|もつ)"
     # how a safety device works (「エアバッグってどのくらいの衝撃で開くんですか？」): a question about a function
