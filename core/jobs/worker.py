@@ -227,22 +227,17 @@ class BackgroundWorker:
 
     def wait(self, key: Hashable, kind: str | None = None, timeout: float = 30.0) -> bool:
         """Block until `key` has no unfinished jobs (of `kind`); False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while any(
-                not j.finished and (kind is None or j.kind == kind) for j in self._history.get(key, ())
-            ):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-            return True
+        return self._wait_until(lambda: not self.busy(key, kind), timeout)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until no key has unfinished jobs; False on timeout."""
+        return self._wait_until(lambda: not any(self.busy(key) for key in list(self._history)), timeout)
+
+    def _wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Block until `done()` (read under the worker's lock, after every finished job); False on timeout."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while any(not j.finished for history in self._history.values() for j in history):
+            while not done():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False

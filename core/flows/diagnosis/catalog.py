@@ -23,9 +23,8 @@ class Vehicle:
     photo: str
     manual: str
     powertrain: str
-    electric: bool = (
-        False  # an electric car: its urgency rules (a flood) count for it (urgency_rules.VEHICLE_KINDS)
-    )
+    # an electric car: the urgency rules written for one (a flood) count for it (urgency_rules.VEHICLE_KINDS)
+    electric: bool = False
 
     @property
     def label(self) -> str:

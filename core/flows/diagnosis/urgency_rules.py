@@ -19,6 +19,9 @@ from core.text.textnorm import fold
 
 RULES_FILE = Path(__file__).with_name("urgency_rules.json")
 LEVELS = ("critical", "high", "medium")
+# The kinds of car a rule can be for alone ("vehicle" in the rule file): an electric car's flood is critical even when
+# the owner does not say the car is electric, which the catalog knows (core.flows.diagnosis.catalog.Vehicle.electric).
+VEHICLE_KINDS = ("electric",)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
             rule["name"], re.compile(pattern), rule["reason"], re.compile(unless) if unless else None
         )
         if "vehicle" in rule:  # counts only for a car of that kind (VEHICLE_KINDS), known from the catalog
+            if rule["vehicle"] not in VEHICLE_KINDS:
+                raise ValueError(f"rule {rule['name']}: no kind of car {rule['vehicle']!r} ({VEHICLE_KINDS})")
             by_vehicle.setdefault(rule["vehicle"], {level: [] for level in LEVELS})[rule["level"]].append(
                 compiled
             )
@@ -100,11 +105,7 @@ LEVEL_RULES: tuple[tuple[str, tuple[UrgencyRule, ...], bool, str], ...] = tuple(
     )
     for level in LEVELS
 )
-# The kinds of car a rule can be for alone ("vehicle" in the rule file): an electric car's flood is critical even when
-# the owner does not say the car is electric, which the catalog knows (core.flows.diagnosis.catalog.Vehicle.electric).
-VEHICLE_KINDS = ("electric",)
 VEHICLE_RULES: dict[str, dict[str, tuple[UrgencyRule, ...]]] = RULES["by_vehicle"]
-assert set(VEHICLE_RULES) <= set(VEHICLE_KINDS), sorted(VEHICLE_RULES)
 # level -> (can_drive, visit_urgency), low included: what a judgement of that level tells the owner
 LEVEL_ACTIONS: dict[str, tuple[bool, str]] = {
     level: (can_drive, visit) for level, _, can_drive, visit in LEVEL_RULES
