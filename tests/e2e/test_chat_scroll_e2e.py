@@ -5,6 +5,7 @@ import contextlib
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from pages.ui.shell import chat_scroll
 from tests.e2e.helpers import open_page, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -98,3 +99,53 @@ def test_diagnosis_newest_question_is_in_view_after_a_choice(browser, app_url): 
     assert HEADER_PX - 1 <= where["top"] < where["windowHeight"] - 40, where
     shot(page, "diagnosis-newest-question-in-view")
     context.close()
+
+
+# The scroll script alone, on a page of our own: a run that goes on after the first passes (a busy server)
+# and Streamlit's own late scroll to the bottom must not leave the newest turn out of view.
+TURN_PAGE = """<!doctype html><html><body style="margin:0">
+<div data-testid="stApp" %(state)s><div data-testid="stMainBlockContainer">
+  <div data-testid="stChatMessage" style="height:700px"><span data-testid="stChatMessageAvatarUser"></span>q1</div>
+  <div data-testid="stChatMessage" style="height:700px">a1</div>
+  <div data-testid="stChatMessage" style="height:100px"><span data-testid="stChatMessageAvatarUser"></span>q2</div>
+  <div data-testid="stChatMessage" style="height:900px">a2</div>
+  <div style="height:600px">below the chat</div>
+</div></div>%(script)s</body></html>"""
+NEWEST_QUESTION_TOP = (
+    "() => document.querySelectorAll('[data-testid=\"stChatMessage\"]')[2].getBoundingClientRect().top"
+)
+
+
+def turn_page(browser, state: str):  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.set_content(TURN_PAGE % {"state": state, "script": chat_scroll.script(MAIN, 4)})
+    return page
+
+
+def test_the_scroll_script_makes_its_last_passes_after_the_app_has_finished_its_run(browser):  # type: ignore[no-untyped-def]
+    page = turn_page(browser, 'data-test-script-state="running"')
+    page.wait_for_timeout(
+        900
+    )  # the first passes, while the app still runs: the newest question under the header
+    assert page.evaluate(NEWEST_QUESTION_TOP) == chat_scroll.HEADER_PX + chat_scroll.MARGIN_PX
+    page.evaluate(
+        "() => window.scrollTo(0, document.documentElement.scrollHeight)"
+    )  # Streamlit's late scroll
+    page.wait_for_timeout(600)
+    assert (
+        page.evaluate("() => document.documentElement.dataset.chatScroll") == "pending"
+    )  # still waiting for the run
+    assert page.evaluate(NEWEST_QUESTION_TOP) < 0
+    page.evaluate(
+        """() => document.querySelector('[data-testid="stApp"]').dataset.testScriptState = 'notRunning'"""
+    )
+    page.wait_for_selector('html[data-chat-scroll="settled"]', timeout=5_000)
+    assert page.evaluate(NEWEST_QUESTION_TOP) == chat_scroll.HEADER_PX + chat_scroll.MARGIN_PX
+    page.close()
+
+
+def test_the_scroll_script_settles_on_a_page_that_is_not_running(browser):  # type: ignore[no-untyped-def]
+    page = turn_page(browser, 'data-test-script-state="notRunning"')
+    page.wait_for_selector('html[data-chat-scroll="settled"]', timeout=5_000)
+    assert page.evaluate(NEWEST_QUESTION_TOP) == chat_scroll.HEADER_PX + chat_scroll.MARGIN_PX
+    page.close()

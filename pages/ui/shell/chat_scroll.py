@@ -3,8 +3,9 @@
 Every chat page calls `follow(flow)` once after drawing its history. When the flow's chat grew since the
 last run, a fixed script scrolls the chat box (a fixed-height container) and then the page so that the
 newest turn is visible: the whole turn when it fits, else from the newest question down. Nothing a model
-wrote goes into the script; only the selector of the chat box and the number of messages. Until its last
-run the page's root element carries data-chat-scroll="pending" (then "settled").
+wrote goes into the script; only the selector of the chat box and the number of messages. The script makes
+its last passes once the app has finished its run (Streamlit may scroll to the bottom late on a busy server);
+until then the page's root element carries data-chat-scroll="pending" (then "settled").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import streamlit as st
 SEEN_KEY = "chat_scroll_seen"  # data key: {flow: number of chat items when the page was last drawn}
 MARGIN_PX = 12  # space kept above the newest question
 HEADER_PX = 64  # Streamlit's fixed header covers the top of the page
+IDLE_WAIT_MS = 15_000  # the last passes wait for the app to finish its run, but no longer than this
 
 _SCRIPT = """<script>
 (() => {
@@ -53,17 +55,28 @@ _SCRIPT = """<script>
     if (inner !== document.scrollingElement) reveal(scrollable(inner), inner, inner);  // the chat box in the page
     reveal(inner, first, last);  // then the newest turn in the chat box
   };
-  // Streamlit lays the chat out over a few frames (and its own auto-scroll runs in them): settle after it.
-  // While a script still has runs to make, the root element's data-chat-scroll is "pending": the page may
-  // still move (a scroll closes an open list box, so the browser tests wait for "settled").
-  const root = document.documentElement;
+  // Streamlit lays the chat out over a few frames, and its own scroll to the bottom can come late: on a busy
+  // server the run goes on after the first passes. So: a few passes while it draws, then wait until the app
+  // is idle (at most IDLE_WAIT_MS) and make the last passes after that. While a script still has passes to
+  // make, the root element's data-chat-scroll is "pending": the page may still move (a scroll closes an open
+  // list box, so the browser tests wait for "settled").
+  const root = document.documentElement, started = Date.now();
+  const idle = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return !app || app.dataset.testScriptState === 'notRunning' || Date.now() - started > %(idle_wait)d;
+  };
+  const pass = () => { try { run(); } catch (error) { /* the page changed under us: the next pass tries */ } };
   window.__chatScrollRuns = (window.__chatScrollRuns || 0) + 1;
   root.dataset.chatScroll = 'pending';
-  [60, 250, 600].forEach((ms, i, all) => setTimeout(() => {
-    try { run(); } finally {
+  [60, 250, 600].forEach((ms) => setTimeout(pass, ms));
+  const afterIdle = () => {
+    if (!idle()) { setTimeout(afterIdle, 100); return; }
+    [0, 250, 600].forEach((ms, i, all) => setTimeout(() => {
+      pass();
       if (i === all.length - 1 && --window.__chatScrollRuns <= 0) root.dataset.chatScroll = 'settled';
-    }
-  }, ms));
+    }, ms));
+  };
+  setTimeout(afterIdle, 700);
   void nonce;
 })();
 </script>"""
@@ -76,6 +89,7 @@ def script(scope_selector: str, nonce: int) -> str:
         "margin": MARGIN_PX,
         "header": HEADER_PX,
         "nonce": nonce,
+        "idle_wait": IDLE_WAIT_MS,
     }
 
 
