@@ -2868,6 +2868,67 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "high",
         id="v69-filled-and-lit-again",
     ),
+    # v70: white exhaust smoke on a freezing morning that settled after a while (「しばらくしたら収まった」) is the
+    # warming exhaust; not when it grows instead
+    pytest.param(
+        "真冬の朝、エンジンをかけたらマフラーから白い煙がモクモク出ました。しばらくしたら収まりました",
+        "low",
+        id="v70-warming-exhaust-settled",
+    ),
+    pytest.param(
+        "マフラーから白い煙がずっと出てて、しばらくしたら収まるどころか増えてきた",
+        "critical",
+        id="v70-exhaust-smoke-growing",
+    ),
+    # v70: every light on at the start and all out right away (「すぐに全部消えます」) is the bulb check; not when one
+    # comes on again
+    pytest.param(
+        "エンジンをかけると警告灯がたくさん点いて、すぐに全部消えます",
+        "low",
+        id="v70-bulb-check",
+    ),
+    pytest.param(
+        "エンジンをかけると警告灯がたくさん点いて、すぐに全部消えたのに、走っていたらまた点きました",
+        "high",
+        id="v70-bulb-check-then-lit-again",
+    ),
+    # v70: a burnt smell gone once the new air freshener was taken out is the freshener's; not when it comes back
+    pytest.param(
+        "車用の消臭剤を置いたら焦げたような匂いがして、外したら消えました",
+        "low",
+        id="v70-freshener-taken-out",
+    ),
+    pytest.param(
+        "芳香剤を外したら焦げた匂いは消えたけど、走るとまた焦げくさい",
+        "critical",
+        id="v70-burnt-smell-back",
+    ),
+    # v70: a green lamp asked about (「緑のランプが点くんですが、何の機能ですか」) is an indicator, no warning light
+    pytest.param("メーターに緑のランプが点くんですが、何の機能ですか？", "low", id="v70-green-indicator"),
+    pytest.param("オレンジのランプが点いたんですが、何の機能ですか？", "high", id="v70-amber-light-asked"),
+    # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
+    pytest.param(
+        "エンジンを切ったあともしばらくボンネットから煙が出ていました",
+        "critical",
+        id="v69-mo-shibaraku-is-no-if",
+    ),
+    pytest.param("もしボンネットから煙が出たらどうすればいいですか", "low", id="v69-if-still-if"),
+    # found beside it (v62's spill, masked by that 「もし」 until now): fuel spilled at the pump whose smell went away
+    pytest.param(
+        "スタンドで給油したら少しこぼれて、しばらくガソリン臭かったけど消えました",
+        "low",
+        id="v62-spill-aired-out",
+    ),
+    pytest.param(
+        "給油したら溢れて、匂いは消えたけど車の下にガソリンがポタポタ垂れてる",
+        "critical",
+        id="v62-spill-and-a-leak",
+    ),
+    pytest.param(
+        "給油のとき溢れた。臭いは一度消えたけど、翌日また車内がガソリン臭い",
+        "critical",
+        id="v62-spill-smell-back",
+    ),
 ]
 
 
