@@ -26,6 +26,7 @@ from core.flows.diagnosis.urgency_frames import (
 )
 from core.flows.diagnosis.urgency_grammar import (
     REQUEST_RE,
+    asks_what_it_is,
     asks_whether_it_can_happen,
     doubts_a_fault,
     is_a_request,
@@ -482,7 +483,7 @@ def test_a_question_whether_it_is_normal_goes_no_higher_than_medium_by_meaning(j
     meaning, near = judge.judge("ブレーキペダルを踏まないとエンジンがかからないのは正常？")
     assert meaning.level == "medium" and meaning.can_drive
     assert meaning.reasons == [
-        f"意味の近い症状例{quote(near[0].text)}（正常かどうか・起こりうるかを尋ねる文のため、緊急度は中まで）"
+        f"意味の近い症状例{quote(near[0].text)}（正常かどうか・起こりうるか・何の表示かを尋ねる文のため、緊急度は中まで）"
     ]
 
 
@@ -1152,6 +1153,11 @@ def test_a_danger_told_after_a_step_is_capped_only_in_a_calmer_neighbourhood(
         # v51: whether it might, said with 「たり」 (in kana there)
         ("昨日 たきびの ひのこが とんできて、ボンネットに しろいあとが ついた。さびたりしますか", "medium"),
         ("ボンネットに しろいあとが ついた。いま 運転中 で どうしたら", "critical"),
+        # v71: what a lamp or a mark is (「あれは何のランプですか？」); not when a red one is lit
+        ("メーターの中の緑色の車のマーク、あれは何のランプですか？", "medium"),
+        ("この黄色いびっくりマークって何の意味？", "medium"),
+        ("赤いランプが点いた。何のランプ？", "critical"),
+        ("何のランプか分からないけど、赤いのが点いてる", "critical"),
     ],
 )
 def test_a_question_whether_it_can_happen_or_is_normal_caps_the_judgement_by_meaning(
@@ -1164,6 +1170,16 @@ def test_a_question_whether_it_can_happen_or_is_normal_caps_the_judgement_by_mea
     assert result.level == level
     note = QUESTION_NOTE.format(level="中") if level == "medium" else "（緊急度: 緊急）"
     assert result.reasons == [f"{MEANING_REASON}「ガソリンが漏れてる」{note}"]
+
+
+def test_asking_what_a_lamp_is_is_no_report_unless_a_red_one_is_lit_or_the_owner_drives_now() -> None:
+    assert asks_what_it_is("メーターの中の緑色の車のマーク、あれは何のランプですか？")
+    assert asks_what_it_is("このオレンジのアイコン、なんていう表示なんですか")
+    assert asks_what_it_is("ハンドルの横のボタンって何の機能？")
+    assert not asks_what_it_is("赤いランプが点いた。何のランプ？")
+    assert not asks_what_it_is("何のランプですか？今高速を走ってて、どうしたらいい")
+    assert not asks_what_it_is("何のランプか分からないけど点いてる")  # the question is not how it ends
+    assert not asks_what_it_is("ブレーキが効かない")
 
 
 def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now() -> None:
@@ -2912,6 +2928,22 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     # v70: a green lamp asked about (「緑のランプが点くんですが、何の機能ですか」) is an indicator, no warning light
     pytest.param("メーターに緑のランプが点くんですが、何の機能ですか？", "low", id="v70-green-indicator"),
     pytest.param("オレンジのランプが点いたんですが、何の機能ですか？", "high", id="v70-amber-light-asked"),
+    # v71: steering play grown so large that half a turn does not move the wheels (told last, after a question)
+    pytest.param(
+        "二、三日前からハンドルの遊びがすごく大きくなって、半回転くらい回してもタイヤが動かない感じです",
+        "critical",
+        id="v71-steering-play",
+    ),
+    pytest.param("ハンドル切ってもタイヤが動かへん", "critical", id="v71-wheels-do-not-follow"),
+    pytest.param("ハンドルロックがかかって、キーを回しても動かない", "low", id="v71-steering-lock-is-none"),
+    # v71: a scare whose cause was a trivial one (「原因はただのガス欠やった」) is explained away, as 「結局…だった」 is
+    pytest.param("エンジンが止まって焦ったけど、原因はただのガス欠だった", "medium", id="v71-trivial-cause"),
+    pytest.param("ブレーキが効かなくなって、原因はまだ不明だった", "critical", id="v71-cause-unknown"),
+    pytest.param(
+        "原因はただの接触不良だったけど、今朝またブレーキが効かない",
+        "critical",
+        id="v71-trivial-cause-then-danger",
+    ),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -2943,6 +2975,25 @@ def test_the_rounds_false_alarms_by_rule(text: str, level: str) -> None:
     assert keyword_urgency_check(text).level == level
 
 
+def test_v71s_lamp_questions_and_trivial_causes_by_meaning(judge: UrgencyJudge) -> None:
+    """v71's false alarms by meaning, told in other words (v71 is held out): a lamp asked about, a lamp left on asked
+    about in dialect, a stop on the motorway whose cause was trivial, told of a brother's car; the judgement by meaning
+    goes no higher than medium (each was high or critical before). The same lamp lit red, or a stop told without its
+    cause, is not capped."""
+    harmless = (
+        "ハンドルの横に出てる緑のハンドルみたいなマーク、あれ何のマークですか？",
+        "スライドドア閉めたあと、足元のライトがしばらく点いとるんじゃけど、こがいなもんなん？",
+        "エンジン切ったあとも、ヘッドライトがしばらく点いとるけど、こげなもんですか",
+        "弟の車、この前高速で急に止まってしもうたんよ。ロードサービス呼んだら原因はただのガス欠じゃった",
+    )
+    assert [fast_urgency_check(t, judge).level for t in harmless] == ["medium"] * 4
+    for urgent in (
+        "メーターに赤いハンドルのマークが点いた、何のマーク？",
+        "高速で急に車が止まってしもうたんよ",
+    ):
+        assert fast_urgency_check(urgent, judge).level in ("high", "critical")
+
+
 def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
     """「そういうものなんですかね」 asks whether a behaviour is normal, and 「…って本当ですか？」 whether something heard is
     true: the judgement by meaning goes no higher than medium (v64's regenerative braking was critical by meaning,
@@ -2958,6 +3009,12 @@ def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
         "結局ハンドル揺すりながら回したらかかったけど、これ壊れとるとやろか？"
     )  # v63's, Hakata
     assert doubts_a_fault("ドアミラーが勝手にたたまれるんやけど、壊れてるんやろか")
+    # v71: 「こんなもんなの」 in dialect and with 「なん？」
+    assert doubts_a_fault("ルームランプが、ドア閉めたあともしばらく点いとるんじゃけど、こがいなもんなん？")
+    assert doubts_a_fault("エンジンかけたらしばらくうるさいけど、こげなもんですか")
+    assert doubts_a_fault("こないなもんなんか？")
+    assert doubts_a_fault("こんなもんなん？")
+    assert not doubts_a_fault("こがいなもんなん？今高速を走りよるんじゃけど")
     assert not doubts_a_fault("バッテリーのマーク赤く点いたまま走っとるんやけど大丈夫なん？")
     assert not doubts_a_fault("とりあえず走っても大丈夫ですかね")
     assert not doubts_a_fault("ブレーキが効かないって本当に怖いです")

@@ -53,6 +53,9 @@ NORMAL_QUESTION_RE = re.compile(
     r"(ですか|なの|かな|でしょうか|ですよね|だよね|よね)?[？?]?$"
     # 「…減速します。そういうものなんですかね。」
     r"|((そう|こう)いう|こんな|そんな)(もの|もん)なん(ですか|でしょうか|かな)(ね)?[？?]?[。？?]?$"
+    # the same in dialect, 「こがいなもんなん？」 (Hiroshima), 「こげなもんですか」 (Kyushu), 「こないなもんなんか」 (Kansai)
+    r"|(こ|そ)(がいな|げな|ないな|ぎゃん|んげな)(もの|もん)(なん|なの|ですか|でしょうか|かな|なんか|なんやろか|なんじゃろか)[？?]?[。？?]?$"
+    r"|(こんな|そんな)(もの|もん)なん[？?][。？?]?$"
     # 「…燃料ポンプに悪いって本当ですか？」: whether something heard is true
     r"|(って|というのは|っていうのは)(本当|ほんと|ホント)(なん)?(ですか|なの|かな|でしょうか)(ね)?[？?]?$"
     # 「…また かかります。こわれて いませんか」: whether it is broken (spaces of a text typed in kana not read)
@@ -135,6 +138,32 @@ CAN_IT_HAPPEN_RE = re.compile(
     # (「エンジンをかけ直したら直ったりしますか？」 has the danger)
     r"|(?<!直っ)(?<!治っ)(?<!なおっ)(?<!戻っ)(?<!もどっ)(た|だ)り(します|する|しない|しません|せん|せえへん|しよる)(ん|の)?(です|でしょう)?(か|[？?])"
 )
+
+
+# An owner asking what a lamp, a mark or a display is (「メーターの中の緑色の車のマーク、あれは何のランプですか？」) asks
+# about a function and reports nothing: the lit warning lamps of the examples lie near it all the same, so the judgement
+# by meaning goes no higher than medium (a red lamp that is lit with a symptom is the rules' to find, however it is asked).
+WHAT_IS_IT_RE = re.compile(
+    r"(何の|なんの|なにの|どういう|どんな|何て|なんて|何という|なんという|何ていう|なんていう)\s*"
+    r"(ランプ|マーク|表示|意味|機能|記号|警告灯|表示灯|ライト|サイン|アイコン|ボタン|スイッチ)"
+    r"(なん|なの|なんや|なんじゃ)?(です|でしょう|だろう|やろ|じゃろ)?(か|かね|かな|の)?[？?]?[。？?]?$"
+)
+
+
+# ...but not when it tells of a red lamp that came on (「赤いランプが点いた。何のランプ？」): a red warning lamp lit now
+# is judged as it would be without the question.
+RED_LAMP_LIT_RE = re.compile(r"(赤|あか|レッド)[^。]{0,12}?(点い|つい|点灯|点き|つき|光っ|ひかっ)")
+
+
+def asks_what_it_is(text: str) -> bool:
+    """The text ends asking what a lamp, mark or display is (WHAT_IS_IT_RE), tells of no red lamp lit
+    (RED_LAMP_LIT_RE), and asks neither what to do now nor whether to keep driving."""
+    return (
+        WHAT_IS_IT_RE.search(text.strip()) is not None
+        and RED_LAMP_LIT_RE.search(text) is None
+        and KEEP_DRIVING_RE.search(text) is None
+        and WHAT_TO_DO_RE.search(text) is None
+    )
 
 
 def asks_whether_it_can_happen(text: str) -> bool:

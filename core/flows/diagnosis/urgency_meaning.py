@@ -47,6 +47,7 @@ from core.flows.diagnosis.urgency_frames import (
 )
 from core.flows.diagnosis.urgency_grammar import (
     PLEA_RE,
+    asks_what_it_is,
     asks_whether_it_can_happen,
     doubts_a_fault,
     is_a_request,
@@ -178,7 +179,7 @@ class UrgencyJudge:
         if not near or near[0].similarity < t.min_similarity:
             return not_urgent(), near
         level = "critical" if self._critical_within_margin(near) else near[0].level
-        question = doubts_a_fault(text) or asks_whether_it_can_happen(text)
+        question = doubts_a_fault(text) or asks_whether_it_can_happen(text) or asks_what_it_is(text)
         above = urgency_rank(level) > urgency_rank(QUESTION_CAP)
         framed = (
             above
