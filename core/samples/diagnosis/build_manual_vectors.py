@@ -85,7 +85,7 @@ def vectors_of(
             min(float(np.dot(shipped[text_digest(t)], v)) for t, v in zip(sample, again, strict=True))
             < SAME_MODEL
         ):
-            shipped, kept = {}, []
+            shipped = {}
     new = [t for t in texts if text_digest(t) not in shipped]
     fresh = dict(zip(new, embed(new), strict=True)) if new else {}
     rows = [shipped[text_digest(t)] if t not in fresh else fresh[t] for t in texts]
