@@ -18,6 +18,7 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.llm.base import LLMRequest
 from core.people import LOCAL_PERSON
+from core.samples.diagnosis.build_manual_vectors import SAME_MODEL
 from core.search.embedders import BundledE5Embedder, Matrix, NgramEmbedder
 from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
 from core.search.vectors import open_chroma
@@ -165,9 +166,11 @@ def test_the_table_gives_the_models_own_vectors() -> None:
     from core.search.embedders import _E5Engine  # noqa: PLC0415 - the engine itself, around the table
 
     direct = _E5Engine.encode(texts, False)
-    assert np.allclose(BundledE5Embedder().embed_documents(texts), direct, atol=1e-5)
+    # the table was built on another machine: the engine's vectors differ by up to ~3e-3 per component across CPUs
+    # (cosine 0.9999), so they are compared by cosine, as the shipped manual and example vectors are
+    assert (np.sum(BundledE5Embedder().embed_documents(texts) * direct, axis=1) >= SAME_MODEL).all()
     # the demo's turns are also there as queries (e5 embeds a query apart from a passage)
     assert all(text_key(QUERY_PREFIX + t) in table for t in DEMO_TURNS)
     queries = BundledE5Embedder().embed_queries(list(DEMO_TURNS[:2]))
-    assert np.allclose(queries, _E5Engine.encode(list(DEMO_TURNS[:2]), True), atol=1e-5)
+    assert (np.sum(queries * _E5Engine.encode(list(DEMO_TURNS[:2]), True), axis=1) >= SAME_MODEL).all()
     assert not np.allclose(queries[0], table[text_key(DEMO_TURNS[0])], atol=1e-3)  # not the passage's
