@@ -61,8 +61,9 @@ from core.flows.memory.retrieval import retrieve
 from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.people import LOCAL_PERSON
-from core.samples.diagnosis.build_manual_vectors import SAME_MODEL, save, vectors_of
+from core.samples.diagnosis.build_manual_vectors import save, vectors_of
 from core.search.embedders import BundledE5Embedder, BundledEmbedder, NgramEmbedder
+from core.search.precomputed import SAME_MODEL
 from core.search.vectors import open_chroma
 from core.store import open_store
 

@@ -18,9 +18,8 @@ from core.flows.memory.stores import memory_collection, memory_repository
 from core.flows.registry import demo_client
 from core.llm.base import LLMRequest
 from core.people import LOCAL_PERSON
-from core.samples.diagnosis.build_manual_vectors import SAME_MODEL
 from core.search.embedders import BundledE5Embedder, Matrix, NgramEmbedder
-from core.search.precomputed import QUERY_PREFIX, passage_table, text_key
+from core.search.precomputed import QUERY_PREFIX, SAME_MODEL, passage_table, text_key
 from core.search.vectors import open_chroma
 from core.store import open_store
 from core.store.memory.tables import KIND_FACT, KIND_LOOP, payload_fact, payload_loop, units

@@ -36,6 +36,7 @@ from core.flows.diagnosis.manual_vectors import (  # noqa: E402
 from core.flows.diagnosis.urgency_grammar import with_katakana_loanwords  # noqa: E402
 from core.flows.diagnosis.urgency_meaning import EXEMPLARS_FILE, SHIPPED_VECTORS, UrgencyJudge  # noqa: E402
 from core.search.embedders import BundledE5Embedder, BundledEmbedder, Matrix  # noqa: E402
+from core.search.precomputed import SAME_MODEL  # noqa: E402
 
 
 def main() -> None:
@@ -66,9 +67,6 @@ def write_urgency(embedder: BundledEmbedder | BundledE5Embedder, every: bool = F
     print(f"{len(texts)} vectors ({embedded} embedded) -> {out.name}: {save(out, texts, vectors)}")
 
 
-# A kept vector re-embedded on another machine is at least this near its shipped one (0.9999 seen); another model or
-# another query/passage convention is far below it.
-SAME_MODEL = 0.999
 CHECKED = 16
 
 
