@@ -2945,6 +2945,36 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "critical",
         id="v71-trivial-cause-then-danger",
     ),
+    # v72: a repair or a rescue after which all has been fine (「替えてもろてからは全然平気」「助けてもろてから全然問題ない」)
+    pytest.param(
+        "去年エンジンから煙が出て焦ったけど、ラジエーター替えてもろてからは快調や。今日はタイヤの相談",
+        "medium",
+        id="v72-fine-since-the-repair",
+    ),
+    pytest.param(
+        "先週バッテリーが上がったとき助けていただいてから、ずっと問題ありません。ありがとうございました",
+        "medium",
+        id="v72-fine-since-the-rescue",
+    ),
+    pytest.param(
+        "バッテリー交換してもらってから平気だったけど、今朝またバッテリー上がった",
+        "high",
+        id="v72-fine-since-then-again",
+    ),
+    # v72: the smell of a grill night out (「焼肉行ってから」), not smoke from the car after it
+    pytest.param(
+        "焼肉に行ったあと車の中が煙臭い。消臭どうしたらいい？", "medium", id="v72-grill-night-smell"
+    ),
+    pytest.param("焼肉行ってから、ボンネットから煙が出てる", "critical", id="v72-smoke-after-the-grill"),
+    # v72: the sparks of fireworks seen from the car, not sparks from it
+    pytest.param(
+        "手持ち花火をしてたら火花が車にかかってびっくりした", "medium", id="v72-sparks-of-fireworks"
+    ),
+    pytest.param("花火を見に行ったら、エンジンから火花が出てた", "critical", id="v72-sparks-from-the-engine"),
+    # v72: a squeal's ギー, not the ギー of a katakana word (サーターアンダギー, エネルギー)
+    pytest.param("車の中に揚げたてのアンダギーの匂いが残ってる", "low", id="v72-andagi-is-no-squeal"),
+    pytest.param("走るとタイヤのあたりからギーって音がする", "high", id="v72-squeal"),
+    pytest.param("ブレーキ踏むとギーギー鳴る", "high", id="v72-squeal-twice"),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -2994,6 +3024,34 @@ def test_v71s_lamp_questions_and_trivial_causes_by_meaning(judge: UrgencyJudge) 
         "高速で急に車が止まってしもうたんよ",
     ):
         assert fast_urgency_check(urgent, judge).level in ("high", "critical")
+
+
+def test_v72s_wet_brakes_and_a_wiped_spill_by_meaning(judge: UrgencyJudge) -> None:
+    """v72's false alarms by meaning, told in other words (v72 is held out): brakes weak only at first after a wash or
+    rain and back to normal after a few presses, and fuel spilled at the filler and wiped, were critical by meaning
+    (their nearest examples a soft brake pedal and a cabin smelling of petrol); both are harmless frames now, so the
+    judgement goes no higher than medium. Brakes that stay weak, that go again, or a spill beside a leak are not."""
+    harmless = (
+        "雨の日に水たまりを走ったあと、最初の一回だけブレーキの効きが甘かった。すぐ普通に戻った",
+        "洗車して乗り始めたら、出だしだけブレーキの効きが鈍かった。何回か踏んだら元に戻りました",
+        "セルフで給油したら溢れてボディにかかった、拭いたけどまだ少し匂う",
+    )
+    assert [in_harmless_frame(t) for t in harmless] == [True] * 3
+    assert [fast_urgency_check(t, judge).level in ("low", "medium") for t in harmless] == [True] * 3
+    for urgent in (
+        "洗車のあと、ブレーキの効きが弱い。何回踏んでも戻らない",
+        "洗車したら最初だけ効きが弱くて、元に戻ったと思ったらまた効かなくなった",
+        "給油でこぼしたので拭いたけど、車の下からガソリンがポタポタ垂れてる",
+    ):
+        assert not in_harmless_frame(urgent)
+    assert (
+        fast_urgency_check("洗車のあと、ブレーキの効きが弱い。何回踏んでも戻らない", judge).level
+        == "critical"
+    )
+    assert (
+        fast_urgency_check("給油でこぼしたので拭いたけど、車の下からガソリンがポタポタ垂れてる", judge).level
+        == "critical"
+    )
 
 
 def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
