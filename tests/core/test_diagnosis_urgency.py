@@ -10,12 +10,14 @@ import pytest
 from core.flows.diagnosis.responses import urgency_banner, urgency_info
 from core.flows.diagnosis.step_shared import reservation_prompt
 from core.flows.diagnosis.urgency import UrgencyResult, keyword_urgency_check, merge_urgency
+from core.flows.diagnosis.urgency_frames import in_harmless_frame
 from core.flows.diagnosis.urgency_rules import (
     CRITICAL_RULES,
     HIGH_RULES,
     MEDIUM_RULES,
     RULES_FILE,
     harmless_frames_pattern,
+    load_rules,
 )
 from tests.core.diagnosis_fixtures import make_session
 
@@ -125,22 +127,45 @@ def test_rules_are_named_data() -> None:
 
 
 def test_harmless_frames_are_named_and_their_guards_written_out() -> None:
-    frames = json.loads(RULES_FILE.read_text(encoding="utf-8"))["harmless_frames"]
+    data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
+    frames, vocabulary = data["harmless_frames"], data["vocabulary"]
     names = [frame["name"] for frame in frames["frames"]]
     assert len(names) == len(set(names)) and all(re.fullmatch(r"[a-z_]+", name) for name in names)
     for frame in frames["frames"]:  # each frame is a pattern of its own, not a piece of its neighbours'
-        re.compile(harmless_frames_pattern({"guards": frames["guards"], "frames": [frame]}))
+        re.compile(harmless_frames_pattern({"guards": frames["guards"], "frames": [frame]}, vocabulary))
     # a frame that begins at a sentence's start looks behind for the sentence end and does not take it into its span
     # (a span that began at 「。」 covered a danger told in the sentence before it)
     assert [
         n for n, f in zip(names, frames["frames"], strict=True) if re.match(r"\(\??:?\^\|\[", f["pattern"])
     ] == []
-    pattern = harmless_frames_pattern(frames)
-    assert "{NO_" not in pattern
+    pattern = harmless_frames_pattern(frames, vocabulary)
+    assert not re.search(r"\{[A-Z_]+\}", pattern)
     guard = frames["guards"]["NO_DANGER_AFTER"]
     assert pattern.count(guard) == sum(f["pattern"].count("{NO_DANGER_AFTER}") for f in frames["frames"]) > 10
     with pytest.raises(KeyError, match="NO_SUCH_GUARD"):
         harmless_frames_pattern({"guards": {}, "frames": [{"name": "x", "pattern": "a{NO_SUCH_GUARD}"}]})
+
+
+def test_a_frame_names_the_rules_words_as_the_rules_do(tmp_path) -> None:
+    frames = {"guards": {"NO_X": "(?!x)"}, "frames": [{"name": "a", "pattern": "a{LEAK}{NO_X}"}]}
+    assert harmless_frames_pattern(frames, {"LEAK": ["漏れ", "シミ"]}) == "a(?:漏れ|シミ)(?!x)"
+    with pytest.raises(KeyError, match="LEAK"):  # without the vocabulary, a word list is no guard
+        harmless_frames_pattern(frames)
+    data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
+    data["harmless_frames"]["guards"]["LEAK"] = "(?!x)"  # one name, two meanings: the file does not load
+    (tmp_path / "rules.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"share a name: \['LEAK'\]"):
+        load_rules(tmp_path / "rules.json")
+    # fuel spilled at the filler and wiped is harmless while no leak is told, in any of the rules' spellings of one
+    # (「にじんでる」 was not among the frame's own list of them); brakes weak only at first after a wash, while they
+    # are not weak again (「再度」「ふたたび」 as the rules' {AGAIN})
+    spill = "給油のときガソリンを少しこぼしたけど、すぐ拭き取りました"
+    assert in_harmless_frame(spill)
+    assert not in_harmless_frame(spill + "。給油口のまわりにまだにじんでる")
+    wash = "洗車のあと最初だけブレーキの効きが弱かったけど、すぐ元に戻った"
+    assert in_harmless_frame(wash)
+    assert not in_harmless_frame(wash + "。でも再度弱くなった")
+    assert not in_harmless_frame(wash + "。でもふたたび弱くなった")
 
 
 def test_merge_higher_level_wins_and_reasons_merge() -> None:

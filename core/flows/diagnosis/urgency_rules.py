@@ -39,22 +39,34 @@ def _expand(pattern: str, vocabulary: dict[str, list[str]]) -> str:
     return re.sub(r"\{([A-Z_]+)\}", lambda m: "(?:" + "|".join(vocabulary[m.group(1)]) + ")", pattern)
 
 
-def _with_guards(pattern: str, guards: dict[str, str]) -> str:
-    """`pattern` with each {NAME} of `guards` written out."""
-    return re.sub(r"\{([A-Z_]+)\}", lambda m: guards[m.group(1)], pattern)
+def _with_guards(pattern: str, guards: dict[str, str], vocabulary: dict[str, list[str]] | None = None) -> str:
+    """`pattern` with each {NAME} written out: a guard of `guards`, or else a word list of `vocabulary` (a frame names
+    leaks or 「また」 as the rules do, 「{LEAK}」「{AGAIN}」, rather than restating their spellings)."""
+
+    def written_out(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in guards or vocabulary is None or name not in vocabulary:
+            return guards[name]
+        return "(?:" + "|".join(vocabulary[name]) + ")"
+
+    return re.sub(r"\{([A-Z_]+)\}", written_out, pattern)
 
 
-def harmless_frames_pattern(frames: dict[str, Any]) -> str:
+def harmless_frames_pattern(frames: dict[str, Any], vocabulary: dict[str, list[str]] | None = None) -> str:
     """One alternation of the named harmless frames, each guard ({NO_DANGER_AFTER}: no danger told after the frame in
-    its sentence; {NOT_ABOUT_THE_CAR}: a frame's words the settled reach shares) written out. The frames are tried in
-    the file's order."""
-    return "|".join(_with_guards(frame["pattern"], frames["guards"]) for frame in frames["frames"])
+    its sentence; {NOT_ABOUT_THE_CAR}: a frame's words the settled reach shares) and each vocabulary name ({LEAK})
+    written out. The frames are tried in the file's order."""
+    return "|".join(
+        _with_guards(frame["pattern"], frames["guards"], vocabulary) for frame in frames["frames"]
+    )
 
 
 def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     """The rule file with every pattern expanded and compiled, rules grouped by level."""
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     vocabulary = {name: [fold(w) for w in words] for name, words in data["vocabulary"].items()}
+    if shared := sorted(vocabulary.keys() & data["harmless_frames"]["guards"].keys()):
+        raise ValueError(f"a guard and a vocabulary word list share a name: {shared}")
     by_level: dict[str, list[UrgencyRule]] = {level: [] for level in LEVELS}
     by_vehicle: dict[str, dict[str, list[UrgencyRule]]] = {}
     for rule in data["rules"]:
@@ -81,12 +93,12 @@ def load_rules(path: Path = RULES_FILE) -> dict[str, Any]:
     data["clause_end_re"] = re.compile(data["hypothetical"]["clause_end"])
     data["story_step_re"] = re.compile(data["frame_reach"]["story_step"])
     data["settled_re"] = re.compile(
-        _with_guards(data["frame_reach"]["settled"], data["harmless_frames"]["guards"])
+        _with_guards(data["frame_reach"]["settled"], data["harmless_frames"]["guards"], vocabulary)
     )
     data["turn_re"] = re.compile(data["frame_reach"]["turn"])
     data["car_turn_re"] = re.compile(data["frame_reach"]["car_turn"])
     data["now_my_car_re"] = re.compile(data["frame_reach"]["now_my_car"])
-    data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"]))
+    data["frames_re"] = re.compile(harmless_frames_pattern(data["harmless_frames"], vocabulary))
     data["function_ok_re"] = re.compile(_expand(data["function_ok"], vocabulary))
     return data
 
