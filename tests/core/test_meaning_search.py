@@ -31,6 +31,7 @@ from core.flows.diagnosis.urgency_grammar import (
     doubts_a_fault,
     is_a_request,
     says_it_can_wait,
+    sentences_of,
     typed_in_katakana,
     with_katakana_loanwords,
 )
@@ -918,6 +919,11 @@ def _placed_judge(
     path = tmp_path / "examples.json"
     path.write_text(json.dumps({"description": "", "levels": levels}), encoding="utf-8")
     everyone = [t for texts in levels.values() for t in texts]
+    # each sentence of the query lies where the whole query does, unless `aliases` places it elsewhere (the judgement
+    # asks the sentences of a text of several whether one of them is critical: as embedded, car words in katakana)
+    sentences = sentences_of(query)
+    placed_sentences = {with_katakana_loanwords(s): query for s in sentences} if len(sentences) > 1 else {}
+    aliases = placed_sentences | {with_katakana_loanwords(k): v for k, v in (aliases or {}).items()}
     vectors = _PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, query, aliases)
     return UrgencyJudge(vectors, path)  # type: ignore[arg-type]
 
@@ -937,6 +943,34 @@ def test_a_critical_example_within_the_margin_counts_among_the_four_nearest_only
     result, near = judge.judge("query")
     assert "".join(n.text for n in near) == nearest
     assert result.level == level
+
+
+@pytest.mark.parametrize(
+    ("second_as", "level"), [("calm", "low"), ("soft", "medium"), ("failure", "critical")]
+)
+def test_a_text_of_several_sentences_is_critical_by_meaning_only_when_one_of_them_is(
+    tmp_path: Path, second_as: str, level: str
+) -> None:
+    """Two sentences no rule finds a danger in, the whole text nearest a critical example (0.93: a long message with a
+    failure buried in it lies near the text by its shape): the judgement is that of its most urgent sentence, each
+    judged on its own — low when both read low, medium when one reads medium, critical when one reads critical."""
+    text = "来週は家族で旅行です。子どもたちも楽しみにしています"
+    first, second = "来週は家族で旅行です。", "子どもたちも楽しみにしています"
+    levels = {"critical": ["buried", "failure"], "high": [], "medium": ["soft"], "low": ["trip", "calm"]}
+    judge = _placed_judge(
+        tmp_path,
+        levels,
+        {"buried": 0.93},
+        query=text,
+        aliases={first: "trip", second: second_as},
+    )
+    assert judge.nearest(text)[0].text == "buried"
+    result, near = judge.judge(text)
+    assert near[0].level == "critical"
+    assert result.level == level
+    # one sentence: its own likeness stands
+    single = _placed_judge(tmp_path, levels, {"buried": 0.93}, query="来週は家族で旅行です")
+    assert single.judge("来週は家族で旅行です")[0].level == "critical"
 
 
 def test_a_reason_quotes_an_example_cut_at_thirty_characters() -> None:
@@ -1234,7 +1268,7 @@ def test_asking_whether_it_can_happen_is_no_report_unless_asking_what_to_do_now(
         (
             "明日から高速で500キロ帰省なんですが、さっき見たら後ろのタイヤの横っ腹がボコッとこぶみたいに膨らんでる。"
             "空気は入ってるし大丈夫ですよね？",
-            "low",
+            "high",  # a bulge in the sidewall is tyre damage by rule
             "critical",
         ),
         # a preparation for an accident one day; the same preparation used now

@@ -144,16 +144,16 @@ def test_no_critical_or_high_example_reads_as_harmless_throughout(judge: Urgency
     assert (scores[levels == "low"] < PROBE_DEFAULT).sum() > len(levels) / 10  # it does read some as harmless
 
 
+def test_a_habit_explained_by_a_fear_is_low_by_its_sentences_before_the_probe(tmp_path: Path) -> None:
+    """v39's habit lies near a flooded car as a whole (critical by meaning, which the probe capped once); neither of
+    its two sentences is critical on its own, so the judgement by meaning no longer finds it critical, probe or not."""
+    assert fast_urgency_check(HABIT, _judge_without(tmp_path, HABIT, None)).level == "low"
+    assert fast_urgency_check(HABIT, _judge_without(tmp_path, HABIT)).level == "low"
+
+
 @pytest.mark.parametrize(
     ("text", "before", "reason"),
-    [
-        (
-            HABIT,
-            "critical",
-            MEANING_REASON + quote("電気自動車が台風で水没しちゃった、乾いたら乗ってもいいですか？"),
-        ),
-        (TEASE, "critical", "赤い警告灯の点灯（油圧・水温・ブレーキ・充電など）"),
-    ],
+    [(TEASE, "critical", "赤い警告灯の点灯（油圧・水温・ブレーキ・充電など）")],
 )
 def test_a_harmless_telling_the_fast_path_found_critical_is_capped_by_the_probe(
     tmp_path: Path, text: str, before: str, reason: str

@@ -9,7 +9,9 @@ almost as near and itself near enough (a safety margin: a critical-sounding desc
 lowers the rules only for a text that opens with the danger and is told like a known story about one (its nearest
 example is not urgent and names one) or lies in a calm neighbourhood (its three nearest examples are not urgent), to
 medium, as a harmless frame does — or, told after a step, lies in a calmer one still (its four nearest examples are
-low, the nearest very near); negated or hypothetical wording
+low, the nearest very near). A text of several sentences no rule finds a danger in is critical by meaning only when one
+of its sentences is, each judged on its own (long messages lie near long messages by their shape); negated or
+hypothetical wording
 (「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so. Last, a linear
 probe over the examples reads the whole text (core.flows.diagnosis.urgency_probe) and caps at medium what it reads as
 clearly not urgent: a danger told as a story, a plan, a joke or a habit (「台風の日は車出さない派です。理由はシンプルに
@@ -170,8 +172,9 @@ class UrgencyJudge:
     def judge(self, text: str, vector: np.ndarray | None = None) -> tuple[UrgencyResult, list[Nearest]]:
         """The level by meaning (low when nothing is near enough; for a request, that of the sentences beside it that
         tell of now; medium at most for a question, a denial or a frame, unless what follows the frame's reach reads
-        urgent on its own, and for a high likeness when the owner says it can wait and the rules find no danger) and the
-        examples that decided it (`vector`: the text's, when already embedded)."""
+        urgent on its own, and for a high likeness when the owner says it can wait and the rules find no danger; for a
+        critical likeness of a text of several sentences no rule finds a danger in, no more than its most urgent
+        sentence's) and the examples that decided it (`vector`: the text's, when already embedded)."""
         near = self.nearest(text, vector=vector)
         if is_a_request(text):
             return self._reports_beside_a_request(text), near
@@ -193,6 +196,10 @@ class UrgencyJudge:
         waits = level == "high" and says_it_can_wait(text) and not names_a_danger(text)
         if capped or waits:
             level = QUESTION_CAP
+        elif level == "critical" and not names_a_danger(text):
+            told = self._most_urgent_sentence(text)
+            if told is not None and urgency_rank(told.level) < urgency_rank(level):
+                return told, near
         if level == "low":
             return not_urgent(), near
         can_drive, visit = LEVEL_ACTIONS[level]
@@ -208,6 +215,18 @@ class UrgencyJudge:
             basis = next(n for n in near if n.level == level)
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"
         return UrgencyResult(level, can_drive, visit, [reason]), near
+
+    def _most_urgent_sentence(self, text: str) -> UrgencyResult | None:
+        """The judgement of the most urgent sentence of a text of several, each judged on its own (None for one
+        sentence). A text no rule finds a danger in is critical by meaning only when one of its sentences is: a long
+        message lies near the long messages among the examples by its shape (a holiday booking near a booking with a
+        failure buried in it) before its meaning, its sentences do not."""
+        sentences = sentences_of(text)
+        if len(sentences) < 2:
+            return None
+        vectors = self.embedder.embed_queries([with_katakana_loanwords(s) for s in sentences])  # one batch
+        judged = [self.judge(s, vector=np.asarray(v))[0] for s, v in zip(sentences, vectors, strict=True)]
+        return max(judged, key=lambda result: urgency_rank(result.level))
 
     def _reads_urgent_alone(self, rest: str) -> bool:
         """What no frame of a text covers — told after the frames' reach (told_after_the_frames: 「異常なしって言われたのに、
