@@ -260,6 +260,19 @@ def row(label: str, cells: list[str]) -> None:
     print(f"{label:<44} " + " ".join(f"{c:>8}" for c in cells))
 
 
+def urgency_times() -> list[float]:
+    """ms per text of the fast path with the bundled judge (its examples embedded and its probe fitted first) over
+    every text of the held-out set."""
+    judge = UrgencyJudge(embedder_of("bundled"))
+    fast_urgency_check("ブレーキが効かない", judge)
+    times = []
+    for x in load(HELD_OUT_SET)["items"]:
+        start = time.perf_counter()
+        fast_urgency_check(x["text"], judge)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
 def print_urgency() -> None:
     """The urgency rows: the first set's halves, each example set, the held-out set; before -> e5 -> bundled."""
     urg = [urgency(v) for v in VARIANTS]
@@ -275,6 +288,11 @@ def print_urgency() -> None:
             + " -> ".join(f"{u[name][1]}/{u[name][2]}" for u in urg)
             + "  (before -> e5 -> bundled)"
         )
+    times = urgency_times()
+    print(
+        f"  urgency fast path, bundled, per text of the held-out set: p50 {pct(times, 0.5):.1f} ms  "
+        f"p95 {pct(times, 0.95):.1f} ms  max {max(times):.1f} ms"
+    )
 
 
 def print_loso() -> None:
