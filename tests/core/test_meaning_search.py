@@ -3009,6 +3009,32 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param("車の中に揚げたてのアンダギーの匂いが残ってる", "low", id="v72-andagi-is-no-squeal"),
     pytest.param("走るとタイヤのあたりからギーって音がする", "high", id="v72-squeal"),
     pytest.param("ブレーキ踏むとギーギー鳴る", "high", id="v72-squeal-twice"),
+    # v73: a checklist being made lists what to check, not what is wrong (not what happens while making it)
+    pytest.param(
+        "車検前の点検リストを作ってます。ブレーキの効き、ホイールナットの緩み、オイル漏れ…他に何を入れたらいい？",
+        "medium",
+        id="v73-checklist",
+    ),
+    pytest.param(
+        "点検項目をまとめました：タイヤの亀裂、ナットの緩み、ブレーキの効き", "medium", id="v73-check-items"
+    ),
+    pytest.param(
+        "チェックリスト作ってたら、ブレーキが効かなくなった", "critical", id="v73-checklist-then-danger"
+    ),
+    pytest.param(
+        "チェックリストを作ってるけど、いまハンドルが重くて回らない", "critical", id="v73-checklist-but-now"
+    ),
+    # v73: a picture book's story (「えほんの…」), not the car's
+    pytest.param("息子が絵本のブレーキが壊れた機関車の話にはまってます", "medium", id="v73-picture-book"),
+    pytest.param("絵本の読み聞かせ中に、うちの車から煙が出た", "critical", id="v73-reading-then-smoke"),
+    # v73: the sparks of welding or a grinder nearby, as of fireworks; not sparks from the car
+    pytest.param("近所の鉄工所の溶接の火花が車に飛んできそうで心配", "medium", id="v73-welding-sparks"),
+    pytest.param(
+        "グラインダーの火花が飛んでくる作業場の横に駐車してても平気？", "medium", id="v73-grinder-sparks"
+    ),
+    pytest.param(
+        "溶接してもらった後からマフラーから火花が出る", "critical", id="v73-sparks-from-the-muffler"
+    ),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -3086,6 +3112,24 @@ def test_v72s_wet_brakes_and_a_wiped_spill_by_meaning(judge: UrgencyJudge) -> No
         fast_urgency_check("給油でこぼしたので拭いたけど、車の下からガソリンがポタポタ垂れてる", judge).level
         == "critical"
     )
+
+
+def test_v73s_a_checklist_a_picture_book_and_welding_sparks_by_meaning(judge: UrgencyJudge) -> None:
+    """v73's false alarms, told in other words (v73 is held out): a checklist being made, a picture book's story and
+    welding sparks nearby were critical by rule and by meaning (the checklist and the sparks here were critical on the
+    commit before the lessons); each is a harmless frame now, so neither the rules nor the judgement by meaning go
+    higher than medium. What happens while the list is made, or sparks from the car itself, is not framed."""
+    harmless = (
+        "車検前の点検リストを作ってます。ブレーキの効き、ホイールナットの緩み、オイル漏れ…他に何を入れたらいい？",
+        "息子が絵本のブレーキが壊れた機関車の話にはまってます",
+        "近所の鉄工所の溶接の火花が車に飛んできそうで心配",
+    )
+    assert [fast_urgency_check(t, judge).level for t in harmless] == ["medium"] * 3
+    for urgent in (
+        "チェックリスト作ってたら、ブレーキが効かなくなった",
+        "溶接してもらった後からマフラーから火花が出る",
+    ):
+        assert fast_urgency_check(urgent, judge).level == "critical"
 
 
 def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
