@@ -35,8 +35,13 @@ class UrgencyRule:
     unless: re.Pattern[str] | None = None
 
 
+def _words(words: list[str]) -> str:
+    """A word list of the vocabulary as one group of alternatives."""
+    return "(?:" + "|".join(words) + ")"
+
+
 def _expand(pattern: str, vocabulary: dict[str, list[str]]) -> str:
-    return re.sub(r"\{([A-Z_]+)\}", lambda m: "(?:" + "|".join(vocabulary[m.group(1)]) + ")", pattern)
+    return re.sub(r"\{([A-Z_]+)\}", lambda m: _words(vocabulary[m.group(1)]), pattern)
 
 
 def _with_guards(pattern: str, guards: dict[str, str], vocabulary: dict[str, list[str]] | None = None) -> str:
@@ -47,7 +52,7 @@ def _with_guards(pattern: str, guards: dict[str, str], vocabulary: dict[str, lis
         name = match.group(1)
         if name in guards or vocabulary is None or name not in vocabulary:
             return guards[name]
-        return "(?:" + "|".join(vocabulary[name]) + ")"
+        return _words(vocabulary[name])
 
     return re.sub(r"\{([A-Z_]+)\}", written_out, pattern)
 
