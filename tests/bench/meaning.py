@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from memory_retrieval import NOW, bulk_store, pct  # noqa: E402
 
 from core.flows.diagnosis.rag import RAGService  # noqa: E402
+from core.flows.diagnosis.urgency_fast_path import fast_urgency_check  # noqa: E402
 from core.flows.diagnosis.urgency_meaning import (  # noqa: E402
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,
     UrgencyJudge,
-    fast_urgency_check,
 )
 from core.flows.knowledge.index import INDEXED_FIELDS, KnowledgeIndex, knowledge_collection  # noqa: E402
 from core.flows.memory.retrieval import retrieve  # noqa: E402

@@ -16,6 +16,7 @@ from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import FRAME_NOTE, keyword_urgency_check
+from core.flows.diagnosis.urgency_fast_path import cap_note, fast_urgency_check, story_like
 from core.flows.diagnosis.urgency_frames import (
     from_each_danger,
     in_harmless_frame,
@@ -39,7 +40,6 @@ from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,
     UrgencyJudge,
-    fast_urgency_check,
 )
 from core.flows.diagnosis.urgency_reasons import (
     CALM_NOTE,
@@ -3334,9 +3334,9 @@ def test_a_sentence_that_is_a_danger_and_nothing_else_is_a_report_whatever_follo
     example since v30, so near that no critical example is within the margin): its first sentence is the danger and
     nothing else, so neither cap lowers it. A sentence that says more than its danger is no such report."""
     text = "ブレーキが効かなくなった。教習所で習ったことを思い出してます"
-    assert judge.story_like(judge.nearest(text)) is not None
+    assert story_like(judge, judge.nearest(text)) is not None
     assert reports_a_bare_danger(text)
-    assert judge.cap_note(text, judge.nearest(text)) is None
+    assert cap_note(judge, text, judge.nearest(text)) is None
     assert fast_urgency_check(text, judge).level == "critical"
     assert not reports_a_bare_danger(
         "家のドライヤーが焦げ臭くなって買い替えた。ちなみに車の保証って何年でしたっけ"

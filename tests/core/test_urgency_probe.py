@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.flows.diagnosis.urgency_fast_path import fast_urgency_check, harmless_throughout
 from core.flows.diagnosis.urgency_frames import danger_clauses
 from core.flows.diagnosis.urgency_meaning import (
     EXEMPLARS_FILE,
     SHIPPED_VECTORS,
     UrgencyJudge,
-    fast_urgency_check,
 )
 from core.flows.diagnosis.urgency_probe import PROBE_MIN_EACH, fit_probe, probe_score
 from core.flows.diagnosis.urgency_reasons import (
@@ -140,7 +140,7 @@ def test_no_critical_or_high_example_reads_as_harmless_throughout(judge: Urgency
     below = [i for i in urgent if scores[i] < PROBE_DEFAULT]
     assert len(below) <= len(urgent) / 1000
     for i in below:
-        assert not judge.reads_as_harmless_throughout(judge.texts[i], matrix[i]), judge.texts[i]
+        assert not harmless_throughout(judge, judge.texts[i], matrix[i]), judge.texts[i]
     assert (scores[levels == "low"] < PROBE_DEFAULT).sum() > len(levels) / 10  # it does read some as harmless
 
 
@@ -214,7 +214,7 @@ def test_a_report_beside_a_harmless_telling_is_never_capped_by_the_probe(
     real = judge.reads_as_harmless
     monkeypatch.setattr(judge, "reads_as_harmless", lambda v: v is whole or real(v))
     assert judge.reads_as_harmless(whole)
-    assert not judge.reads_as_harmless_throughout(text, whole)
+    assert not harmless_throughout(judge, text, whole)
     assert fast_urgency_check(text, judge).level == "critical"
 
 

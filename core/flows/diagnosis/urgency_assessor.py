@@ -13,7 +13,7 @@ from core.flows.diagnosis.deps import DiagnosisDeps
 from core.flows.diagnosis.models import SessionState
 from core.flows.diagnosis.prompting import build_urgency_messages
 from core.flows.diagnosis.urgency import UrgencyResult, merge_urgency
-from core.flows.diagnosis.urgency_meaning import fast_urgency_check
+from core.flows.diagnosis.urgency_fast_path import fast_urgency_check
 from core.guard.json_guard import GuardResult, guarded_json
 
 

@@ -5,17 +5,16 @@ The rules (core.flows.diagnosis.urgency) only see the words they were written fo
 embedder and compared with labelled example phrasings (`urgency_exemplars.json`, embedded once per embedder):
 the level is the one of the nearest example, raised to critical when a critical example among the four nearest is
 almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low).
-`fast_urgency_check` takes the higher of the rules and this judgement, as spec 04 §6 combines rule and model; it
-lowers the rules only for a text that opens with the danger and is told like a known story about one (its nearest
-example is not urgent and names one) or lies in a calm neighbourhood (its three nearest examples are not urgent), to
-medium, as a harmless frame does — or, told after a step, lies in a calmer one still (its four nearest examples are
-low, the nearest very near). A text of several sentences no rule finds a danger in is critical by meaning only when one
-of its sentences is, each judged on its own (long messages lie near long messages by their shape); negated or
-hypothetical wording
-(「煙は出ていません」「もし…」) is decided by the rules' exceptions and the low examples that say so. Last, a linear
-probe over the examples reads the whole text (core.flows.diagnosis.urgency_probe) and caps at medium what it reads as
-clearly not urgent: a danger told as a story, a plan, a joke or a habit (「台風の日は車出さない派です。理由はシンプルに
-水没が怖いから」), which neither the rules' frames nor the nearest examples tell from a report.
+A text of several sentences no rule finds a danger in is critical by meaning only when one of its sentences is, each
+judged on its own (long messages lie near long messages by their shape); a request is judged by the sentences beside
+it that tell of now; negated or hypothetical wording (「煙は出ていません」「もし…」) is decided by the rules' exceptions
+and the low examples that say so. The judge also holds the linear probe over the examples
+(core.flows.diagnosis.urgency_probe), which reads a whole text as clearly not urgent or not: a danger told as a story,
+a plan, a joke or a habit (「台風の日は車出さない派です。理由はシンプルに水没が怖いから」), which neither the rules'
+frames nor the nearest examples tell from a report.
+
+How the rules and this judgement are combined, and when the judgement lowers the rules, is the fast path's
+(core.flows.diagnosis.urgency_fast_path).
 """
 
 from __future__ import annotations
@@ -32,23 +31,15 @@ from core.flows.diagnosis.manual_vectors import precomputed_file, shipped_or_emb
 from core.flows.diagnosis.urgency import (
     FRAME_NOTE,
     UrgencyResult,
-    capped_at_medium,
-    keyword_urgency_check,
-    merge_urgency,
     not_urgent,
     urgency_rank,
 )
 from core.flows.diagnosis.urgency_frames import (
-    danger_clauses,
-    from_each_danger,
     in_harmless_frame,
-    reports_a_bare_danger,
-    told_after_a_step,
     told_after_the_frames,
     told_before_the_frames,
 )
 from core.flows.diagnosis.urgency_grammar import (
-    PLEA_RE,
     asks_what_it_is,
     asks_whether_it_can_happen,
     doubts_a_fault,
@@ -61,23 +52,17 @@ from core.flows.diagnosis.urgency_grammar import (
 )
 from core.flows.diagnosis.urgency_probe import fit_probe, probe_score
 from core.flows.diagnosis.urgency_reasons import (
-    CALM_NOTE,
     DENIAL_NOTE,
-    EXAMPLE_NOTE,
     LEVEL_NAMES,
     LEVEL_NOTE,
     MEANING_REASON,
-    PROBE_NOTE,
     QUESTION_NOTE,
-    STORY_NOTE,
     WAIT_NOTE,
     quote,
-    without_level_or_cap_note,
 )
-from core.flows.diagnosis.urgency_rules import LEVEL_ACTIONS, names_a_danger, normalize_symptom, says_it_works
+from core.flows.diagnosis.urgency_rules import LEVEL_ACTIONS, names_a_danger, says_it_works
 from core.flows.diagnosis.urgency_thresholds import (
     DEFAULT_THRESHOLDS,
-    K_CALM,
     K_NEAREST,
     REST_SIMILARITY,
     THRESHOLDS,
@@ -93,25 +78,8 @@ SHIPPED_VECTORS = "urgency_vectors-{key}.npz"
 
 # The fewest characters of what follows a frame's reach that the judgement reads on its own (「。」 or 「笑」 says nothing).
 MIN_REST = 5
-# The level each cap stops at: a question about normal behaviour, a story or a calm neighbourhood, the probe.
+# The level a question about normal behaviour, a denial or a harmless frame stops the judgement at.
 QUESTION_CAP = "medium"
-STORY_CAP = "medium"
-PROBE_CAP = "medium"
-
-
-def urgent_sentences(text: str) -> list[str]:
-    """The sentences of a text of several that the rules find urgent (above medium) on their own; none for a text of
-    one sentence. The calm neighbourhood and the probe ask each of them again: a report told beside a harmless
-    sentence is judged by its own sentence."""
-    sentences = sentences_of(text)
-    if len(sentences) < 2:
-        return []
-    return [s for s in sentences if urgent_by_rule(s)]
-
-
-def urgent_by_rule(part: str) -> bool:
-    """The rules find `part` (a sentence or a clause of a text) urgent on its own: above medium."""
-    return urgency_rank(keyword_urgency_check(part).level) > urgency_rank(STORY_CAP)
 
 
 @dataclass(frozen=True)
@@ -181,7 +149,7 @@ class UrgencyJudge:
         t = self.thresholds
         if not near or near[0].similarity < t.min_similarity:
             return not_urgent(), near
-        level = "critical" if self._critical_within_margin(near) else near[0].level
+        level = "critical" if self.critical_within_margin(near) else near[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text) or asks_what_it_is(text)
         above = urgency_rank(level) > urgency_rank(QUESTION_CAP)
         framed = (
@@ -222,10 +190,15 @@ class UrgencyJudge:
         message lies near the long messages among the examples by its shape (a holiday booking near a booking with a
         failure buried in it) before its meaning, its sentences do not."""
         sentences = sentences_of(text)
-        if len(sentences) < 2:
-            return None
-        vectors = self.embedder.embed_queries([with_katakana_loanwords(s) for s in sentences])  # one batch
-        judged = [self.judge(s, vector=np.asarray(v))[0] for s, v in zip(sentences, vectors, strict=True)]
+        return self._most_urgent_of(sentences) if len(sentences) > 1 else None
+
+    def _most_urgent_of(self, parts: Sequence[str]) -> UrgencyResult:
+        """The most urgent of the judgements of `parts` (sentences of a text), each judged on its own and all embedded
+        in one batch; not urgent for none."""
+        if not parts:
+            return not_urgent()
+        vectors = self.embedder.embed_queries([with_katakana_loanwords(p) for p in parts])
+        judged = [self.judge(p, vector=np.asarray(v))[0] for p, v in zip(parts, vectors, strict=True)]
         return max(judged, key=lambda result: urgency_rank(result.level))
 
     def _reads_urgent_alone(self, rest: str) -> bool:
@@ -251,8 +224,7 @@ class UrgencyJudge:
         reports = (
             [s for s in sentences if not is_a_request(s) and tells_of_now(s)] if len(sentences) > 1 else []
         )
-        judged = [self.judge(sentence)[0] for sentence in reports]
-        return max(judged, key=lambda result: urgency_rank(result.level), default=not_urgent())
+        return self._most_urgent_of(reports)
 
     def probe(self) -> np.ndarray | None:
         """The probe's weights (core.flows.diagnosis.urgency_probe), fitted once over the examples that name a danger
@@ -279,21 +251,7 @@ class UrgencyJudge:
         below = self.thresholds.probe_below
         return weights is not None and below is not None and probe_score(weights, vector) < below
 
-    def reads_as_harmless_throughout(self, text: str, vector: np.ndarray) -> bool:
-        """The probe reads `text` (its `vector`) as clearly not urgent, and so each sentence of it the rules find
-        urgent on its own, the text from each of its dangers on, and each danger's clause the rules find urgent on its
-        own: a harmless sentence after a report (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」), a story
-        before one, or a question on either side of it (「車検の予約について聞きたいんですが、さっきから電線が焼けるような
-        臭いがずっとしてて、あとオイル交換の時期も教えてください」) does not make the report harmless. A text one of whose
-        sentences is a critical danger and nothing else (reports_a_bare_danger) is a report."""
-        if not self.reads_as_harmless(vector) or reports_a_bare_danger(text):
-            return False
-        parts = urgent_sentences(text)
-        parts += [told for told in from_each_danger(text) if told != normalize_symptom(text)]
-        parts += [clause for clause in danger_clauses(text) if urgent_by_rule(clause)]
-        return all(self.reads_as_harmless(self.query_vector(part)) for part in parts)
-
-    def _critical_within_margin(self, near: list[Nearest]) -> bool:
+    def critical_within_margin(self, near: list[Nearest]) -> bool:
         """A critical example among the nearest is almost as near as the nearest one, and itself near enough (and the
         nearest one does not say the same thing)."""
         t = self.thresholds
@@ -302,110 +260,3 @@ class UrgencyJudge:
             and n.similarity >= max(near[0].similarity - t.critical_margin, t.margin_floor)
             for n in near
         )
-
-    def story_like(self, near: list[Nearest]) -> Nearest | None:
-        """The nearest example when it is a not-urgent story about a danger (it names one by rule), near enough, and
-        no critical example is within the margin (whatever caps the judgement's level afterwards)."""
-        if (
-            near
-            and near[0].text in self.stories
-            and near[0].similarity >= self.thresholds.story_similarity
-            and not self._critical_within_margin(near)
-        ):
-            return near[0]
-        return None
-
-    def calm_after_a_step(self, text: str, near: list[Nearest]) -> bool:
-        """The K_NEAREST nearest examples are all low and the nearest is at least step_calm_similarity near, and so are
-        those of the text from each of its dangers on: nothing like the text was ever urgent, even told after a step of
-        its story (told_after_a_step). (What is told before a danger can make the whole text read like a story that is
-        none: 「教習所の帰りにブレーキが効かなくなった」 lies among driving-school stories, its danger does not; nor does
-        the second danger of 「体がオーバーヒートしそうなくらい暑い、車もオーバーヒートして湯気が出てる」.)"""
-
-        def calm(near: list[Nearest]) -> bool:
-            return (
-                len(near) >= K_NEAREST
-                and all(n.level == "low" for n in near[:K_NEAREST])
-                and near[0].similarity >= self.thresholds.step_calm_similarity
-            )
-
-        return calm(near) and all(calm(self.nearest(told)) for told in from_each_danger(text))
-
-    def calm_like(self, text: str, near: list[Nearest]) -> Nearest | None:
-        """The nearest example when the K_CALM nearest are all not urgent (low or medium) and the nearest is near
-        enough to judge by: nothing like the text was ever urgent (「教習所の学科でフェード現象を習った」). A question
-        among them says nothing of a text that is none: 「赤い油さしみたいな警告灯ってどういう意味？」 is not urgent,
-        「赤い油さしみたいな警告灯が点いた」 is."""
-        asks = is_question(text)
-        if (
-            len(near) >= K_CALM
-            and near[0].similarity >= self.thresholds.min_similarity
-            and all(n.level in ("low", "medium") and (asks or not is_question(n.text)) for n in near[:K_CALM])
-        ):
-            return near[0]
-        return None
-
-    def cap_note(self, text: str, near: list[Nearest], shown: Sequence[str] = ()) -> str | None:
-        """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
-        a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
-        quotes its example unless one of the reasons `shown` beside it already does. An owner asking what to do now
-        (PLEA_RE) gets no cap, nor a text one of whose sentences is a critical danger and nothing else
-        (reports_a_bare_danger)."""
-        if PLEA_RE.search(text) or reports_a_bare_danger(text):
-            return None
-
-        def example(nearest: Nearest) -> str:
-            quoted = quote(nearest.text)
-            return "" if any(quoted in reason for reason in shown) else EXAMPLE_NOTE.format(quoted=quoted)
-
-        story = self.story_like(near)
-        if story is not None:
-            return STORY_NOTE.format(example=example(story))
-        calm = self.calm_like(text, near)
-        if calm is not None and self.calm_in_each_sentence(text):
-            return CALM_NOTE.format(example=example(calm))
-        return None
-
-    def calm_in_each_sentence(self, text: str) -> bool:
-        """Each sentence of a text of several that the rules find urgent on its own has a calm neighbourhood too: a
-        danger told first and a harmless sentence after it (「ブレーキが効かなくなった。教習所で習ったことを思い出してます」)
-        is judged by the danger's sentence, whose neighbours are urgent."""
-        return all(self.calm_like(s, self.nearest(s)) is not None for s in urgent_sentences(text))
-
-
-def fast_urgency_check(text: str, judge: UrgencyJudge | None, vehicle_kind: str = "") -> UrgencyResult:
-    """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
-    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged). The rules of the owner's kind of
-    car count too (`vehicle_kind`: keyword_urgency_check).
-
-    One exception: a text that opens with the danger (not told_after_a_step) has the rules capped at medium, as a
-    harmless frame does, when it is told like a known not-urgent story about a danger (its nearest example names one
-    by rule and is not urgent: 「友達がタイヤ外れかけた話を聞いて…」, no critical example within the margin) or when its
-    neighbourhood is calm (its K_CALM nearest examples are not urgent, and so are those of each sentence the rules
-    find urgent on its own) — unless the owner asks what to do now (PLEA_RE). A text told after a step has the same caps
-    only when its neighbourhood is calmer still (calm_after_a_step: the K_NEAREST nearest examples all low, the nearest
-    at least step_calm_similarity near).
-
-    Last, the probe reads the whole text (UrgencyJudge.reads_as_harmless, core.flows.diagnosis.urgency_probe): a text
-    whose level came out high or critical, and which the probe reads as clearly not urgent, is capped at medium with
-    PROBE_NOTE — unless the owner asks what to do now (PLEA_RE), or a sentence of it or the text from one of its
-    dangers on is not read so (reads_as_harmless_throughout)."""
-    keyword = keyword_urgency_check(text, vehicle_kind)
-    if judge is None:
-        return keyword
-    vector = judge.query_vector(text)
-    meaning, near = judge.judge(text, vector)
-    if urgency_rank(keyword.level) > urgency_rank(STORY_CAP) and (
-        not told_after_a_step(text) or judge.calm_after_a_step(text, near)
-    ):
-        note = judge.cap_note(text, near, meaning.reasons)
-        if note is not None:
-            keyword = capped_at_medium(keyword.reasons, note)
-    merged = merge_urgency(keyword, meaning)
-    if (
-        urgency_rank(merged.level) > urgency_rank(PROBE_CAP)
-        and PLEA_RE.search(text) is None
-        and judge.reads_as_harmless_throughout(text, vector)
-    ):
-        return capped_at_medium([without_level_or_cap_note(r) for r in merged.reasons], PROBE_NOTE)
-    return merged

@@ -49,8 +49,8 @@ class Thresholds:
 # fitting its own probe: false alarms 39 -> 27 of 1,640, critical 1237/1240 as without it, one high phrasing of 583 to
 # medium; the lowest probability of a critical phrasing was 0.33, and 0.15 is the highest value it is at least twice
 # (0.2 and 0.25 took 18 and 20 false alarms away but two and four high phrasings with them). A report beside a harmless
-# sentence is read apart (reads_as_harmless_throughout); with that, over v1-v42: false alarms 44 -> 34 of 1,680 (32 at
-# 0.2), critical 1267/1270 and high 597/641 as without the probe. E5-small alone's, by the same rule over v1-v43 (after
+# sentence is read apart (urgency_fast_path.harmless_throughout); with that, over v1-v42: false alarms 44 -> 34 of
+# 1,680 (32 at 0.2), critical 1267/1270 and high 597/641 as without the probe. E5-small alone's, by the same rule over v1-v43 (after
 # v44's run): the lowest critical probability 0.31, so 0.15; false alarms 64 -> 57 of 1,720, critical 1290/1300 and
 # high 608/656 as without it.
 THRESHOLDS = {

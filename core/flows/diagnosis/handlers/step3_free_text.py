@@ -20,7 +20,7 @@ from core.flows.diagnosis.models import ChatRequest, ChatStep, Next, PromptInfo,
 from core.flows.diagnosis.responses import record_user, respond
 from core.flows.diagnosis.step_shared import danger_notice, enter_reservation, rag_search, raise_urgency
 from core.flows.diagnosis.urgency import UrgencyResult
-from core.flows.diagnosis.urgency_meaning import fast_urgency_check
+from core.flows.diagnosis.urgency_fast_path import fast_urgency_check
 
 
 def _rag_search(session: SessionState, symptom: str, deps: DiagnosisDeps) -> list[dict[str, Any]]:

@@ -56,7 +56,7 @@ from core.flows.diagnosis.step_shared import danger_notice, enter_reservation, r
 from core.flows.diagnosis.summary_job import StartedSummary, start_summary, summary_due, summary_result
 from core.flows.diagnosis.tracing import main_call
 from core.flows.diagnosis.urgency import UrgencyResult, urgency_rank
-from core.flows.diagnosis.urgency_meaning import fast_urgency_check
+from core.flows.diagnosis.urgency_fast_path import fast_urgency_check
 from core.guard.json_guard import GuardResult, guarded_json
 
 log = logging.getLogger(__name__)
