@@ -2557,6 +2557,24 @@ def test_v61s_brake_pedal_giving_way_and_revs_not_dropping_are_critical_by_rule(
     assert keyword_urgency_check("アクセルから足を離すと回転がすっと下がる").level == "low"
 
 
+def test_a_brake_pedal_that_drops_to_the_floor_is_critical_by_rule() -> None:
+    """A pedal that drops, goes or touches down to the floor (「ペダルがストンと床まで落ちた」「床までいっちゃう」) is a brake
+    failure by rule, as one that sinks to it was (found leave-one-set-out in round v74: once v73 joined the examples,
+    v6-038's pedal drop after a morning of squealing lay among squealing brakes, high by rule and capped to medium by
+    its calm neighbourhood). Not the accelerator's pedal, nor a pedal pressed to the floor that does not accelerate."""
+    for text in (
+        "朝からブレーキがキーキー鳴ってて、帰りにペダルがストンと床まで落ちた",
+        "ブレーキ踏んだらペダルが床までいっちゃう",
+        "ペダルが床につくくらいまで踏まないと止まらない",
+        "ペダルが床まで沈む",
+    ):
+        assert keyword_urgency_check(text).reasons == ["ブレーキの故障・効き不良の疑い"], text
+    assert keyword_urgency_check("アクセルペダルが床まで落ちた").level == "low"
+    assert keyword_urgency_check("アクセルを踏んでもペダルが床までいって加速しない").reasons == [
+        "エンジン不調"
+    ]
+
+
 def test_v61s_worries_key_on_lamps_and_mistaken_oil() -> None:
     """A battery that might go flat (「上がらないか心配」) is a worry, not a flat battery; every lamp lit at the key and
     out once the engine runs is the bulb check; 「オイル漏れかと思ったらただの水やった」 is mistaken for water (v61: high,
@@ -3035,6 +3053,24 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "溶接してもらった後からマフラーから火花が出る", "critical", id="v73-sparks-from-the-muffler"
     ),
+    # v74: 「うちの車は元気」 says the owner's car is fine, as 「無事」「平気」 do (not 「元気がない」, not 「元気だったのに」)
+    pytest.param(
+        "キッチンカーが停まってて煙がもくもく出てたけど、あれ平気なんかな？うちの車は元気だよ",
+        "medium",
+        id="v74-my-car-is-genki",
+    ),
+    pytest.param("うちの車は元気がない。ボンネットから煙が出てる", "critical", id="v74-no-genki"),
+    pytest.param(
+        "うちの車は元気だったのに、今日ボンネットから煙が出た", "critical", id="v74-genki-until-today"
+    ),
+    # v74: a car made of snow, ice or sand is a model of one (not what happens on the way back from seeing it)
+    pytest.param("雪まつりで車の雪像が燃えてる演出があってびっくりした", "medium", id="v74-snow-sculpture"),
+    pytest.param(
+        "雪像を見に行った帰り、ハンドルが急に重くなって曲がれない",
+        "critical",
+        id="v74-back-from-the-sculptures",
+    ),
+    pytest.param("模型を見た帰りに、ブレーキが効かなくなった", "critical", id="v74-back-from-the-models"),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -3129,6 +3165,27 @@ def test_v73s_a_checklist_a_picture_book_and_welding_sparks_by_meaning(judge: Ur
         "チェックリスト作ってたら、ブレーキが効かなくなった",
         "溶接してもらった後からマフラーから火花が出る",
     ):
+        assert fast_urgency_check(urgent, judge).level == "critical"
+
+
+def test_v74s_a_car_that_is_fine_and_a_car_of_snow_by_meaning(judge: UrgencyJudge) -> None:
+    """v74's false alarms, told in other words (v74 is held out): smoke from a food stall's van, the owner adding that
+    their own car is 「元気」, and a sand sculpture of a car falling apart 「爆発したみたいに」 were critical on the
+    commit before the lessons (the van's by rule and by meaning, the sculpture by meaning alone); each is a harmless
+    frame now, so neither the rules nor the judgement by meaning go higher than medium. A car that is not 「元気」,
+    or what happens on the way back from the sculptures, is not framed."""
+    harmless = (
+        "キッチンカーが停まってて煙がもくもく出てたけど、あれ平気なんかな？うちの車は元気だよ",
+        "屋台のトラックから煙がもくもく出てたけど、あれ平気なんかな？笑 うちの車は元気です",
+        "砂浜で子どもと車の砂像を作ったら、波で爆発したみたいに崩れちゃった",
+    )
+    assert [in_harmless_frame(t) for t in harmless] == [True] * 3
+    assert [fast_urgency_check(t, judge).level for t in harmless] == ["medium"] * 3
+    for urgent in (
+        "うちの車は元気がない。ボンネットから煙が出てる",
+        "雪像を見に行った帰り、ハンドルが急に重くなって曲がれない",
+    ):
+        assert not in_harmless_frame(urgent)
         assert fast_urgency_check(urgent, judge).level == "critical"
 
 
