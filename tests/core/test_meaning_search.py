@@ -3071,6 +3071,17 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         id="v74-back-from-the-sculptures",
     ),
     pytest.param("模型を見た帰りに、ブレーキが効かなくなった", "critical", id="v74-back-from-the-models"),
+    # v74, once joined: a puncture mended for now with a kit is a puncture (high), however it is typed; not the kit
+    # itself, how to use it, nor what one would do with it
+    pytest.param(
+        "ぱんくしゅうりきっとで おうきゅうしょち したんですけど これで なんきろくらい はしれますか",
+        "high",
+        id="v74-kit-mended-in-kana",
+    ),
+    pytest.param("修理剤で穴をふさいで走ってきました", "high", id="v74-sealant-used"),
+    pytest.param("パンク修理キットの直し方を教えて", "low", id="v74-how-to-use-the-kit"),
+    pytest.param("もしパンクしたら修理キットで応急処置して走れますか", "low", id="v74-kit-if-ever"),
+    pytest.param("修理キットで直せますか", "low", id="v74-can-the-kit-mend-it"),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",

@@ -235,3 +235,15 @@ def test_a_report_beside_a_harmless_telling_is_never_capped_by_the_probe(
 )
 def test_a_dangers_clause_is_the_part_of_its_sentence_between_commas(text: str, clauses: list[str]) -> None:
     assert danger_clauses(text) == clauses
+
+
+KIT_MENDED = "ぱんくしゅうりきっとで おうきゅうしょち したんですけど これで なんきろくらい はしれますか きょうじゅうに なおしたいです"
+
+
+def test_a_puncture_mended_with_a_kit_is_high_as_a_fresh_phrasing(tmp_path: Path) -> None:
+    """v74's puncture mended with a kit, typed in kana, judged as a fresh set's phrasing (itself not among the
+    examples): high by rule, as the kit examples written in kanji are. Before the rules knew a kit used on the car and
+    「ぱんく」 in kana it was low, and as an example (high) it read as harmless throughout on the probe, which was then
+    fitted without the kit messages among the examples that name a danger."""
+    result = fast_urgency_check(KIT_MENDED, _judge_without(tmp_path, KIT_MENDED))
+    assert (result.level, result.reasons[0]) == ("high", "タイヤの損傷・パンク")
