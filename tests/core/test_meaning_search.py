@@ -3082,6 +3082,35 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param("パンク修理キットの直し方を教えて", "low", id="v74-how-to-use-the-kit"),
     pytest.param("もしパンクしたら修理キットで応急処置して走れますか", "low", id="v74-kit-if-ever"),
     pytest.param("修理キットで直せますか", "low", id="v74-can-the-kit-mend-it"),
+    # v75: the engine's shudder as it starts again after an idling stop is how the function works (not a shaking while
+    # stopped, nor a stall as it starts)
+    pytest.param(
+        "アイドリングストップから復帰するとき、エンジンがブルッて揺れるのは普通ですか？",
+        "low",
+        id="v75-idle-stop-restart",
+    ),
+    pytest.param("アイドリングストップ中に車がブルブル震える", "high", id="v75-shaking-while-stopped"),
+    pytest.param(
+        "アイドリングストップから再始動する時にガタガタ揺れてエンストする",
+        "high",
+        id="v75-stalls-as-it-restarts",
+    ),
+    # v75's run (v49-063, an example set): a heart's brake that is about to break (「心のブレーキが壊れそう」) is a
+    # feeling's, as a heart's brake that does not work is; a car's brake told in the next sentence after 「あと」
+    # (「それと」「ところで」) is a matter of its own, which the frame does not cover
+    pytest.param(
+        "カープがまた逆転されて、わしの心のブレーキが壊れそうじゃ。冗談はさておき、スタッドレスの値段教えてもらえん?",
+        "medium",
+        id="v75-run-a-hearts-brake",
+    ),
+    pytest.param(
+        "心のブレーキが壊れそう。あと車のブレーキが効かなくなった",
+        "critical",
+        id="v75-run-and-the-cars-brake",
+    ),
+    pytest.param(
+        "恋のブレーキが効かない。それと車のブレーキが効かない", "critical", id="v75-run-and-also-the-cars"
+    ),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -3198,6 +3227,26 @@ def test_v74s_a_car_that_is_fine_and_a_car_of_snow_by_meaning(judge: UrgencyJudg
     ):
         assert not in_harmless_frame(urgent)
         assert fast_urgency_check(urgent, judge).level == "critical"
+
+
+def test_v75s_shudder_after_an_idling_stop_by_meaning(judge: UrgencyJudge) -> None:
+    """v75's false alarm by rule, told in other words (v75 is held out): the engine's shudder as it starts again after
+    an idling stop, asked whether it is normal, was high by the vibration rule; the rule leaves it to the judgement by
+    meaning now, which finds it no higher than medium. A car that shakes while stopped, or stalls as it starts again,
+    is high as before."""
+    for harmless in (
+        "アイドリングストップから戻るとき、エンジンがブルッと揺れるんですが普通ですか？",
+        "アイストップから再始動する瞬間、車がブルブル震えるのは仕様でしょうか",
+    ):
+        assert keyword_urgency_check(harmless).level == "low"
+        assert fast_urgency_check(harmless, judge).level == "medium"
+    assert [
+        (fast_urgency_check(t, judge).level, fast_urgency_check(t, judge).reasons[0])
+        for t in (
+            "アイドリングストップ中に車がブルブル震える",
+            "アイドリングストップから再始動する時にガタガタ揺れてエンストする",
+        )
+    ] == [("high", "振動"), ("high", "エンジン不調")]
 
 
 def test_v64s_questions_whether_it_is_so(judge: UrgencyJudge) -> None:
