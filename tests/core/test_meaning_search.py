@@ -1365,11 +1365,11 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 75))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 76))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
-    held_out = json.loads((data_dir / "urgency_phrasings_v75.json").read_text(encoding="utf-8"))["items"]
+    held_out = json.loads((data_dir / "urgency_phrasings_v76.json").read_text(encoding="utf-8"))["items"]
     assert len(held_out) == 100
     # a short phrasing two writers both wrote is among the examples as the earlier set's (or, once, as one of the
     # examples written by hand before the sets: v33's 「エアコンの効きが前より弱い」)
@@ -3232,14 +3232,14 @@ def test_v74s_a_car_that_is_fine_and_a_car_of_snow_by_meaning(judge: UrgencyJudg
 def test_v75s_shudder_after_an_idling_stop_by_meaning(judge: UrgencyJudge) -> None:
     """v75's false alarm by rule, told in other words (v75 is held out): the engine's shudder as it starts again after
     an idling stop, asked whether it is normal, was high by the vibration rule; the rule leaves it to the judgement by
-    meaning now, which finds it no higher than medium. A car that shakes while stopped, or stalls as it starts again,
-    is high as before."""
-    for harmless in (
+    meaning now, which finds it no higher than medium (with v75 among the examples, its own shudder, labelled low, is
+    nearest the first: low). A car that shakes while stopped, or stalls as it starts again, is high as before."""
+    harmless = (
         "アイドリングストップから戻るとき、エンジンがブルッと揺れるんですが普通ですか？",
         "アイストップから再始動する瞬間、車がブルブル震えるのは仕様でしょうか",
-    ):
-        assert keyword_urgency_check(harmless).level == "low"
-        assert fast_urgency_check(harmless, judge).level == "medium"
+    )
+    assert [keyword_urgency_check(t).level for t in harmless] == ["low", "low"]
+    assert [fast_urgency_check(t, judge).level for t in harmless] == ["low", "medium"]
     assert [
         (fast_urgency_check(t, judge).level, fast_urgency_check(t, judge).reasons[0])
         for t in (
