@@ -3111,6 +3111,44 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "恋のブレーキが効かない。それと車のブレーキが効かない", "critical", id="v75-run-and-also-the-cars"
     ),
+    # v76: white exhaust on a cold morning that clears in a few minutes (数分) is steam, as in 10 minutes; smoke that
+    # has not cleared after a few minutes is not
+    pytest.param(
+        "寒い朝はマフラーから白い煙が出ますが、数分で消えます。大丈夫ですか",
+        "low",
+        id="v76-steam-in-a-few-minutes",
+    ),
+    pytest.param(
+        "冬の朝、マフラーから白い煙が出て数分たっても消えない", "critical", id="v76-smoke-that-stays"
+    ),
+    # v76: petrol spilled on the body while filling up is a spill, not a leak; a drip that goes on, or petrol under
+    # the car, is a leak
+    pytest.param(
+        "セルフ給油でこぼしてしまい、ボディにガソリンがかかりました。すぐ拭きましたが塗装は平気ですか",
+        "low",
+        id="v76-spill-on-the-body",
+    ),
+    pytest.param(
+        "給油で溢れてボディにガソリンが垂れた。でもまだ車の下にポタポタ垂れてる",
+        "critical",
+        id="v76-spill-and-a-drip-under-the-car",
+    ),
+    # v76: the fear of the steering being pulled on snow, told as why winter tyres are wanted, is no steering fault;
+    # the steering nearly pulled, or feared with new winter tyres on, is
+    pytest.param(
+        "凍った道でハンドルとられそうで怖いけん、冬タイヤに替えたいんやけど予約できる？",
+        "low",
+        id="v76-fear-of-snow-asks-for-winter-tyres",
+    ),
+    pytest.param("雪道でハンドル取られそうになった", "critical", id="v76-steering-nearly-pulled"),
+    pytest.param(
+        "ハンドルが取られそうで怖い、スタッドレスに替えたばかりなのに",
+        "critical",
+        id="v76-pulled-with-new-winter-tyres",
+    ),
+    # v76: a toy car typed in hiragana (らじこん, みにかー, とみか, ぷらも) is a toy, as in katakana
+    pytest.param("むすこの らじこんから けむりが でてきた", "medium", id="v76-toy-in-hiragana"),
+    pytest.param("むすこの くるまから けむりが でてきた", "critical", id="v76-the-car-in-hiragana"),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -3227,6 +3265,33 @@ def test_v74s_a_car_that_is_fine_and_a_car_of_snow_by_meaning(judge: UrgencyJudg
     ):
         assert not in_harmless_frame(urgent)
         assert fast_urgency_check(urgent, judge).level == "critical"
+
+
+def test_v76s_steam_spill_and_toy_on_the_fast_path(judge: UrgencyJudge) -> None:
+    """v76's false alarms by rule, told in other words (v76 is held out): white exhaust on a cold morning that clears
+    in a few minutes, petrol spilled on the body at the pump and wiped, a toy's smoke typed in hiragana were critical
+    by rule; on the fast path they are low, low and medium (the toy's frame caps it). Smoke that stays, a drip under
+    the car after a spill, and the car's own smoke in hiragana are critical as before."""
+    assert [
+        fast_urgency_check(t, judge).level
+        for t in (
+            "寒い朝はマフラーから白い煙が出ますが、数分で消えます。大丈夫ですか",
+            "セルフ給油でこぼしてしまい、ボディにガソリンがかかりました。すぐ拭きましたが塗装は平気ですか",
+            "むすこの らじこんから けむりが でてきた",
+        )
+    ] == ["low", "low", "medium"]
+    assert [
+        (fast_urgency_check(t, judge).level, fast_urgency_check(t, judge).reasons[0])
+        for t in (
+            "冬の朝、マフラーから白い煙が出て数分たっても消えない",
+            "給油で溢れてボディにガソリンが垂れた。でもまだ車の下にポタポタ垂れてる",
+            "むすこの くるまから けむりが でてきた",
+        )
+    ] == [
+        ("critical", "発煙（煙が出ている）"),
+        ("critical", "燃料漏れの疑い"),
+        ("critical", "発煙（煙が出ている）"),
+    ]
 
 
 def test_v75s_shudder_after_an_idling_stop_by_meaning(judge: UrgencyJudge) -> None:
