@@ -3294,6 +3294,31 @@ def test_v76s_steam_spill_and_toy_on_the_fast_path(judge: UrgencyJudge) -> None:
     ]
 
 
+def test_a_sentence_meets_a_long_critical_example_by_its_danger(judge: UrgencyJudge) -> None:
+    """A text of one sentence meets a critical example of several sentences by the example's sentence nearest it: a
+    booking or a plan lies near a long booking message with a fault buried in it by the booking, not by the fault
+    (v75-043's class; v76's winter-tyre booking told with a fear of snow, in other words). The nearest example is
+    still reported; it no longer makes the sentence critical. A sentence that tells the buried fault itself is critical
+    as before."""
+    plan = "娘が来月免許を取るので、練習用の中古の軽を探してます"
+    result, near = judge.judge(plan)
+    assert result.level == "low"
+    assert (
+        near[0].level,
+        near[0].text.startswith("お世話になっております。先日は点検ありがとうございました。実は娘が"),
+    ) == (
+        "critical",
+        True,
+    )
+    assert (
+        fast_urgency_check(
+            "凍った道でハンドルとられそうで怖いけん、冬タイヤに替えたいんやけど予約できる？", judge
+        ).level
+        == "low"
+    )
+    assert judge.judge("赤い油さしみたいなランプが点いてエンジンからカンカン音がする")[0].level == "critical"
+
+
 def test_v75s_shudder_after_an_idling_stop_by_meaning(judge: UrgencyJudge) -> None:
     """v75's false alarm by rule, told in other words (v75 is held out): the engine's shudder as it starts again after
     an idling stop, asked whether it is normal, was high by the vibration rule; the rule leaves it to the judgement by

@@ -6,9 +6,11 @@ embedder and compared with labelled example phrasings (`urgency_exemplars.json`,
 the level is the one of the nearest example, raised to critical when a critical example among the four nearest is
 almost as near and itself near enough (a safety margin: a critical-sounding description must never come out low).
 A text of several sentences no rule finds a danger in is critical by meaning only when one of its sentences is, each
-judged on its own (long messages lie near long messages by their shape); a request is judged by the sentences beside
-it that tell of now; negated or hypothetical wording (「煙は出ていません」「もし…」) is decided by the rules' exceptions
-and the low examples that say so. The judge also holds the linear probe over the examples
+judged on its own (long messages lie near long messages by their shape); a text of one sentence meets a critical
+example of several by the example's sentence nearest it, which counts only where the rules find the example's danger,
+when they find it at all (a booking lies near a long booking with a fault buried in it by the booking); a request is
+judged by the sentences beside it that tell of now; negated or hypothetical wording (「煙は出ていません」「もし…」) is
+decided by the rules' exceptions and the low examples that say so. The judge also holds the linear probe over the examples
 (core.flows.diagnosis.urgency_probe), which reads a whole text as clearly not urgent or not: a danger told as a story,
 a plan, a joke or a habit (「台風の日は車出さない派です。理由はシンプルに水没が怖いから」), which neither the rules'
 frames nor the nearest examples tell from a report.
@@ -111,6 +113,7 @@ class UrgencyJudge:
         self._probe: np.ndarray | None = None
         self._probe_fitted = False
         self._lock = threading.Lock()
+        self._sentence_vectors: dict[str, Matrix] = {}
 
     def _matrix(self) -> Matrix:
         with self._lock:
@@ -142,14 +145,21 @@ class UrgencyJudge:
         tell of now; medium at most for a question, a denial or a frame, unless what follows the frame's reach reads
         urgent on its own, and for a high likeness when the owner says it can wait and the rules find no danger; for a
         critical likeness of a text of several sentences no rule finds a danger in, no more than its most urgent
-        sentence's) and the examples that decided it (`vector`: the text's, when already embedded)."""
+        sentence's; for a text of one sentence, a critical example of several counts only by its danger:
+        _meets_its_danger) and the nearest examples (`vector`: the text's, when already embedded)."""
+        if vector is None and text.strip():
+            vector = self.query_vector(text)
         near = self.nearest(text, vector=vector)
         if is_a_request(text):
             return self._reports_beside_a_request(text), near
         t = self.thresholds
         if not near or near[0].similarity < t.min_similarity:
             return not_urgent(), near
-        level = "critical" if self.critical_within_margin(near) else near[0].level
+        # a sentence meets a long example's sentences, not its whole
+        counted = near
+        if vector is not None and len(sentences_of(text)) == 1:
+            counted = [n for n in near if self._meets_its_danger(n, vector)] or near
+        level = "critical" if self.critical_within_margin(counted) else counted[0].level
         question = doubts_a_fault(text) or asks_whether_it_can_happen(text) or asks_what_it_is(text)
         above = urgency_rank(level) > urgency_rank(QUESTION_CAP)
         framed = (
@@ -172,15 +182,17 @@ class UrgencyJudge:
             return not_urgent(), near
         can_drive, visit = LEVEL_ACTIONS[level]
         if capped and question:
-            reason = f"{MEANING_REASON}{quote(near[0].text)}{QUESTION_NOTE.format(level=LEVEL_NAMES[level])}"
+            reason = (
+                f"{MEANING_REASON}{quote(counted[0].text)}{QUESTION_NOTE.format(level=LEVEL_NAMES[level])}"
+            )
         elif capped and framed:
-            reason = f"{MEANING_REASON}{quote(near[0].text)}{FRAME_NOTE}"
+            reason = f"{MEANING_REASON}{quote(counted[0].text)}{FRAME_NOTE}"
         elif capped:
-            reason = f"{MEANING_REASON}{quote(near[0].text)}{DENIAL_NOTE}"
+            reason = f"{MEANING_REASON}{quote(counted[0].text)}{DENIAL_NOTE}"
         elif waits:
-            reason = f"{MEANING_REASON}{quote(near[0].text)}{WAIT_NOTE}"
+            reason = f"{MEANING_REASON}{quote(counted[0].text)}{WAIT_NOTE}"
         else:
-            basis = next(n for n in near if n.level == level)
+            basis = next(n for n in counted if n.level == level)
             reason = f"{MEANING_REASON}{quote(basis.text)}{LEVEL_NOTE.format(level=LEVEL_NAMES[level])}"
         return UrgencyResult(level, can_drive, visit, [reason]), near
 
@@ -250,6 +262,28 @@ class UrgencyJudge:
         weights = self.probe()
         below = self.thresholds.probe_below
         return weights is not None and below is not None and probe_score(weights, vector) < below
+
+    def _meets_its_danger(self, example: Nearest, vector: np.ndarray) -> bool:
+        """Whether a critical `example` counts for a text of one sentence (its `vector`): an example of several
+        sentences whose danger the rules find in some of them counts only when its sentence nearest the text is one of
+        those. A booking sentence lies near a long booking message with a fault buried in it by the booking, not by
+        the fault (「…その前に軽く点検してもらえたら安心です」 near 「…練習用に中古を探してまして…あとハンドルが
+        ガクッと取られて…」)."""
+        if example.level != "critical":
+            return True
+        sentences = sentences_of(example.text)
+        if len(sentences) < 2:
+            return True
+        dangers = [names_a_danger(s) for s in sentences]
+        if not any(dangers):
+            return True  # its danger is in words the rules do not know: where it lies is not known
+        with self._lock:
+            vectors = self._sentence_vectors.get(example.text)
+        if vectors is None:
+            vectors = self.embedder.embed_queries([with_katakana_loanwords(s) for s in sentences])
+            with self._lock:
+                self._sentence_vectors[example.text] = vectors
+        return dangers[int(np.argmax(np.asarray(vectors) @ vector))]
 
     def critical_within_margin(self, near: list[Nearest]) -> bool:
         """A critical example among the nearest is almost as near as the nearest one, and itself near enough (and the
