@@ -10,8 +10,8 @@ judged on its own (long messages lie near long messages by their shape); a text 
 example of several by the example's sentence nearest it, which counts only where the rules find the example's danger,
 when they find it at all (a booking lies near a long booking with a fault buried in it by the booking); a request is
 judged by the sentences beside it that tell of now; negated or hypothetical wording (「煙は出ていません」「もし…」) is
-decided by the rules' exceptions and the low examples that say so. The judge also holds the linear probe over the examples
-(core.flows.diagnosis.urgency_probe), which reads a whole text as clearly not urgent or not: a danger told as a story,
+decided by the rules' exceptions and the low examples that say so. The judge also holds the linear probe over the
+examples (core.flows.diagnosis.urgency_probe), which reads a whole text as clearly not urgent or not: a danger told as a story,
 a plan, a joke or a habit (「台風の日は車出さない派です。理由はシンプルに水没が怖いから」), which neither the rules'
 frames nor the nearest examples tell from a report.
 
@@ -130,7 +130,11 @@ class UrgencyJudge:
 
     def query_vector(self, text: str) -> np.ndarray:
         """`text` embedded as the examples are (a query, car words typed in hiragana in katakana)."""
-        return np.asarray(self.embedder.embed_queries([with_katakana_loanwords(text)])[0])
+        return np.asarray(self.query_vectors([text])[0])
+
+    def query_vectors(self, texts: Sequence[str]) -> Matrix:
+        """`texts` embedded as the examples are, in one batch."""
+        return self.embedder.embed_queries([with_katakana_loanwords(t) for t in texts])
 
     def nearest(self, text: str, k: int = K_NEAREST, vector: np.ndarray | None = None) -> list[Nearest]:
         """The `k` nearest examples to `text` (embedded, unless its `vector` is given), nearest first."""
@@ -209,7 +213,7 @@ class UrgencyJudge:
         in one batch; not urgent for none."""
         if not parts:
             return not_urgent()
-        vectors = self.embedder.embed_queries([with_katakana_loanwords(p) for p in parts])
+        vectors = self.query_vectors(parts)
         judged = [self.judge(p, vector=np.asarray(v))[0] for p, v in zip(parts, vectors, strict=True)]
         return max(judged, key=lambda result: urgency_rank(result.level))
 
@@ -280,7 +284,7 @@ class UrgencyJudge:
         with self._lock:
             vectors = self._sentence_vectors.get(example.text)
         if vectors is None:
-            vectors = self.embedder.embed_queries([with_katakana_loanwords(s) for s in sentences])
+            vectors = self.query_vectors(sentences)
             with self._lock:
                 self._sentence_vectors[example.text] = vectors
         return dangers[int(np.argmax(np.asarray(vectors) @ vector))]
