@@ -2688,7 +2688,8 @@ def test_v62s_false_alarms_by_rule() -> None:
     assert keyword_urgency_check("雨の次の日の朝から、ブレーキを踏むたびにキーッて音がする").level == "high"
 
 
-# v63's to v68's false alarms by rule (low or medium now), v65's to v68's misses, and what the same words say otherwise.
+# The rounds' false alarms by rule (low or medium now, from v63's), their misses by rule (from v65's), and what the same
+# words say otherwise.
 ROUND_FALSE_ALARMS_BY_RULE = [
     # v63: a friend's car heard of, told with its subject's comma (「友達の車が、高速で…」: no step of the story); a
     # conjunction's 「が、」 after a verb is a step, and what follows happened to the owner
@@ -3149,6 +3150,39 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     # v76: a toy car typed in hiragana (らじこん, みにかー, とみか, ぷらも) is a toy, as in katakana
     pytest.param("むすこの らじこんから けむりが でてきた", "medium", id="v76-toy-in-hiragana"),
     pytest.param("むすこの くるまから けむりが でてきた", "critical", id="v76-the-car-in-hiragana"),
+    # v77's misses: a bulging or corded tyre found just before a motorway drive (これから高速, 高速乗る前) is a tyre
+    # that may burst at speed (v51-010 and v52-060, missed in every leave-one-out run so far, are the same); a bulge
+    # with the motorway a month away, or a question before one, is not
+    pytest.param(
+        "これから高速で帰るけど、さっき見たらタイヤの側面がぷっくり膨らんでた",
+        "critical",
+        id="v77-bulge-before-the-motorway",
+    ),
+    pytest.param(
+        "タイヤの横がぷっくり膨らんでる。来月、高速で旅行する予定",
+        "high",
+        id="v77-bulge-and-a-trip-next-month",
+    ),
+    pytest.param(
+        "高速乗る前って、タイヤのどこを見ておけばいい？", "low", id="v77-a-question-before-the-motorway"
+    ),
+    # v77's misses: the brake that stops later than it did (止まるのが遅くなった, Tosa 止まるがも遅うなっちゅう) fails;
+    # a grinding brake that still stops is high, and something else that stops late is no brake
+    pytest.param(
+        "ブレーキ踏むとゴリゴリ音がして、止まるのも遅くなった気がする", "critical", id="v77-brake-stops-later"
+    ),
+    pytest.param("ブレーキ踏んでから止まるんがおそなったわ", "critical", id="v77-brake-stops-later-in-kana"),
+    pytest.param("ブレーキ踏むとゴリゴリ音がする。止まるのは普通に止まる", "high", id="v77-grinds-but-stops"),
+    pytest.param("ワイパーが止まるのが遅い気がする", "low", id="v77-a-wiper-stops-late"),
+    # found in v77's leave-one-set-out (v57-038, once v76 joined the examples): a garden machine's leak is not the
+    # car's; a leak under the car, or a danger after it, is
+    pytest.param("発電機のオイルが漏れてるんですが見てもらえますか", "medium", id="v57-a-generators-leak"),
+    pytest.param(
+        "草刈り機を積んだら、車の下からガソリンが漏れてる", "critical", id="v57-a-leak-under-the-car"
+    ),
+    pytest.param(
+        "草刈り機からガソリンが漏れてて、車の下にもガソリンが垂れてる", "critical", id="v57-and-under-the-car"
+    ),
     # v69's smoke, an example now: 「あともしばらく」 is no 「もし」 (if): the danger after it counts
     pytest.param(
         "エンジンを切ったあともしばらくボンネットから煙が出ていました",
@@ -3594,3 +3628,32 @@ def test_a_rebuild_embeds_every_text_again_when_the_shipped_vectors_are_another_
     vectors, embedded = vectors_of(old, shipped, embedder.embed_queries)
     assert embedded == 2
     assert np.allclose(vectors, embedder.embed_queries(old), atol=1e-6)
+
+
+def test_v77s_bulge_before_the_motorway_and_a_brake_that_stops_later_on_the_fast_path(
+    judge: UrgencyJudge,
+) -> None:
+    """v77's misses, told in other words (v77 is held out). A grinding brake that stops later than it did was high on
+    the fast path (its nearest examples, grinding brakes that still stop, are high). v77's bulging tyre found just
+    before a motorway drive was high too, near bare bulges; most other wordings of it were critical by meaning alone
+    (v51-010 and v52-060 are examples), but only by which examples happen to lie nearest. The rules find both dangers
+    now, whatever the wording, and the fast path gives the rule's reason first. A bulge with no drive named, and the
+    grinding brake that still stops, stay high (a bulge with the motorway a month away is high by rule and critical by
+    meaning, near 「…明日高速で実家帰る予定」: the fast path takes the higher, so it is not asserted here)."""
+    assert [
+        (fast_urgency_check(t, judge).level, fast_urgency_check(t, judge).reasons[0])
+        for t in (
+            "これから高速で帰るけど、さっき見たらタイヤの側面がぷっくり膨らんでた",
+            "ブレーキ踏むとゴリゴリ音がして、止まるのも遅くなった気がする",
+        )
+    ] == [
+        ("critical", "傷んだタイヤ（コブ・中のコード）のまま高速道路を走る予定"),
+        ("critical", "ブレーキの故障・効き不良の疑い"),
+    ]
+    assert [
+        fast_urgency_check(t, judge).level
+        for t in (
+            "タイヤの横がぷっくり膨らんでる。空気は減ってないみたい",
+            "ブレーキ踏むとゴリゴリ音がする。止まるのは普通に止まる",
+        )
+    ] == ["high", "high"]
