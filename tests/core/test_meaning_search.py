@@ -3647,7 +3647,7 @@ def test_v77s_bulge_before_the_motorway_and_a_brake_that_stops_later_on_the_fast
             "ブレーキ踏むとゴリゴリ音がして、止まるのも遅くなった気がする",
         )
     ] == [
-        ("critical", "傷んだタイヤ（コブ・中のコード）のまま高速道路を走る予定"),
+        ("critical", "傷んだタイヤ（コブ・中のコード）での高速走行"),
         ("critical", "ブレーキの故障・効き不良の疑い"),
     ]
     assert [
