@@ -16,7 +16,12 @@ from core.flows.diagnosis.constants import SAMPLES_DIR
 from core.flows.diagnosis.manual_vectors import chunk_vectors, precomputed, precomputed_file, text_digest
 from core.flows.diagnosis.rag import RAGService
 from core.flows.diagnosis.urgency import FRAME_NOTE, keyword_urgency_check
-from core.flows.diagnosis.urgency_fast_path import cap_note, fast_urgency_check, story_like
+from core.flows.diagnosis.urgency_fast_path import (
+    cap_note,
+    fast_urgency_check,
+    reported_beside_the_story,
+    story_like,
+)
 from core.flows.diagnosis.urgency_frames import (
     from_each_danger,
     in_harmless_frame,
@@ -33,6 +38,7 @@ from core.flows.diagnosis.urgency_grammar import (
     is_a_request,
     says_it_can_wait,
     sentences_of,
+    told_sentences,
     typed_in_katakana,
     with_katakana_loanwords,
 )
@@ -1365,7 +1371,7 @@ def test_the_examples_hold_the_example_sets_and_never_the_held_out_one() -> None
     levels = json.loads(EXEMPLARS_FILE.read_text(encoding="utf-8"))["levels"]
     examples = {(text, level) for level, texts in levels.items() for text in texts}
     earlier: set[str] = set()
-    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 77))):
+    for name in ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 78))):
         items = json.loads((data_dir / name).read_text(encoding="utf-8"))["items"]
         assert {(x["text"], x["level"]) for x in items} <= examples, name
         earlier |= {x["text"] for x in items}
@@ -3486,6 +3492,47 @@ def test_v69s_questions_about_buying_and_using_explained(judge: UrgencyJudge) ->
     assert is_a_request(smoke) and fast_urgency_check(smoke, judge).level == "critical"
     driving = "いま走っててボンネットから煙が出てます。消火器って売ってますか？"  # what to do now: no request
     assert not is_a_request(driving) and fast_urgency_check(driving, judge).level == "critical"
+
+
+def test_a_report_beside_a_question_that_reads_like_a_story_is_judged_by_its_sentence(
+    judge: UrgencyJudge,
+) -> None:
+    """The story cap asks each sentence the rules find urgent on its own again, as the calm cap does: once v77's
+    fire-extinguisher questions about a frying pan and burnt toast (low) were examples, 「いま走っててボンネットから煙が
+    出てます。消火器って売ってますか？」 lay among them and fell to medium. Its first sentence is like nothing but
+    reports, and nearer them than the text is to its story; a sentence that only names the danger (「煙？いえ全然…」),
+    tells of one put right, or is a cry the next sentence takes back does not undo the cap."""
+    driving = "いま走っててボンネットから煙が出てます。消火器って売ってますか？"
+    story = story_like(judge, judge.nearest(driving))
+    assert story is not None and story.level == "low" and "消火器" in story.text
+    assert reported_beside_the_story(judge, driving, story)
+    assert cap_note(judge, driving, judge.nearest(driving)) is None
+    assert fast_urgency_check(driving, judge).level == "critical"
+    report_nearest = judge.nearest(sentences_of(driving)[0])[0].similarity
+    assert report_nearest > story.similarity
+    # a story nearer the text than the report's sentence is to any report keeps its cap
+    assert not reported_beside_the_story(
+        judge, driving, dataclasses.replace(story, similarity=report_nearest + 0.001)
+    )
+    loose = dataclasses.replace(
+        story, similarity=0.0
+    )  # whatever the story, these sentences are no reports of their own
+    for settled in (
+        "煙？いえ全然出てないです、大丈夫です。冬にマフラーから白い湯気が出るのは普通だと聞いたので、確認したかっただけです。",
+        "先月エンジン警告灯が点いてセンサー替えてもらって、それからランプは消えたまま。次のオイル交換はいつ頃がいい？",
+        "ボンネットから煙が出てる",  # one sentence: the text's own neighbourhood decides
+    ):
+        assert not reported_beside_the_story(judge, settled, loose), settled
+    # a cry quoted by the sentence after it is no report of its own (v54-084 in other words)
+    cry = "車内が焦げ臭い！と思ったら、助手席に置いた焼き芋の袋だった"
+    assert told_sentences(cry) == [cry] and len(sentences_of(cry)) == 2
+    assert not reported_beside_the_story(judge, cry, loose)
+    assert reported_beside_the_story(judge, "車内が焦げ臭い！とりあえず降りました", loose)
+    assert told_sentences("煙が出て車内が焦げ臭い！とりあえず降りました") == [
+        "煙が出て車内が焦げ臭い！",
+        "とりあえず降りました",
+    ]
+    assert told_sentences("マフラーから白い煙！って夫が騒いでた") == ["マフラーから白い煙！って夫が騒いでた"]
 
 
 def test_a_plan_is_no_fear(judge: UrgencyJudge) -> None:

@@ -26,7 +26,7 @@ from core.flows.diagnosis.urgency_frames import (
     reports_a_bare_danger,
     told_after_a_step,
 )
-from core.flows.diagnosis.urgency_grammar import PLEA_RE, is_question, sentences_of
+from core.flows.diagnosis.urgency_grammar import PLEA_RE, is_question, sentences_of, told_sentences
 from core.flows.diagnosis.urgency_meaning import Nearest, UrgencyJudge
 from core.flows.diagnosis.urgency_reasons import (
     CALM_NOTE,
@@ -111,6 +111,31 @@ def calm_in_each_sentence(judge: UrgencyJudge, text: str) -> bool:
     return all(calm_like(judge, s, judge.nearest(s)) is not None for s in urgent_sentences(text))
 
 
+def reported_beside_the_story(judge: UrgencyJudge, text: str, story: Nearest) -> bool:
+    """Some sentence of a text of several, told like a story about a danger (its nearest example `story`), that the
+    rules find urgent on its own lies in an urgent neighbourhood, nearer its nearest example than the text lies to the
+    story: its K_CALM nearest examples are all urgent (high or critical) and the nearest is near enough to judge by and
+    nearer than `story` (a cry or a thought quoted by the sentence after it is no sentence of its own: told_sentences).
+    A report told beside a question that reads like a story (「いま走っててボンネットから煙が出てます。消火器って売って
+    ますか？」 among 「料理中にフライパンから火が出て…消火器って売ってますか？」, 0.93) is judged by the report's sentence,
+    which is like nothing but reports (「ボンネットから煙が出てる」, 0.97). A sentence that only names a danger (「煙？」,
+    near both 「煙！」 and 「煙は出ていません」) or tells of one put right (「先月エンジン警告灯が点いてセンサー替えてもらっ
+    て…」) is none; nor is one nearer reports than anything else but less near them than the whole text is to its story
+    (「…そのとき車の窓を開けっぱなしにしてたせいで、車内が煙臭くなってます」 told after a barbecue)."""
+    told = told_sentences(text)
+    for sentence in told if len(told) > 1 else []:
+        if not urgent_by_rule(sentence):
+            continue
+        near = judge.nearest(sentence)
+        if (
+            len(near) >= K_CALM
+            and near[0].similarity >= max(judge.thresholds.min_similarity, story.similarity)
+            and all(n.level in ("high", "critical") for n in near[:K_CALM])
+        ):
+            return True
+    return False
+
+
 def cap_note(judge: UrgencyJudge, text: str, near: list[Nearest], shown: Sequence[str] = ()) -> str | None:
     """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
     a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
@@ -125,7 +150,7 @@ def cap_note(judge: UrgencyJudge, text: str, near: list[Nearest], shown: Sequenc
         return "" if any(quoted in reason for reason in shown) else EXAMPLE_NOTE.format(quoted=quoted)
 
     story = story_like(judge, near)
-    if story is not None:
+    if story is not None and not reported_beside_the_story(judge, text, story):
         return STORY_NOTE.format(example=example(story))
     calm = calm_like(judge, text, near)
     if calm is not None and calm_in_each_sentence(judge, text):

@@ -207,6 +207,24 @@ def sentences_of(text: str) -> list[str]:
     return [s for s in SENTENCE_RE.findall(text) if s.strip()]
 
 
+# A sentence that goes on from an exclamation or a question before it by quoting it (「焦げ臭い！と思ったら…」「煙が！って
+# 騒いでたけど…」「漏れてる？とおもったら…」): what was quoted was a thought or a cry, not a sentence of its own.
+_QUOTING_RE = re.compile(r"^\s*(?:って|っと|と(?:思|おも|焦|あせ|感じ|叫|言|騒|慌|あわ|びっくり|ビビ))")
+
+
+def told_sentences(text: str) -> list[str]:
+    """The sentences of `text` (sentences_of), a cry or a thought quoted by the sentence after it (_QUOTING_RE) told
+    together with it: 「車の中が焦げ臭い！と思ったら、後ろの席の焼き芋の袋でした」 is one sentence, not a report and an
+    answer."""
+    told: list[str] = []
+    for sentence in sentences_of(text):
+        if told and told[-1].rstrip()[-1:] in "！？!?" and _QUOTING_RE.match(sentence):
+            told[-1] += sentence
+        else:
+            told.append(sentence)
+    return told
+
+
 def typed_in_katakana(text: str) -> bool:
     """A text written in katakana as a telegram or an old phone writes it (「ハンドルガ キュウニ オモクナッテ マガラナイ」):
     no kanji, at least KATAKANA_TYPED letters of katakana and more than twice as many as of hiragana (a text in hiragana
