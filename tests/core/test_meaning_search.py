@@ -3212,6 +3212,30 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "critical",
         id="v62-spill-smell-back",
     ),
+    # v78's false alarms by rule, told in other words: a child's drawing of the car on fire, a ceiling yellowed by a
+    # former owner's cigarettes, the smell of fireworks' gunpowder; none with a danger told after it
+    pytest.param(
+        "息子がクレヨンで描いた絵に、車のボンネットから火が出てるところがあって笑った",
+        "medium",
+        id="v78-a-drawing",
+    ),
+    pytest.param(
+        "描いた絵を見てたら、うちの車のボンネットから煙が出てきた", "critical", id="v78-looking-at-a-drawing"
+    ),
+    pytest.param(
+        "前の持ち主がたばこを吸う人で、煙のヤニで天井が黄色くなってる", "medium", id="v78-tobacco-stain"
+    ),
+    pytest.param(
+        "タバコの煙で天井が黄ばんでるけど、さっきからボンネットから煙が出てる",
+        "critical",
+        id="v78-stain-and-smoke",
+    ),
+    pytest.param(
+        "花火をした帰り、車内が火薬のにおいで焦げ臭い。換気したら消えた", "medium", id="v78-gunpowder"
+    ),
+    pytest.param(
+        "花火の帰りに火薬の匂いがして、ボンネットから煙が出てる", "critical", id="v78-gunpowder-and-smoke"
+    ),
 ]
 
 
