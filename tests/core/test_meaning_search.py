@@ -3236,6 +3236,49 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "花火の帰りに火薬の匂いがして、ボンネットから煙が出てる", "critical", id="v78-gunpowder-and-smoke"
     ),
+    # v78's other false alarms by rule, told in other words: 「仮に」 supposes as 「もし」 does, also as a preface
+    # (「仮にですけど、」: the clause goes on past its けど), but not 「仮にも」 or a makeshift repair (仮に直した); a grill's
+    # smell carried on clothes into the car, without smoke; a fear of brakes failing (「効かなくなるのが怖い」), unless
+    # the owner says how often they do or that they did.
+    pytest.param(
+        "仮にですけど、運転中にボンネットから煙が出たらどうすればいいですか",
+        "low",
+        id="v78-supposing-as-a-preface",
+    ),
+    pytest.param("仮にだけど、高速でブレーキ効かなくなったらどうする？", "low", id="v78-supposing-casual"),
+    pytest.param("仮に走行中にタイヤが外れたら、まず何をすればいいですか", "low", id="v78-supposing"),
+    pytest.param(
+        "仮にも整備士なら、今ブレーキが効かないのを何とかしてください",
+        "critical",
+        id="v78-karinimo-is-no-supposing",
+    ),
+    pytest.param("仮に直してもらったけど、またブレーキが効かない", "critical", id="v78-a-makeshift-repair"),
+    pytest.param("仮にじゃなくて本当にブレーキが効かない", "critical", id="v78-not-supposing"),
+    # a supposition's reach ends at 「…ても」「…ように」 (仮に or もし): what follows them is told as it happened
+    pytest.param(
+        "もし渋滞してても間に合うように出たら、ブレーキが効かなくなった",
+        "critical",
+        id="supposing-ends-at-temo",
+    ),
+    pytest.param(
+        "焼き鳥焼いたら服が焦げ臭くなって、そのまま乗ったから車の中まで焦げ臭い",
+        "medium",
+        id="v78-grill-smell-carried-on-clothes",
+    ),
+    pytest.param(
+        "焼き鳥焼いたら服が焦げ臭くなって、そのまま乗ったらボンネットから焦げ臭い煙が出てきた",
+        "critical",
+        id="v78-grill-smell-and-smoke",
+    ),
+    pytest.param(
+        "ぶれーきが きかなくなるのが しんぱいで ちぇーん かいました",
+        "medium",
+        id="v78-fear-of-brakes-failing",
+    ),
+    pytest.param("ときどきブレーキが効かなくなるのが怖い", "critical", id="v78-brakes-failing-now-and-then"),
+    pytest.param(
+        "ブレーキが効かなくなるのが怖い、さっきも一回効かなかった", "critical", id="v78-fear-and-a-failure"
+    ),
 ]
 
 
