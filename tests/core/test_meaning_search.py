@@ -19,6 +19,7 @@ from core.flows.diagnosis.urgency import FRAME_NOTE, keyword_urgency_check
 from core.flows.diagnosis.urgency_fast_path import (
     cap_note,
     fast_urgency_check,
+    judged_as_written,
     reported_beside_the_story,
     story_like,
 )
@@ -3771,3 +3772,17 @@ def test_v77s_bulge_before_the_motorway_and_a_brake_that_stops_later_on_the_fast
             "ブレーキ踏むとゴリゴリ音がする。止まるのは普通に止まる",
         )
     ] == ["high", "high"]
+
+
+def test_a_message_in_romaji_is_judged_as_read_in_kana(judge: UrgencyJudge) -> None:
+    """v78 missed a critical message typed in romaji: neither the rules nor the examples read Latin letters as
+    Japanese. The fast path judges such a message as read in kana too (core.text.romaji) and takes the more urgent
+    judgement; a message in English or in Japanese is judged as written only."""
+    failing = "kousoku de bureeki ga zenzen kikanai, tasukete"
+    assert keyword_urgency_check(failing).level == "low"  # the rules see no Japanese word in it
+    result = fast_urgency_check(failing, judge)
+    assert (result.level, result.reasons[0]) == ("critical", "ブレーキの故障・効き不良の疑い")
+    assert fast_urgency_check("bonnetto kara shiroi kemuri ga dete kita", judge).level == "critical"
+    assert fast_urgency_check("tenken no yoyaku o shitai desu", judge).level == "low"
+    for written in ("My car brake is not working", "ブレーキが効かない"):
+        assert fast_urgency_check(written, judge) == judged_as_written(written, judge)

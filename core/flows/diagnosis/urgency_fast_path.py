@@ -38,6 +38,7 @@ from core.flows.diagnosis.urgency_reasons import (
 )
 from core.flows.diagnosis.urgency_rules import normalize_symptom
 from core.flows.diagnosis.urgency_thresholds import K_CALM, K_NEAREST
+from core.text.romaji import kana_reading
 
 # The level each cap on the rules stops at: a story or a calm neighbourhood, the probe.
 STORY_CAP = "medium"
@@ -174,7 +175,20 @@ def harmless_throughout(judge: UrgencyJudge, text: str, vector: np.ndarray) -> b
 
 
 def fast_urgency_check(text: str, judge: UrgencyJudge | None, vehicle_kind: str = "") -> UrgencyResult:
-    """spec 04 §6 fast path: the keyword rules and, when a judge is given, the judgement by meaning; the
+    """spec 04 §6 fast path (judged_as_written); a message written in romaji is also judged as a Japanese reader reads
+    it (core.text.romaji.kana_reading: 「burekiga kikanai」 as 「ブレーキが きかない」), and the more urgent of the two
+    judgements is the fast path's: neither the rules nor the examples read Latin letters as Japanese, and a reading
+    that is wrong (an English message that happens to spell kana) can only add a judgement, never take one away."""
+    as_written = judged_as_written(text, judge, vehicle_kind)
+    reading = kana_reading(text)
+    if reading == text:
+        return as_written
+    as_read = judged_as_written(reading, judge, vehicle_kind)
+    return as_read if urgency_rank(as_read.level) > urgency_rank(as_written.level) else as_written
+
+
+def judged_as_written(text: str, judge: UrgencyJudge | None, vehicle_kind: str = "") -> UrgencyResult:
+    """spec 04 §6 fast path on the text as written: the keyword rules and, when a judge is given, the judgement by meaning; the
     higher level wins (merge_urgency: can_drive only if both allow it, reasons merged). The rules of the owner's kind of
     car count too (`vehicle_kind`: keyword_urgency_check).
 
