@@ -15,6 +15,7 @@ from core.flows.diagnosis.constants import RAG_SCORE_THRESHOLD
 from core.flows.diagnosis.rag import RAGService, build_rag_messages
 from core.llm.replay import ReplayClient
 from core.search.vectors import open_chroma
+from core.text.romaji import kana_reading
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +115,11 @@ def test_query_uses_rag_or_no_rag_prompt(rag: RAGService) -> None:
         and "該当する記載が見つかりませんでした" in client.requests[1].messages[1]["content"]
     )
     assert client.requests[1].tags == {"flow": "diagnosis", "step": "rag_answer"}
+
+
+def test_a_symptom_typed_in_romaji_is_searched_as_read_in_kana(rag: RAGService) -> None:
+    romaji = "bureeki wo fumu to kiikii oto ga suru"
+    assert kana_reading(romaji) == "ブレーキを ふむと きいきい おとが する"
+    hits = rag.search(romaji, "minato-soleil-2022")
+    assert hits == rag.search("ブレーキを ふむと きいきい おとが する", "minato-soleil-2022")
+    assert hits[0]["section"] == "ブレーキ時にキーキー音がする"

@@ -39,6 +39,7 @@ from core.search.embedders import Embedder, Matrix, default_embedder
 from core.search.fusion import rrf_merge
 from core.search.lexical import LexicalIndex
 from core.search.scores import relevance_score
+from core.text.romaji import kana_reading
 
 OFF_TOPIC_FILE = Path(__file__).with_name("off_topic_examples.json")
 Progress = Callable[[int, int, str], object]  # done, total, label; what it returns is ignored
@@ -263,6 +264,8 @@ class RAGService:
         """
         if not query.strip() or not vehicle_id:
             return []
+        # a symptom typed in romaji is searched as read in kana (core.text.romaji)
+        query = kana_reading(query)
         vector = self.embedder.embed_queries([query])
         res = self.collection.query(
             query_embeddings=list(vector),
