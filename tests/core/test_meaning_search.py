@@ -3280,6 +3280,14 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "ブレーキが効かなくなるのが怖い、さっきも一回効かなかった", "critical", id="v78-fear-and-a-failure"
     ),
+    # v79's false alarms by rule, told in other words: a burnt smell through the house (not the car), a car the owner
+    # used to drive written in hiragana; each with a danger to the car after it, or riding that old car now, is not
+    pytest.param("焼き魚を焦がして部屋中焦げ臭い。換気扇まわしてます", "medium", id="v79-smell-in-the-house"),
+    pytest.param(
+        "部屋中焦げ臭いけど、車のマフラーからも煙が出てる", "critical", id="v79-smell-in-the-house-and-smoke"
+    ),
+    pytest.param("むかし のってた くるまは よく けむりが でたもんだ", "medium", id="v79-a-car-i-used-to-own"),
+    pytest.param("むかし のってた くるまで いま けむりが でてる", "critical", id="v79-in-that-car-now"),
 ]
 
 
@@ -3786,3 +3794,30 @@ def test_a_message_in_romaji_is_judged_as_read_in_kana(judge: UrgencyJudge) -> N
     assert fast_urgency_check("tenken no yoyaku o shitai desu", judge).level == "low"
     for written in ("My car brake is not working", "ブレーキが効かない"):
         assert fast_urgency_check(written, judge) == judged_as_written(written, judge)
+
+
+def test_v79s_false_alarms_by_meaning_told_in_other_words(judge: UrgencyJudge) -> None:
+    """v79's false alarms by meaning (v79 is held out), told in other words: a question in hiragana about which lamps
+    are dangerous, from an owner who says none is lit now (says_it_works: 「いまは なにも ついていません」), and a story
+    heard in Tohoku dialect ending in a question whether the shop stocks something (「…置いでらが？」, a request)."""
+    lamps = "らんぷの いろで あぶないのは どれか しりたいです。いまは なにも ついていません"
+    assert says_it_works(lamps)
+    assert fast_urgency_check(lamps, judge).level in ("low", "medium")
+    heard = "おととしの冬、近所の人の車がマフラー雪さ埋まって危ねがったって聞いだ。スコップって置いでらが？"
+    assert is_a_request(heard)
+    assert fast_urgency_check(heard, judge).level == "low"
+    # none lit now, but a brake that did not work a moment ago
+    failed = "いまは なにも ついていないけど さっき ぶれーきが きかなかった"
+    assert not says_it_works(failed)
+    assert fast_urgency_check(failed, judge).level == "critical"
+
+
+def test_a_torn_tyre_with_its_cords_showing_is_critical_by_rule() -> None:
+    """Joining v78 took u034 (「タイヤの横がぱっくり裂けて、中のワイヤーが見えてる」, critical) to high in leave-one-set-out:
+    the rules read only tyre damage. A tyre torn, cut or peeled with its cords showing is critical by rule, as every
+    set labels it; cords showing through a worn tread, or a cut with none showing, stay high."""
+    torn = keyword_urgency_check("左前のタイヤの横がざっくり裂けて、中の針金が見えてます")
+    assert (torn.level, torn.reasons) == ("critical", ["裂けたタイヤ（中のコードが見えている）"])
+    assert keyword_urgency_check("タイヤのゴムがべろっとめくれて、ワイヤーがむき出し").level == "critical"
+    assert keyword_urgency_check("タイヤの溝がすり減って、中の針金が見えてます").level == "high"
+    assert keyword_urgency_check("タイヤの横が少し裂けてる").level == "high"
