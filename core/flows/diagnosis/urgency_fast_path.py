@@ -188,9 +188,9 @@ def fast_urgency_check(text: str, judge: UrgencyJudge | None, vehicle_kind: str 
 
 
 def judged_as_written(text: str, judge: UrgencyJudge | None, vehicle_kind: str = "") -> UrgencyResult:
-    """spec 04 §6 fast path on the text as written: the keyword rules and, when a judge is given, the judgement by meaning; the
-    higher level wins (merge_urgency: can_drive only if both allow it, reasons merged). The rules of the owner's kind of
-    car count too (`vehicle_kind`: keyword_urgency_check).
+    """spec 04 §6 fast path on the text as written: the keyword rules and, when a judge is given, the judgement by
+    meaning; the higher level wins (merge_urgency: can_drive only if both allow it, reasons merged). The rules of the
+    owner's kind of car count too (`vehicle_kind`: keyword_urgency_check).
 
     One exception: a text that opens with the danger (not told_after_a_step) has the rules capped at medium, as a
     harmless frame does, when it is told like a known not-urgent story about a danger (its nearest example names one
