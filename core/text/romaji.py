@@ -106,7 +106,7 @@ _WORD_RE = re.compile(r"[a-z]+(?:'[a-z]+)?|[^a-z\s]+|\s+")
 _LATIN_RE = re.compile(r"[A-Za-z]")
 # a message is read as romaji when at least this share of its characters (spaces aside) are Latin letters
 LATIN_SHARE = 0.6
-# ... and at least this share of its words (two or more) spell Japanese syllables or are car words
+# ... and at least this share of its words, the car words aside (two or more), spell Japanese syllables
 ROMAJI_WORD_SHARE = 0.6
 
 
