@@ -3288,6 +3288,51 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     ),
     pytest.param("むかし のってた くるまは よく けむりが でたもんだ", "medium", id="v79-a-car-i-used-to-own"),
     pytest.param("むかし のってた くるまで いま けむりが でてる", "critical", id="v79-in-that-car-now"),
+    # v80's false alarms by rule, told in other words: a question of when a danger happens in general (「どんな時に…
+    # ものなんですか」), steam after a wash or the rain that went at once, a bullpen that 「燃えた」 (gave runs away), the
+    # exhaust of the car ahead let in; each with the owner's own danger told beside it is not
+    pytest.param(
+        "一般的に、どんな場合にブレーキが効かなくなるものなんでしょうか？", "medium", id="v80-when-in-general"
+    ),
+    pytest.param("どんなときにエンジンから煙が出るもんなの？", "medium", id="v80-when-in-general-casual"),
+    pytest.param(
+        "さっきボンネットから煙が出た。どんな時に煙が出るものなんですか？", "critical", id="v80-and-it-did"
+    ),
+    pytest.param(
+        "どんな時に煙が出るのか分からないけど、今ボンネットから煙が出てる",
+        "critical",
+        id="v80-not-in-general",
+    ),
+    pytest.param(
+        "雨上がりに走り出したら、ボンネットから湯気が少し出てすぐ消えました",
+        "medium",
+        id="v80-steam-that-went",
+    ),
+    pytest.param(
+        "洗車してエンジンかけたらボンネットから湯気が出て、すぐ消えたけどまた出てきた",
+        "critical",
+        id="v80-steam-back",
+    ),
+    pytest.param("洗車のあとボンネットから煙が出て、消えない", "critical", id="v80-smoke-that-stays"),
+    pytest.param(
+        "洗車した後にボンネットから湯気が出てすぐ消えたけど、水温計が上がってる",
+        "critical",
+        id="v80-steam-gone-but-hot",
+    ),
+    pytest.param(
+        "抑えが燃えてまた負けた。それよりタイヤ交換の予約できますか", "medium", id="v80-the-bullpen-burned"
+    ),
+    pytest.param(
+        "リリーフが燃えて負けたけど、帰り道ボンネットから火が出た", "critical", id="v80-and-the-car-burned"
+    ),
+    pytest.param(
+        "前の車の排気ガスが入ってきて臭かったので内気循環にしました",
+        "medium",
+        id="v80-exhaust-of-the-car-ahead",
+    ),
+    pytest.param(
+        "前の車の排ガスかと思ったら、自分の車のマフラーから煙が出てた", "critical", id="v80-own-exhaust"
+    ),
 ]
 
 
@@ -3579,8 +3624,10 @@ def test_a_report_beside_a_question_that_reads_like_a_story_is_judged_by_its_sen
     reports, and nearer them than the text is to its story; a sentence that only names the danger (「煙？いえ全然…」),
     tells of one put right, or is a cry the next sentence takes back does not undo the cap."""
     driving = "いま走っててボンネットから煙が出てます。消火器って売ってますか？"
-    story = story_like(judge, judge.nearest(driving))
-    assert story is not None and story.level == "low" and "消火器" in story.text
+    # its nearest example is the story (whether story_like takes it also depends on a critical example lying within
+    # the margin, which keeps the rules' level by itself): the sentence keeps it either way
+    story = judge.nearest(driving)[0]
+    assert story.text in judge.stories and story.level == "low" and "消火器" in story.text
     assert reported_beside_the_story(judge, driving, story)
     assert cap_note(judge, driving, judge.nearest(driving)) is None
     assert fast_urgency_check(driving, judge).level == "critical"
