@@ -3333,6 +3333,35 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "前の車の排ガスかと思ったら、自分の車のマフラーから煙が出てた", "critical", id="v80-own-exhaust"
     ),
+    # v81's false alarms by rule, told in other words: a scare explained away in its own sentence as fog, dust, volcanic
+    # ash or a kettle's steam (「ただの朝霧でした」「砂ぼこりでした」「ただ灰が舞ってるだけ」「やかんの湯気だった」); a danger
+    # after it, or told after a 「けど」 or 「でも」, is not; bare steam (「ただの湯気」) explains nothing away
+    pytest.param(
+        "畑の横を走ったら車の後ろが煙ってて焦ったけど、ただの土ぼこりだった", "medium", id="v81-just-dust"
+    ),
+    pytest.param("ボンネットから煙が出たと思ったら、やかんの湯気だった", "medium", id="v81-a-kettles-steam"),
+    pytest.param(
+        "火山灰がすごくて車の周りが煙ってるように見えるけど、ただ灰が飛んでるだけです",
+        "medium",
+        id="v81-only-ash-flying",
+    ),
+    pytest.param(
+        "煙かと思ったら砂ぼこりでした。でもブレーキが効かない", "critical", id="v81-dust-but-brakes"
+    ),
+    pytest.param(
+        "さっきの煙はただの霧だったけど、今度はボンネットから本当に煙が出てる",
+        "critical",
+        id="v81-fog-then-smoke",
+    ),
+    pytest.param("ただの朝霧でしたが、ボンネットから煙も出てる", "critical", id="v81-fog-and-smoke"),
+    pytest.param(
+        "ボンネットから湯気が出て、ただの湯気だと思ってたら水温計が真っ赤",
+        "critical",
+        id="v81-bare-steam-explains-nothing",
+    ),
+    pytest.param(
+        "ただ灰が舞ってるだけかと思ったら、ボンネットから煙が出てた", "critical", id="v81-ash-and-smoke"
+    ),
 ]
 
 
