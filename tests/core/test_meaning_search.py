@@ -3888,6 +3888,19 @@ def test_v79s_false_alarms_by_meaning_told_in_other_words(judge: UrgencyJudge) -
     assert fast_urgency_check(failed, judge).level == "critical"
 
 
+def test_v81s_false_alarm_by_meaning_told_in_other_words(judge: UrgencyJudge) -> None:
+    """v81's child's message in hiragana (v81 is held out) lay near a hiragana cry of a car on fire; it says the car
+    is not burning (「くるま…もえてないよ」) and no fire (「かじじゃないよ」): the car works (`function_ok`), and the
+    judgement by meaning goes no higher than medium. Told in other words; a danger beside it is not capped."""
+    fine = "うちの くるまは もえてないよ だいじょうぶだよ"
+    assert says_it_works(fine) and says_it_works("かじじゃないよ。くるまやさんに なりたいな")
+    assert fast_urgency_check(fine, judge).level in ("low", "medium")
+    smoke = "くるまは もえてないけど ぼんねっとから けむりが でてる"
+    assert not says_it_works(smoke)
+    assert fast_urgency_check(smoke, judge).level == "critical"
+    assert fast_urgency_check("火事じゃないけど、さっきから焦げ臭い", judge).level == "critical"
+
+
 def test_a_torn_tyre_with_its_cords_showing_is_critical_by_rule() -> None:
     """Joining v78 took u034 (「タイヤの横がぱっくり裂けて、中のワイヤーが見えてる」, critical) to high in leave-one-set-out:
     the rules read only tyre damage. A tyre torn, cut or peeled with its cords showing is critical by rule, as every
