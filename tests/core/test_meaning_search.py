@@ -3362,6 +3362,55 @@ ROUND_FALSE_ALARMS_BY_RULE = [
     pytest.param(
         "ただ灰が舞ってるだけかと思ったら、ボンネットから煙が出てた", "critical", id="v81-ash-and-smoke"
     ),
+    # v82's false alarms by rule, told in other words: smoke denied in hiragana (「けむりが でないの」: 「で」 before a
+    # negation is 出), a household appliance's smoke (a stove, a kotatsu), the car said fine 「車のほうは何ともない」, legs
+    # whose 「ブレーキ」 failed after a climb or a marathon, a danger heard of as something that can happen (「…と爆発する
+    # って聞いて」), a white mist from the air conditioner's vents; each with a danger of the car's beside it is not
+    pytest.param("なんで くるまは けむりが でないの？", "low", id="v82-smoke-denied-in-hiragana"),
+    pytest.param(
+        "さっきから ぼんねっとから けむりが でて とまらない", "critical", id="v82-smoke-in-hiragana"
+    ),
+    pytest.param(
+        "けむりは でないけど こげくさい においが する", "critical", id="v82-no-smoke-but-a-burning-smell"
+    ),
+    pytest.param(
+        "こたつが焦げて煙が出ました。車は関係ないですがタイヤ交換の予約を", "medium", id="v82-a-kotatsu"
+    ),
+    pytest.param(
+        "ストーブから煙が出たと思ったら、車のボンネットからも煙が出てた",
+        "critical",
+        id="v82-stove-and-the-car",
+    ),
+    pytest.param(
+        "車のほうは何ともないけど、さっきからブレーキが効かない", "critical", id="v82-car-fine-but-brakes"
+    ),
+    pytest.param(
+        "登山のあとで膝のブレーキが効かなくて、下りがきつかった", "medium", id="v82-knees-after-a-climb"
+    ),
+    pytest.param("足のブレーキが効かない、止まらない", "critical", id="v82-the-foot-brake"),
+    pytest.param(
+        "夏の車内にライターを置くと発火するって聞いて怖くなりました。本当ですか",
+        "medium",
+        id="v82-heard-it-can-happen",
+    ),
+    pytest.param(
+        "エアコンをつけたら吹き出し口から白い煙みたいなのが出た。すぐ消えた",
+        "medium",
+        id="v82-mist-from-the-vents",
+    ),
+    pytest.param(
+        "ブレーキが効かなくなるって聞いてたけど、今まさにそうなってる",
+        "critical",
+        id="v82-heard-and-now-it-does",
+    ),
+    pytest.param(
+        "エアコンの吹き出し口から煙みたいなのが出て焦げ臭い", "critical", id="v82-vent-smoke-and-a-smell"
+    ),
+    pytest.param(
+        "焦げ臭いにおいがして、エアコンから白い煙みたいなのが出てる",
+        "critical",
+        id="v82-smell-then-vent-smoke",
+    ),
 ]
 
 
