@@ -3398,6 +3398,22 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "medium",
         id="v82-mist-from-the-vents",
     ),
+    # v83's false alarms by rule, told in other words: a team that lost 「ブレーキの壊れた車みたいに」 (a simile, unless
+    # what does not stop follows it at once), a scare explained away as rain water (「ただの水でした」)
+    pytest.param(
+        "うちのチーム、ブレーキの効かないダンプみたいに失点が止まらない",
+        "medium",
+        id="v83-a-simile-of-no-brakes",
+    ),
+    pytest.param(
+        "ブレーキの壊れた車みたいに止まらない、今も走ってる", "critical", id="v83-like-that-and-it-does"
+    ),
+    pytest.param("車の下が濡れててガソリン漏れかと思ったけど、ただの水でした", "medium", id="v83-just-water"),
+    pytest.param(
+        "ただの水でしたって言われたけど、またガソリンが漏れてる",
+        "critical",
+        id="v83-water-they-said-but-a-leak",
+    ),
     pytest.param(
         "ブレーキが効かなくなるって聞いてたけど、今まさにそうなってる",
         "critical",
@@ -3948,6 +3964,17 @@ def test_v81s_false_alarm_by_meaning_told_in_other_words(judge: UrgencyJudge) ->
     assert not says_it_works(smoke)
     assert fast_urgency_check(smoke, judge).level == "critical"
     assert fast_urgency_check("火事じゃないけど、さっきから焦げ臭い", judge).level == "critical"
+
+
+def test_v83s_cat_in_the_engine_bay_told_in_hiragana_is_a_frame(judge: UrgencyJudge) -> None:
+    """v83's hiragana message about cats that get into the engine bay in winter (v83 is held out) lay near hiragana
+    reports of steam; a cat that 「はいる」 / 「入っ」 there is the cat frame, as one that 「入り込む」 was, so the judgement
+    by meaning goes no higher than medium. A danger after it is not capped."""
+    cats = "ねこが えんじんるーむに はいるって きいたので まいにち ぼんねっと たたいてます"
+    assert in_harmless_frame(cats) and in_harmless_frame("猫がエンジンルームに入ってないか毎朝見てます")
+    assert fast_urgency_check(cats, judge).level in ("low", "medium")
+    smoke = "猫がボンネットの中に入ってたみたいで、エンジンかけたら焦げ臭い煙が出た"
+    assert fast_urgency_check(smoke, judge).level == "critical"
 
 
 def test_a_torn_tyre_with_its_cords_showing_is_critical_by_rule() -> None:
