@@ -930,6 +930,8 @@ def _placed_judge(
     # asks the sentences of a text of several whether one of them is critical: as embedded, car words in katakana)
     sentences = sentences_of(query)
     placed_sentences = {with_katakana_loanwords(s): query for s in sentences} if len(sentences) > 1 else {}
+    # ...and so does the text from each of its dangers on (the story cap asks it whether it reads as a report)
+    placed_sentences |= {with_katakana_loanwords(told): query for told in from_each_danger(query)}
     aliases = placed_sentences | {with_katakana_loanwords(k): v for k, v in (aliases or {}).items()}
     vectors = _PlacedVectors({t: placed.get(t, 0.5) for t in everyone}, query, aliases)
     return UrgencyJudge(vectors, path)  # type: ignore[arg-type]
@@ -1079,6 +1081,29 @@ def _assert_smoke_capped_or_not(judge: UrgencyJudge, text: str, level: str, note
     assert result.level == level
     if level == "medium":
         assert result.reasons[0] == "発煙（煙が出ている）" + note
+
+
+@pytest.mark.parametrize(("danger_as", "level"), [("ボンネットから煙", "critical"), (STORY, "medium")])
+def test_a_danger_after_a_place_keeps_the_rules_when_it_reads_as_a_report(
+    tmp_path: Path, danger_as: str, level: str
+) -> None:
+    """The whole text lies among stories (STORY, 0.90: 「ドラマの撮影現場の近くで…」 among drama stories once v82 and v83
+    joined the examples); what it tells from its danger on is asked again (reported_from_its_danger): embedded where a
+    critical example lies, the danger is a report and the rules keep critical; where the story lies, the cap stays."""
+    text = "ドラマの撮影現場の近くでボンネットから煙が出た"
+    assert keyword_urgency_check(text).level == "critical" and not told_after_a_step(text)
+    told = from_each_danger(text)[0]
+    assert told != normalize_symptom(text)
+    placed = {STORY: 0.90, "ボンネットから煙": 0.5}
+    levels = {"critical": ["ボンネットから煙"], "low": [STORY, NOT_A_STORY]}
+    judge = _placed_judge(tmp_path, levels, placed, text, aliases={told: danger_as})
+    _assert_smoke_capped_or_not(
+        judge,
+        text,
+        level,
+        "（人から聞いた話・昔の話・たとえ話など、危険を話題にしているだけの文に意味が近いため、"
+        "この判定では緊急度は中まで。近い例: 「友達の車から煙が出てた話を聞いた」）",
+    )
 
 
 CALM_LOW = ("洗車の予約をお願いしたい", "ハンドルカバーを付けたい")  # not urgent, name no danger

@@ -137,6 +137,25 @@ def reported_beside_the_story(judge: UrgencyJudge, text: str, story: Nearest) ->
     return False
 
 
+def reported_from_its_danger(judge: UrgencyJudge, text: str, story: Nearest) -> bool:
+    """What the text tells from its first danger on, when something comes before it, reads as a report: among its
+    K_CALM nearest examples a critical one within the critical margin of the nearest, near enough to judge by and
+    nearer than `story` is to the whole text. A place or a time before a danger (「ドラマの撮影現場の近くでブレーキが効かなくなった」, among drama
+    stories at 0.90 once v82 and v83 joined the examples) does not make the danger a story
+    (「ブレーキが効かなくなった」 lies among reports, 0.96)."""
+    normalized = normalize_symptom(text)
+    told = from_each_danger(text)
+    if not told or told[0] == normalized:
+        return False
+    near = judge.nearest(told[0])
+    t = judge.thresholds
+    return bool(near) and any(
+        n.level == "critical"
+        and n.similarity >= max(t.min_similarity, story.similarity, near[0].similarity - t.critical_margin)
+        for n in near[:K_CALM]
+    )
+
+
 def cap_note(judge: UrgencyJudge, text: str, near: list[Nearest], shown: Sequence[str] = ()) -> str | None:
     """Why the rules' level may go down to medium for `text` (its nearest examples `near`): told like a story about
     a danger, or in a calm neighbourhood (the text's and each urgent sentence's); None when it may not. The note
@@ -151,7 +170,11 @@ def cap_note(judge: UrgencyJudge, text: str, near: list[Nearest], shown: Sequenc
         return "" if any(quoted in reason for reason in shown) else EXAMPLE_NOTE.format(quoted=quoted)
 
     story = story_like(judge, near)
-    if story is not None and not reported_beside_the_story(judge, text, story):
+    if (
+        story is not None
+        and not reported_beside_the_story(judge, text, story)
+        and not reported_from_its_danger(judge, text, story)
+    ):
         return STORY_NOTE.format(example=example(story))
     calm = calm_like(judge, text, near)
     if calm is not None and calm_in_each_sentence(judge, text):
