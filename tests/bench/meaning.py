@@ -166,7 +166,7 @@ BEFORE_FIELDS = (
 
 # The urgency sets in the order written: every one but the newest is among the judgement's examples; the newest is
 # the held-out set of the round (a new round appends its set here and to the examples, nothing else).
-URGENCY_SETS = ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 84)))
+URGENCY_SETS = ("urgency_phrasings.json", *(f"urgency_phrasings_v{i}.json" for i in range(2, 85)))
 EXAMPLE_SETS, HELD_OUT_SET = URGENCY_SETS[:-1], URGENCY_SETS[-1]
 
 
