@@ -3439,6 +3439,10 @@ ROUND_FALSE_ALARMS_BY_RULE = [
         "critical",
         id="v83-water-they-said-but-a-leak",
     ),
+    # found in v1-v82's leave-one-set-out (v54-004, low once v82's air-conditioner mist joined the examples): a
+    # temperature needle going into the red (「赤いとこに入りそう」) is overheating by rule, as 「真っ赤」 was
+    pytest.param("温度計の針が赤いところに入りそうです", "critical", id="v54-needle-into-the-red"),
+    pytest.param("水温のメーターも赤いとこまで行ってる", "critical", id="v54-needle-in-the-red"),
     pytest.param(
         "ブレーキが効かなくなるって聞いてたけど、今まさにそうなってる",
         "critical",
